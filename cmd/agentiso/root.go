@@ -1,0 +1,108 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// globals holds what every command shares: the asset directory, the
+// output streams and the one logger. Commands receive it; nothing is global.
+type globals struct {
+	dir      string
+	logLevel string
+	in       io.Reader
+	out      io.Writer
+	errOut   io.Writer
+	log      *slog.Logger
+}
+
+// exitError carries a specific process exit code up to run.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// run builds the command tree, executes it and maps errors to exit codes.
+func run(args []string, in io.Reader, out, errOut io.Writer) int {
+	g := &globals{in: in, out: out, errOut: errOut}
+	root := newRootCmd(g)
+	root.SetArgs(args)
+	root.SetIn(in)
+	root.SetOut(out)
+	root.SetErr(errOut)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(errOut, "ERROR %s\n", strings.TrimSpace(err.Error()))
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
+}
+
+func newRootCmd(g *globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "agentiso",
+		Short: "Build a bootable agent ISO that installs OpenShift with no hub cluster",
+		Long: `agentiso turns a cluster description (install-config.yaml + agent-config.yaml,
+or a directory of ZTP manifests) into one bootable agent ISO. Boot every
+machine from it: the host that owns the rendezvous IP runs a temporary
+assisted-service, the others register with it, and the cluster installs
+itself. Everything works offline.`,
+		Example: `  agentiso create agent-config-template --dir mycluster
+  agentiso create cluster-manifests --dir mycluster
+  agentiso graph > graph.dot`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			lg, err := newLogger(g.errOut, g.logLevel)
+			if err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			g.log = lg
+			return nil
+		},
+	}
+	root.PersistentFlags().StringVar(&g.dir, "dir", ".", "asset directory: inputs are read from it, outputs and state are written to it")
+	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	root.AddCommand(newVersionCmd(g))
+	return root
+}
+
+// newLogger returns the one text logger used by every command; it writes
+// "LEVEL message key=value" lines without timestamps to w.
+func newLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	switch strings.ToLower(level) {
+	case "debug", "trace":
+		lv = slog.LevelDebug
+	case "info", "":
+		lv = slog.LevelInfo
+	case "warn", "warning":
+		lv = slog.LevelWarn
+	case "error":
+		lv = slog.LevelError
+	default:
+		return nil, fmt.Errorf("invalid --log-level %q: use debug, info, warn or error", level)
+	}
+	h := slog.NewTextHandler(w, &slog.HandlerOptions{
+		Level: lv,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		},
+	})
+	return slog.New(h), nil
+}
