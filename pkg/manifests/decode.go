@@ -1,0 +1,364 @@
+package manifests
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	yaml3 "go.yaml.in/yaml/v3"
+	"sigs.k8s.io/yaml"
+)
+
+// Warning is a non-fatal finding about an input file: a field spelled in a
+// non-canonical case, a field that is accepted but ignored, and so on.
+type Warning struct {
+	File string
+	Line int
+	Path string
+	Msg  string
+}
+
+func (w Warning) String() string {
+	return locate(w.File, w.Line) + w.Path + ": " + w.Msg
+}
+
+func locate(file string, line int) string {
+	switch {
+	case file == "":
+		return ""
+	case line > 0:
+		return fmt.Sprintf("%s:%d: ", file, line)
+	default:
+		return file + ": "
+	}
+}
+
+// Lines maps a field path (as used in error messages, e.g.
+// "hosts[0].interfaces[1].macAddress") to its line in the source file.
+type Lines map[string]int
+
+// Line returns the line of path, or of its closest known ancestor.
+func (l Lines) Line(path string) int {
+	for p := path; p != ""; p = parentPath(p) {
+		if n, ok := l[p]; ok {
+			return n
+		}
+	}
+	return 0
+}
+
+func parentPath(p string) string {
+	i := strings.LastIndexAny(p, ".[")
+	if i <= 0 {
+		return ""
+	}
+	return p[:i]
+}
+
+// Decoded carries what strict decoding learned beyond the value itself.
+type Decoded struct {
+	Lines    Lines
+	Warnings []Warning
+}
+
+// rawType marks fields whose content is free-form (kept as-is, checked elsewhere).
+var rawType = reflect.TypeOf(json.RawMessage(nil))
+
+// DecodeStrict decodes one YAML document into out (a pointer to a struct).
+// Unknown fields are errors naming file, line and field, with a "did you
+// mean" suggestion; fields matched only case-insensitively are accepted
+// with a warning that names the canonical spelling.
+func DecodeStrict(file string, data []byte, out any) (*Decoded, error) {
+	var doc yaml3.Node
+	dec := yaml3.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &FileError{File: file, Msg: "file is empty"}
+		}
+		return nil, &FileError{File: file, Msg: "not valid YAML: " + cleanYAMLError(err)}
+	}
+	var extra yaml3.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, &FileError{File: file, Line: extra.Line, Msg: "holds more than one YAML document; only one is allowed here"}
+	}
+	return decodeNode(file, &doc, out)
+}
+
+// DecodeStrictAll decodes a multi-document YAML stream, calling newOut for
+// each non-empty document.
+func DecodeStrictAll(file string, data []byte, newOut func() any) ([]any, []*Decoded, error) {
+	dec := yaml3.NewDecoder(bytes.NewReader(data))
+	var outs []any
+	var infos []*Decoded
+	for {
+		var doc yaml3.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, &FileError{File: file, Msg: "not valid YAML: " + cleanYAMLError(err)}
+		}
+		if len(doc.Content) == 0 || (doc.Content[0].Kind == yaml3.ScalarNode && doc.Content[0].Tag == "!!null") {
+			continue
+		}
+		out := newOut()
+		info, err := decodeNode(file, &doc, out)
+		if err != nil {
+			return nil, nil, err
+		}
+		outs = append(outs, out)
+		infos = append(infos, info)
+	}
+	if len(outs) == 0 {
+		return nil, nil, &FileError{File: file, Msg: "file holds no YAML document"}
+	}
+	return outs, infos, nil
+}
+
+func cleanYAMLError(err error) string {
+	return strings.TrimPrefix(err.Error(), "yaml: ")
+}
+
+func decodeNode(file string, doc *yaml3.Node, out any) (*Decoded, error) {
+	root := doc
+	if root.Kind == yaml3.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml3.MappingNode {
+		return nil, &FileError{File: file, Line: root.Line, Msg: "expected a YAML mapping (key: value pairs) at the top level"}
+	}
+	w := &walker{file: file, info: &Decoded{Lines: Lines{}}}
+	w.walk(root, reflect.TypeOf(out).Elem(), "")
+	if len(w.errs) > 0 {
+		return nil, w.errs
+	}
+	js, err := yaml.YAMLToJSON(mustMarshalNode(doc))
+	if err != nil {
+		return nil, &FileError{File: file, Msg: "not valid YAML: " + err.Error()}
+	}
+	if err := json.Unmarshal(js, out); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			path := jsonFieldToPath(te.Field)
+			return nil, ErrorList{{File: file, Line: w.info.Lines.Line(path), Path: path, Type: TypeInvalid,
+				Detail: fmt.Sprintf("expected %s, got a %s", describeType(te.Type), te.Value)}}
+		}
+		return nil, &FileError{File: file, Msg: err.Error()}
+	}
+	return w.info, nil
+}
+
+func mustMarshalNode(n *yaml3.Node) []byte {
+	b, err := yaml3.Marshal(n)
+	if err != nil {
+		// A node tree that yaml3 just parsed always re-marshals.
+		return nil
+	}
+	return b
+}
+
+// jsonFieldToPath turns encoding/json's "hosts.0.role" into "hosts[0].role".
+func jsonFieldToPath(f string) string {
+	parts := strings.Split(f, ".")
+	var b strings.Builder
+	for _, p := range parts {
+		if _, err := strconv.Atoi(p); err == nil {
+			b.WriteString("[" + p + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+func describeType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Slice:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "a mapping"
+	}
+	return t.String()
+}
+
+type walker struct {
+	file string
+	info *Decoded
+	errs ErrorList
+}
+
+// walk checks node against type t, recording lines, unknown fields and
+// case-insensitive matches. Type mismatches are left to encoding/json.
+func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if path != "" {
+		w.info.Lines[path] = n.Line
+	}
+	if n.Kind == yaml3.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if t == rawType || t.Kind() == reflect.Interface {
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if n.Kind != yaml3.MappingNode {
+			return
+		}
+		fields := structFields(t)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			name := k.Value
+			child := joinPath(path, name)
+			f, ok := fields[name]
+			if !ok {
+				if f2, canon, ok2 := matchFold(fields, name); ok2 {
+					w.info.Warnings = append(w.info.Warnings, Warning{File: w.file, Line: k.Line, Path: child,
+						Msg: fmt.Sprintf("field name matched case-insensitively; the canonical spelling is %q", canon)})
+					f, ok = f2, true
+					child = joinPath(path, canon)
+				}
+			}
+			if !ok {
+				msg := fmt.Sprintf("unknown field %q", name)
+				if s := suggest(name, fieldNames(fields)); s != "" {
+					msg += fmt.Sprintf(", did you mean %q?", s)
+				}
+				w.errs = append(w.errs, &FieldError{File: w.file, Line: k.Line, Path: child, Type: TypeUnknown, Detail: msg})
+				continue
+			}
+			w.walk(v, f, child)
+		}
+	case reflect.Slice:
+		if n.Kind != yaml3.SequenceNode || t.Elem().Kind() == reflect.Uint8 {
+			return
+		}
+		for i, c := range n.Content {
+			w.walk(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
+		}
+	case reflect.Map:
+		if n.Kind != yaml3.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			w.walk(n.Content[i+1], t.Elem(), joinPath(path, n.Content[i].Value))
+		}
+	}
+}
+
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// structFields maps JSON names to field types, flattening embedded structs.
+func structFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "-" {
+			continue
+		}
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				for k, v := range structFields(ft) {
+					out[k] = v
+				}
+				continue
+			}
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+func fieldNames(m map[string]reflect.Type) []string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func matchFold(fields map[string]reflect.Type, name string) (reflect.Type, string, bool) {
+	for _, k := range fieldNames(fields) {
+		if strings.EqualFold(k, name) {
+			return fields[k], k, true
+		}
+	}
+	return nil, "", false
+}
+
+// suggest returns the candidate closest to name, if it is close enough to
+// be a plausible misspelling.
+func suggest(name string, candidates []string) string {
+	best, bestD := "", 1<<30
+	ln := strings.ToLower(name)
+	for _, c := range candidates {
+		d := levenshtein(ln, strings.ToLower(c))
+		if d < bestD {
+			best, bestD = c, d
+		}
+	}
+	limit := 2
+	if len(name) > 8 {
+		limit = 3
+	}
+	if bestD <= limit {
+		return best
+	}
+	return ""
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
