@@ -1,0 +1,80 @@
+// Package asset is the build graph: every artifact is an asset that names
+// its parents and is generated from them, may be overridden by a file the
+// user puts in the asset directory, and is remembered in a state file so a
+// re-run only regenerates what changed.
+package asset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"reflect"
+)
+
+// Asset is one node of the graph.
+type Asset interface {
+	// Name is the human name used in logs and errors ("Install Config").
+	Name() string
+	// Dependencies lists the parents, as zero values of their types.
+	Dependencies() []Asset
+	// Generate builds the asset from its resolved parents.
+	Generate(ctx context.Context, parents Parents) error
+}
+
+// Loader is an asset the user may supply as files in the asset directory.
+// A user-supplied asset wins over a generated one.
+type Loader interface {
+	Asset
+	// Load reads the asset from dir. found is false when its files are
+	// absent; an error means they are present but unusable.
+	Load(dir Dir) (found bool, err error)
+}
+
+// Writable is an asset that writes files into the asset directory.
+type Writable interface {
+	Asset
+	Files() []File
+}
+
+// File is one file an asset writes, relative to the asset directory.
+type File struct {
+	Path string
+	Data []byte
+	Mode fs.FileMode // 0600 for anything holding a secret
+}
+
+// Dir gives loaders read access to the asset directory.
+type Dir interface {
+	// ReadFile returns the content of a file relative to the asset dir;
+	// errors.Is(err, fs.ErrNotExist) when it does not exist.
+	ReadFile(name string) ([]byte, error)
+	// Glob lists files matching a pattern relative to the asset dir.
+	Glob(pattern string) ([]string, error)
+}
+
+// ErrMissingInput is returned by Generate when an asset can neither be
+// generated (its inputs are absent) nor was it supplied by the user.
+var ErrMissingInput = errors.New("missing configuration or manifest file")
+
+// Parents holds the resolved dependencies handed to Generate.
+type Parents map[reflect.Type]Asset
+
+// Get returns the resolved parent of type T. It panics if T was not
+// declared in Dependencies, which is a programming error caught by tests.
+func Get[T Asset](p Parents) T {
+	a, ok := p[reflect.TypeFor[T]()]
+	if !ok {
+		panic(fmt.Sprintf("asset: %v is not a declared dependency", reflect.TypeFor[T]()))
+	}
+	return a.(T)
+}
+
+// fresh returns a new zero value of the same concrete type as a.
+func fresh(a Asset) Asset {
+	t := reflect.TypeOf(a)
+	if t.Kind() != reflect.Pointer {
+		panic(fmt.Sprintf("asset: %v must be a pointer type", t))
+	}
+	return reflect.New(t.Elem()).Interface().(Asset)
+}

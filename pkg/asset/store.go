@@ -1,0 +1,327 @@
+package asset
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/seed-a052040e/agentiso/pkg/fsutil"
+)
+
+// StateDir and StateFile locate the state kept in the asset directory.
+const (
+	StateDir  = ".agentiso"
+	StateFile = StateDir + "/state.json"
+)
+
+// Source says where a resolved asset came from.
+type Source string
+
+// Sources of a resolved asset.
+const (
+	FromGenerator Source = "generated"
+	FromState     Source = "state"
+	FromUser      Source = "user"
+)
+
+type stateFile struct {
+	Version int                    `json:"version"`
+	Assets  map[string]*assetState `json:"assets"`
+}
+
+type assetState struct {
+	// Hash is the fingerprint of the parents the data was generated from.
+	Hash string          `json:"hash"`
+	Data json.RawMessage `json:"data"`
+	// Files records what was last written (or found, for user files)
+	// for each of the asset's files: content hash and who owns it.
+	Files map[string]fileState `json:"files,omitempty"`
+}
+
+type fileState struct {
+	SHA256 string `json:"sha256"`
+	User   bool   `json:"user,omitempty"`
+}
+
+type resolved struct {
+	asset  Asset
+	fp     string
+	source Source
+}
+
+// Store resolves assets against an asset directory and its state.
+type Store struct {
+	dir   string
+	log   *slog.Logger
+	state *stateFile
+	done  map[reflect.Type]*resolved
+	stack []string
+}
+
+// NewStore opens the asset directory dir (created if missing) and loads
+// its state.
+func NewStore(dir string, log *slog.Logger) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create asset directory: %w", err)
+	}
+	s := &Store{dir: dir, log: log, done: map[reflect.Type]*resolved{}, state: &stateFile{Version: 1, Assets: map[string]*assetState{}}}
+	b, err := os.ReadFile(filepath.Join(dir, StateFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("read state: %w", err)
+	default:
+		if err := json.Unmarshal(b, s.state); err != nil || s.state.Assets == nil {
+			log.Warn("ignoring unreadable state file; everything will be regenerated", "file", filepath.Join(dir, StateFile))
+			s.state = &stateFile{Version: 1, Assets: map[string]*assetState{}}
+		}
+	}
+	return s, nil
+}
+
+// Dir is the asset directory.
+func (s *Store) Dir() string { return s.dir }
+
+// ReadFile implements Dir.
+func (s *Store) ReadFile(name string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(name)))
+}
+
+// Glob implements Dir; results are relative, slash-separated and sorted.
+func (s *Store) Glob(pattern string) ([]string, error) {
+	m, err := filepath.Glob(filepath.Join(s.dir, filepath.FromSlash(pattern)))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(m))
+	for _, p := range m {
+		rel, err := filepath.Rel(s.dir, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Fetch resolves a and its ancestors and returns the resolved instance
+// (of the same type as a).
+func (s *Store) Fetch(ctx context.Context, a Asset) (Asset, error) {
+	r, err := s.fetch(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	return r.asset, nil
+}
+
+// SourceOf reports where a fetched asset came from.
+func (s *Store) SourceOf(a Asset) Source {
+	if r, ok := s.done[reflect.TypeOf(a)]; ok {
+		return r.source
+	}
+	return ""
+}
+
+func (s *Store) fetch(ctx context.Context, a Asset) (*resolved, error) {
+	t := reflect.TypeOf(a)
+	if r, ok := s.done[t]; ok {
+		return r, nil
+	}
+	for _, n := range s.stack {
+		if n == a.Name() {
+			return nil, fmt.Errorf("asset graph cycle: %s -> %s", strings.Join(s.stack, " -> "), a.Name())
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.stack = append(s.stack, a.Name())
+	defer func() { s.stack = s.stack[:len(s.stack)-1] }()
+
+	parents := Parents{}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n", a.Name())
+	for _, d := range a.Dependencies() {
+		r, err := s.fetch(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		parents[reflect.TypeOf(d)] = r.asset
+		fmt.Fprintf(h, "%s=%s\n", d.Name(), r.fp)
+	}
+	inputHash := hex.EncodeToString(h.Sum(nil))
+	st := s.state.Assets[a.Name()]
+
+	inst := fresh(a)
+	source, err := s.resolve(ctx, inst, parents, inputHash, st)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(inst)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode state: %w", a.Name(), err)
+	}
+	sum := sha256.Sum256(data)
+	r := &resolved{asset: inst, fp: hex.EncodeToString(sum[:]), source: source}
+	s.done[t] = r
+
+	ns := &assetState{Hash: inputHash, Data: data}
+	if st != nil && source != FromUser {
+		ns.Files = st.Files
+	}
+	if source == FromUser {
+		// Data from the user is never reused once their file is gone.
+		ns.Hash = ""
+		ns.Files = s.userFiles(inst)
+	}
+	s.state.Assets[a.Name()] = ns
+	return r, nil
+}
+
+// resolve fills inst: from the user's files, from state, or by generating.
+func (s *Store) resolve(ctx context.Context, inst Asset, parents Parents, inputHash string, st *assetState) (Source, error) {
+	if l, ok := inst.(Loader); ok {
+		found, err := l.Load(s)
+		if err != nil {
+			return "", fmt.Errorf("failed to load %s: %w", inst.Name(), err)
+		}
+		if found {
+			if !s.isOurUnchangedOutput(inst, st) {
+				s.log.Debug("using the copy found in the asset directory", "asset", inst.Name())
+				return FromUser, nil
+			}
+			// Our own earlier output, untouched: treat as absent.
+			reset(inst)
+		}
+	}
+	if st != nil && st.Hash == inputHash && len(st.Data) > 0 {
+		if err := json.Unmarshal(st.Data, inst); err == nil {
+			s.log.Debug("reusing from state", "asset", inst.Name())
+			return FromState, nil
+		}
+		reset(inst)
+	}
+	s.log.Debug("generating", "asset", inst.Name())
+	if err := inst.Generate(ctx, parents); err != nil {
+		return "", fmt.Errorf("failed to generate %s: %w", inst.Name(), err)
+	}
+	return FromGenerator, nil
+}
+
+func reset(a Asset) {
+	v := reflect.ValueOf(a).Elem()
+	v.Set(reflect.Zero(v.Type()))
+}
+
+// isOurUnchangedOutput reports whether every file of a writable asset on
+// disk is byte-identical to what agentiso itself last wrote.
+func (s *Store) isOurUnchangedOutput(inst Asset, st *assetState) bool {
+	w, ok := inst.(Writable)
+	if !ok || st == nil || len(st.Files) == 0 {
+		return false
+	}
+	for _, f := range w.Files() {
+		rec, ok := st.Files[f.Path]
+		if !ok || rec.User {
+			return false
+		}
+		b, err := s.ReadFile(f.Path)
+		if err != nil || hashBytes(b) != rec.SHA256 {
+			return false
+		}
+	}
+	return true
+}
+
+// userFiles records the on-disk hashes of a user-supplied asset's files.
+func (s *Store) userFiles(inst Asset) map[string]fileState {
+	w, ok := inst.(Writable)
+	if !ok {
+		return nil
+	}
+	out := map[string]fileState{}
+	for _, f := range w.Files() {
+		if b, err := s.ReadFile(f.Path); err == nil {
+			out[f.Path] = fileState{SHA256: hashBytes(b), User: true}
+		}
+	}
+	return out
+}
+
+func hashBytes(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Persist writes the files of the given (already fetched) assets and saves
+// the state. Files the user supplied are never rewritten; files whose
+// content is unchanged are not touched. Every write is atomic.
+func (s *Store) Persist(targets ...Writable) error {
+	for _, t := range targets {
+		r, ok := s.done[reflect.TypeOf(t)]
+		if !ok {
+			return fmt.Errorf("persist %s: asset was not fetched", t.Name())
+		}
+		st := s.state.Assets[t.Name()]
+		if r.source == FromUser {
+			continue
+		}
+		files := map[string]fileState{}
+		for _, f := range r.asset.(Writable).Files() {
+			p := filepath.Join(s.dir, filepath.FromSlash(f.Path))
+			if old, err := os.ReadFile(p); err == nil && string(old) == string(f.Data) {
+				if err := os.Chmod(p, f.Mode); err != nil {
+					return fmt.Errorf("write %s: %w", f.Path, err)
+				}
+			} else {
+				if err := fsutil.WriteFileAtomic(p, f.Data, f.Mode); err != nil {
+					return fmt.Errorf("write %s: %w", f.Path, err)
+				}
+				s.log.Debug("wrote", "file", f.Path)
+			}
+			files[f.Path] = fileState{SHA256: hashBytes(f.Data)}
+		}
+		st.Files = files
+	}
+	return s.SaveState()
+}
+
+// SaveState writes the state file (0600: it holds keys and tokens).
+func (s *Store) SaveState() error {
+	b, err := json.MarshalIndent(s.state, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode state: %w", err)
+	}
+	p := filepath.Join(s.dir, filepath.FromSlash(StateFile))
+	if old, err := os.ReadFile(p); err == nil && string(old) == string(b) {
+		return nil
+	}
+	if err := fsutil.WriteFileAtomic(p, b, 0o600); err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	return nil
+}
+
+// LoadFromState decodes the stored data of the named asset into a without
+// generating anything (for commands like wait-for that only read).
+func (s *Store) LoadFromState(a Asset) (bool, error) {
+	st, ok := s.state.Assets[a.Name()]
+	if !ok || len(st.Data) == 0 {
+		return false, nil
+	}
+	if err := json.Unmarshal(st.Data, a); err != nil {
+		return false, fmt.Errorf("decode %s from %s: %w", a.Name(), StateFile, err)
+	}
+	return true, nil
+}

@@ -1,0 +1,165 @@
+package asset
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// input is a user-only asset read from input.txt.
+type input struct{ Text string }
+
+func (*input) Name() string                            { return "Input" }
+func (*input) Dependencies() []Asset                   { return nil }
+func (*input) Generate(context.Context, Parents) error { return ErrMissingInput }
+func (a *input) Load(d Dir) (bool, error) {
+	b, err := d.ReadFile("input.txt")
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	a.Text = string(b)
+	return err == nil, err
+}
+
+// upper is generated from input, written to out/upper.txt, and may be
+// overridden by the user.
+type upper struct {
+	Text  string
+	Calls int `json:"-"`
+}
+
+func (*upper) Name() string          { return "Upper" }
+func (*upper) Dependencies() []Asset { return []Asset{&input{}} }
+func (u *upper) Generate(_ context.Context, p Parents) error {
+	u.Text = strings.ToUpper(Get[*input](p).Text)
+	u.Calls++
+	return nil
+}
+func (u *upper) Files() []File {
+	return []File{{Path: "out/upper.txt", Data: []byte(u.Text), Mode: 0o600}}
+}
+func (u *upper) Load(d Dir) (bool, error) {
+	b, err := d.ReadFile("out/upper.txt")
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	u.Text = string(b)
+	return err == nil, err
+}
+
+func runOnce(t *testing.T, dir string) (*upper, Source) {
+	t.Helper()
+	s, err := NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	a, err := s.Fetch(context.Background(), &upper{})
+	require.NoError(t, err)
+	require.NoError(t, s.Persist(a.(Writable)))
+	return a.(*upper), s.SourceOf(a)
+}
+
+func TestStoreGeneratesThenReusesAndRewritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "input.txt"), []byte("hello"), 0o644))
+	u, src := runOnce(t, dir)
+	assert.Equal(t, "HELLO", u.Text)
+	assert.Equal(t, FromGenerator, src)
+	out := filepath.Join(dir, "out/upper.txt")
+	fi, err := os.Stat(out)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	old := time.Unix(1000, 0)
+	require.NoError(t, os.Chtimes(out, old, old))
+	state := filepath.Join(dir, StateFile)
+	require.NoError(t, os.Chtimes(state, old, old))
+
+	u, src = runOnce(t, dir)
+	assert.Equal(t, FromState, src)
+	assert.Equal(t, 0, u.Calls, "unchanged inputs must not regenerate")
+	for _, p := range []string{out, state} {
+		fi, err = os.Stat(p)
+		require.NoError(t, err)
+		assert.True(t, fi.ModTime().Equal(old), "%s was rewritten", p)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "input.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "hello", string(b), "inputs are never deleted or changed")
+}
+
+func TestStoreRegeneratesWhenParentChanges(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "input.txt")
+	require.NoError(t, os.WriteFile(in, []byte("a"), 0o644))
+	runOnce(t, dir)
+	require.NoError(t, os.WriteFile(in, []byte("b"), 0o644))
+	u, src := runOnce(t, dir)
+	assert.Equal(t, FromGenerator, src)
+	assert.Equal(t, "B", u.Text)
+	b, _ := os.ReadFile(filepath.Join(dir, "out/upper.txt"))
+	assert.Equal(t, "B", string(b))
+}
+
+func TestStoreUserEditWinsAndStaysWinning(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "input.txt")
+	require.NoError(t, os.WriteFile(in, []byte("a"), 0o644))
+	runOnce(t, dir)
+	out := filepath.Join(dir, "out/upper.txt")
+	require.NoError(t, os.WriteFile(out, []byte("edited"), 0o644))
+	u, src := runOnce(t, dir)
+	assert.Equal(t, FromUser, src)
+	assert.Equal(t, "edited", u.Text)
+	// Even when the parent changes later, the user's file keeps winning.
+	require.NoError(t, os.WriteFile(in, []byte("zzz"), 0o644))
+	u, src = runOnce(t, dir)
+	assert.Equal(t, FromUser, src)
+	assert.Equal(t, "edited", u.Text)
+	b, _ := os.ReadFile(out)
+	assert.Equal(t, "edited", string(b), "user files are never rewritten")
+	// Deleting the user's file hands the asset back to the generator.
+	require.NoError(t, os.Remove(out))
+	u, src = runOnce(t, dir)
+	assert.Equal(t, FromGenerator, src)
+	assert.Equal(t, "ZZZ", u.Text)
+}
+
+func TestStoreMissingInputErrorNamesAsset(t *testing.T) {
+	s, err := NewStore(t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	_, err = s.Fetch(context.Background(), &upper{})
+	require.ErrorIs(t, err, ErrMissingInput)
+	assert.EqualError(t, err, "failed to generate Input: missing configuration or manifest file")
+}
+
+type cycA struct{}
+type cycB struct{}
+
+func (*cycA) Name() string                            { return "A" }
+func (*cycA) Dependencies() []Asset                   { return []Asset{&cycB{}} }
+func (*cycA) Generate(context.Context, Parents) error { return nil }
+func (*cycB) Name() string                            { return "B" }
+func (*cycB) Dependencies() []Asset                   { return []Asset{&cycA{}} }
+func (*cycB) Generate(context.Context, Parents) error { return nil }
+
+func TestStoreDetectsCycles(t *testing.T) {
+	s, err := NewStore(t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	_, err = s.Fetch(context.Background(), &cycA{})
+	assert.EqualError(t, err, "asset graph cycle: A -> B -> A")
+}
+
+func TestWriteDOT(t *testing.T) {
+	var b strings.Builder
+	require.NoError(t, WriteDOT(&b, &upper{}))
+	assert.Contains(t, b.String(), `"Input" -> "Upper";`)
+	assert.True(t, strings.HasPrefix(b.String(), "digraph agentiso {"))
+}

@@ -1,0 +1,47 @@
+// Package fsutil holds the small file-system helpers every writer shares:
+// atomic writes that never leave a half-written file behind.
+package fsutil
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory, fsyncs it and renames it into place, creating parent
+// directories (0755) as needed. On any error the temporary file is removed
+// and path is left as it was.
+func WriteFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = f.Chmod(mode); err != nil {
+		return err
+	}
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("rename into place: %w", err)
+	}
+	return nil
+}
