@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 )
@@ -76,11 +77,13 @@ itself. Everything works offline.`,
 	root.PersistentFlags().StringVar(&g.dir, "dir", ".", "asset directory: inputs are read from it, outputs and state are written to it")
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	root.AddCommand(newVersionCmd(g))
+	root.AddCommand(newCreateCmd(g))
+	root.AddCommand(newGraphCmd(g))
 	return root
 }
 
-// newLogger returns the one text logger used by every command; it writes
-// "LEVEL message key=value" lines without timestamps to w.
+// newLogger returns the one logger used by every command: plain
+// "LEVEL message key=value" lines on w.
 func newLogger(w io.Writer, level string) (*slog.Logger, error) {
 	var lv slog.Level
 	switch strings.ToLower(level) {
@@ -95,14 +98,5 @@ func newLogger(w io.Writer, level string) (*slog.Logger, error) {
 	default:
 		return nil, fmt.Errorf("invalid --log-level %q: use debug, info, warn or error", level)
 	}
-	h := slog.NewTextHandler(w, &slog.HandlerOptions{
-		Level: lv,
-		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-			if len(groups) == 0 && a.Key == slog.TimeKey {
-				return slog.Attr{}
-			}
-			return a
-		},
-	})
-	return slog.New(h), nil
+	return slog.New(&lineHandler{mu: &sync.Mutex{}, w: w, level: lv}), nil
 }

@@ -325,3 +325,40 @@ func (s *Store) LoadFromState(a Asset) (bool, error) {
 	}
 	return true, nil
 }
+
+// Provide resolves a to the given value up front, for assets whose value
+// comes from the command line rather than from files or generation.
+func (s *Store) Provide(a Asset) error {
+	data, err := json.Marshal(a)
+	if err != nil {
+		return fmt.Errorf("%s: encode state: %w", a.Name(), err)
+	}
+	sum := sha256.Sum256(data)
+	s.done[reflect.TypeOf(a)] = &resolved{asset: a, fp: hex.EncodeToString(sum[:]), source: FromUser}
+	s.state.Assets[a.Name()] = &assetState{Data: data}
+	return nil
+}
+
+// Warner is an asset that carries non-fatal findings for the user.
+type Warner interface {
+	AssetWarnings() []string
+}
+
+// Warnings returns the findings of every resolved asset, in resolution order
+// of their names (sorted for stable output).
+func (s *Store) Warnings() []string {
+	var names []string
+	by := map[string][]string{}
+	for _, r := range s.done {
+		if w, ok := r.asset.(Warner); ok && len(w.AssetWarnings()) > 0 {
+			names = append(names, r.asset.Name())
+			by[r.asset.Name()] = w.AssetWarnings()
+		}
+	}
+	sort.Strings(names)
+	var out []string
+	for _, n := range names {
+		out = append(out, by[n]...)
+	}
+	return out
+}

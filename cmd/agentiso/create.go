@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/seed-a052040e/agentiso/data"
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/fsutil"
+	"github.com/seed-a052040e/agentiso/pkg/manifests"
+)
+
+// releaseEnv overrides the pinned release image, like --release-image.
+const releaseEnv = "AGENTISO_RELEASE_IMAGE"
+
+func newCreateCmd(g *globals) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "create",
+		Short: "Create agent install artifacts",
+		Long: `Create agent install artifacts from the inputs in --dir.
+
+Inputs are install-config.yaml + agent-config.yaml, or the ZTP manifests
+under cluster-manifests/, or a mix. A file you put (or edit) in --dir always
+wins over the one agentiso would generate, and agentiso never deletes or
+rewrites your input files.`,
+		Example: `  agentiso create agent-config-template --dir mycluster
+  agentiso create cluster-manifests --dir mycluster`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	c.AddCommand(newCreateClusterManifestsCmd(g), newCreateAgentConfigTemplateCmd(g))
+	return c
+}
+
+type clusterManifestsOptions struct {
+	releaseImage string
+}
+
+func newCreateClusterManifestsCmd(g *globals) *cobra.Command {
+	o := &clusterManifestsOptions{}
+	c := &cobra.Command{
+		Use:   "cluster-manifests",
+		Short: "Write the ZTP manifests and mirror config the agent ISO carries",
+		Long: `Write the six ZTP manifests the rendezvous host's assisted-service reads, plus
+the mirror configuration, after validating every input.
+
+Reads from --dir:
+  install-config.yaml            cluster-wide settings (optional if the
+                                 manifests below are all supplied)
+  agent-config.yaml              rendezvous IP, hosts, static networking
+  cluster-manifests/*.yaml       any manifest you supply is used as is
+  mirror/registries.conf         mirror config you supply is used as is
+  mirror/ca-bundle.crt
+
+Writes into --dir:
+  cluster-manifests/pull-secret.yaml          (0600: holds the pull secret)
+  cluster-manifests/infraenv.yaml
+  cluster-manifests/agent-cluster-install.yaml
+  cluster-manifests/cluster-deployment.yaml
+  cluster-manifests/cluster-image-set.yaml
+  cluster-manifests/nmstateconfig.yaml        (only with static networking)
+  mirror/registries.conf
+  mirror/ca-bundle.crt                        (empty without a trust bundle)
+  .agentiso/state.json                        (0600: what was generated from what)
+
+Precedence, for every file: a file you created or edited in --dir wins;
+otherwise the copy generated on an earlier run is reused when its inputs
+are unchanged; otherwise it is generated again. Delete a file to have it
+generated again. Re-running with unchanged inputs rewrites nothing.
+Inputs are never deleted.
+
+Every validation problem is reported at once, each with file, line, field
+and what is allowed.`,
+		Example: `  # A compact cluster: write the two inputs, then
+  mkdir mycluster
+  cat > mycluster/install-config.yaml <<'YAML'
+  apiVersion: v1
+  metadata:
+    name: ostest
+    namespace: cluster0
+  baseDomain: example.com
+  controlPlane: {name: master, replicas: 3}
+  compute: [{name: worker, replicas: 0}]
+  networking:
+    machineNetwork: [{cidr: 192.168.111.0/24}]
+  platform:
+    baremetal:
+      apiVIPs: [192.168.111.5]
+      ingressVIPs: [192.168.111.4]
+  pullSecret: '{"auths":{"registry.example.com":{"auth":"dXNlcjpwYXNz"}}}'
+  sshKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGqSD39lBCzJKKW6OKTsxkQCW+GbT/f+OhO9xZLMB4i7 admin@laptop
+  YAML
+  cat > mycluster/agent-config.yaml <<'YAML'
+  apiVersion: v1beta1
+  kind: AgentConfig
+  rendezvousIP: 192.168.111.20
+  YAML
+  agentiso create cluster-manifests --dir mycluster
+
+  # Customise a manifest, then build from it: your edit wins from now on
+  $EDITOR mycluster/cluster-manifests/agent-cluster-install.yaml
+  agentiso create cluster-manifests --dir mycluster
+
+  # Install another release than the pinned default
+  agentiso create cluster-manifests --dir mycluster \
+      --release-image quay.io/openshift-release-dev/ocp-release:4.19.3-x86_64`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.releaseImage == "" {
+				o.releaseImage = os.Getenv(releaseEnv)
+			}
+			return runCreateClusterManifests(cmd.Context(), g, o)
+		},
+	}
+	c.Flags().StringVar(&o.releaseImage, "release-image", "", "OpenShift release image pull spec to install (default: the release pinned in this build; env "+releaseEnv+")")
+	return c
+}
+
+// openStore opens the asset store for --dir and applies command-line
+// overrides.
+func openStore(g *globals, releaseImage string) (*asset.Store, error) {
+	s, err := asset.NewStore(g.dir, g.log)
+	if err != nil {
+		return nil, err
+	}
+	if releaseImage != "" {
+		r, err := agent.NewReleaseImage(releaseImage)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.Provide(r); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// fetchAll resolves every asset, then shows the warnings collected on the way.
+func fetchAll(ctx context.Context, g *globals, s *asset.Store, as ...asset.Asset) error {
+	var firstErr error
+	for _, a := range as {
+		if _, err := s.Fetch(ctx, a); err != nil {
+			firstErr = err
+			break
+		}
+	}
+	for _, w := range s.Warnings() {
+		g.log.Warn(w)
+	}
+	return firstErr
+}
+
+func runCreateClusterManifests(ctx context.Context, g *globals, o *clusterManifestsOptions) error {
+	s, err := openStore(g, o.releaseImage)
+	if err != nil {
+		return err
+	}
+	targets := agent.ClusterManifestsTargets()
+	all := []asset.Asset{&agent.AgentManifests{}}
+	for _, t := range targets {
+		all = append(all, t)
+	}
+	if err := fetchAll(ctx, g, s, all...); err != nil {
+		return err
+	}
+	if err := s.Persist(targets...); err != nil {
+		return err
+	}
+	g.log.Info("Manifests created in: " + filepath.Join(g.dir, manifests.ClusterManifestsDir) + " and " + filepath.Join(g.dir, "mirror"))
+	return nil
+}
+
+func newCreateAgentConfigTemplateCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "agent-config-template",
+		Short: "Write a commented agent-config.yaml to start from",
+		Long: `Write agent-config.yaml into --dir: a commented example with one host using
+static networking. Edit it to describe your machines:
+
+  rendezvousIP          IP of the first control-plane host (node zero); it
+                        runs the temporary installer service
+  additionalNTPSources  NTP servers the hosts can reach
+  hosts[].hostname      name to give the host
+  hosts[].role          master, arbiter or worker (empty: assigned)
+  hosts[].rootDeviceHints  which disk to install to
+  hosts[].interfaces    every NIC used in networkConfig, with its MAC
+  hosts[].networkConfig NMState static networking (omit for DHCP)
+  hosts[].installerArgs extra coreos-installer arguments (agentiso extension)
+  hosts[].ignitionConfigOverride  Ignition JSON merged into the installed
+                        host's config (agentiso extension)
+  disabledHostValidations  host validations to turn off, e.g. for remote
+                        worker nodes (agentiso extension)
+
+An existing agent-config.yaml is never overwritten.`,
+		Example: `  agentiso create agent-config-template --dir mycluster
+  $EDITOR mycluster/agent-config.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p := filepath.Join(g.dir, manifests.AgentConfigFile)
+			if _, err := os.Stat(p); err == nil {
+				return fmt.Errorf("%s already exists; agentiso never overwrites your inputs (remove it first to get a fresh template)", p)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			if err := fsutil.WriteFileAtomic(p, []byte(data.AgentConfigTemplate), 0o600); err != nil {
+				return fmt.Errorf("write %s: %w", p, err)
+			}
+			g.log.Info("Agent-Config-Template created in: " + g.dir)
+			return nil
+		},
+	}
+}
+
+func newGraphCmd(g *globals) *cobra.Command {
+	var out string
+	c := &cobra.Command{
+		Use:   "graph",
+		Short: "Print the asset graph in Graphviz DOT form",
+		Long: `Print how every artifact is derived from the inputs: one node per asset, an
+edge from each parent to its child. Render it with Graphviz.`,
+		Example: `  agentiso graph | dot -Tsvg > graph.svg
+  agentiso graph --output-file graph.dot`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return asset.WriteDOT(g.out, agent.AllTargets()...)
+			}
+			var b bytes.Buffer
+			if err := asset.WriteDOT(&b, agent.AllTargets()...); err != nil {
+				return err
+			}
+			return fsutil.WriteFileAtomic(out, b.Bytes(), 0o644)
+		},
+	}
+	c.Flags().StringVar(&out, "output-file", "", "write the graph to this file instead of standard output")
+	return c
+}

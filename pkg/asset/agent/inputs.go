@@ -1,0 +1,218 @@
+// Package agent holds the assets of the agent install flow: the user's
+// inputs, the hosts, the ZTP manifests and the mirror configuration.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/seed-a052040e/agentiso/data"
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/manifests"
+)
+
+// Warnings is embedded by assets that collect non-fatal findings.
+type Warnings struct {
+	Warn []string `json:"warnings,omitempty"`
+}
+
+// AssetWarnings returns the findings to show the user.
+func (w *Warnings) AssetWarnings() []string { return w.Warn }
+
+func (w *Warnings) addAll(ws []manifests.Warning) {
+	for _, x := range ws {
+		w.Warn = append(w.Warn, x.String())
+	}
+}
+
+func readOptional(d asset.Dir, name string) ([]byte, bool, error) {
+	b, err := d.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s: %w", name, err)
+	}
+	return b, true, nil
+}
+
+// InstallConfig is install-config.yaml, validated and defaulted. It is
+// optional: ZTP manifests can stand in for it.
+type InstallConfig struct {
+	Warnings
+	Config *manifests.InstallConfig `json:"config,omitempty"`
+}
+
+// Name implements asset.Asset.
+func (*InstallConfig) Name() string { return "Install Config" }
+
+// Dependencies implements asset.Asset.
+func (*InstallConfig) Dependencies() []asset.Asset { return nil }
+
+// Generate leaves the config absent: it only ever comes from the user.
+func (*InstallConfig) Generate(context.Context, asset.Parents) error { return nil }
+
+// Load implements asset.Loader.
+func (a *InstallConfig) Load(d asset.Dir) (bool, error) {
+	b, ok, err := readOptional(d, manifests.InstallConfigFile)
+	if !ok || err != nil {
+		return false, err
+	}
+	var ic manifests.InstallConfig
+	dec, err := manifests.DecodeStrict(manifests.InstallConfigFile, b, &ic)
+	if err != nil {
+		return false, err
+	}
+	ic.SetDefaults()
+	if err := manifests.ValidateInstallConfig(&ic, dec.Lines); err != nil {
+		return false, fmt.Errorf("invalid install-config configuration: %w", err)
+	}
+	a.addAll(dec.Warnings)
+	a.warnIgnored(&ic)
+	if len(ic.ImageContentSources) > 0 {
+		a.Warn = append(a.Warn, manifests.InstallConfigFile+": imageContentSources is deprecated; use imageDigestSources")
+	}
+	a.Config = &ic
+	return true, nil
+}
+
+func (a *InstallConfig) warnIgnored(ic *manifests.InstallConfig) {
+	ign := func(path string) {
+		a.Warn = append(a.Warn, fmt.Sprintf("%s: %s is ignored by the agent-based installer", manifests.InstallConfigFile, path))
+	}
+	if bm := ic.Platform.BareMetal; bm != nil {
+		for _, f := range []struct {
+			set  bool
+			path string
+		}{{bm.LibvirtURI != "", "libvirtURI"}, {bm.BootstrapProvisioningIP != "", "bootstrapProvisioningIP"},
+			{bm.ExternalBridge != "", "externalBridge"}, {bm.ProvisioningBridge != "", "provisioningBridge"},
+			{len(bm.DefaultMachinePlatform) > 0, "defaultMachinePlatform"}, {bm.BootstrapOSImage != "", "bootstrapOSImage"},
+			{bm.ClusterOSImage != "", "clusterOSImage"}, {bm.BootstrapExternalStaticIP != "", "bootstrapExternalStaticIP"},
+			{bm.BootstrapExternalStaticGW != "", "bootstrapExternalStaticGateway"}} {
+			if f.set {
+				ign("platform.baremetal." + f.path)
+			}
+		}
+	}
+	if vs := ic.Platform.VSphere; vs != nil {
+		if vs.ClusterOSImage != "" {
+			ign("platform.vsphere.clusterOSImage")
+		}
+		if vs.DiskType != "" {
+			ign("platform.vsphere.diskType")
+		}
+		if len(vs.DefaultMachine) > 0 {
+			ign("platform.vsphere.defaultMachinePlatform")
+		}
+	}
+	if ic.ControlPlane.Hyperthreading == "Disabled" {
+		ign("controlPlane.hyperthreading: Disabled")
+	}
+	if len(ic.ControlPlane.Platform) > 0 {
+		ign("controlPlane.platform")
+	}
+	for i, c := range ic.Compute {
+		if c.Hyperthreading == "Disabled" {
+			ign(fmt.Sprintf("compute[%d].hyperthreading: Disabled", i))
+		}
+		if len(c.Platform) > 0 {
+			ign(fmt.Sprintf("compute[%d].platform", i))
+		}
+	}
+	if ic.Publish != "" && ic.Publish != "External" {
+		ign("publish: " + ic.Publish)
+	}
+	if ic.CredentialsMode != "" {
+		ign("credentialsMode")
+	}
+	if len(ic.BootstrapInPlace) > 0 {
+		ign("bootstrapInPlace")
+	}
+}
+
+// AgentConfig is agent-config.yaml, validated. Optional.
+type AgentConfig struct {
+	Warnings
+	Config *manifests.AgentConfig `json:"config,omitempty"`
+	// Raw is the file as the user wrote it; it travels into the ISO.
+	Raw []byte `json:"raw,omitempty"`
+}
+
+// Name implements asset.Asset.
+func (*AgentConfig) Name() string { return "Agent Config" }
+
+// Dependencies implements asset.Asset.
+func (*AgentConfig) Dependencies() []asset.Asset { return nil }
+
+// Generate leaves the config absent: it only ever comes from the user.
+func (*AgentConfig) Generate(context.Context, asset.Parents) error { return nil }
+
+// Load implements asset.Loader.
+func (a *AgentConfig) Load(d asset.Dir) (bool, error) {
+	b, ok, err := readOptional(d, manifests.AgentConfigFile)
+	if !ok || err != nil {
+		return false, err
+	}
+	var ac manifests.AgentConfig
+	dec, err := manifests.DecodeStrict(manifests.AgentConfigFile, b, &ac)
+	if err != nil {
+		return false, err
+	}
+	if err := manifests.ValidateAgentConfig(&ac, dec.Lines); err != nil {
+		return false, fmt.Errorf("invalid agent-config configuration: %w", err)
+	}
+	ac.BootArtifactsBaseURL = strings.TrimSuffix(ac.BootArtifactsBaseURL, "/")
+	a.addAll(dec.Warnings)
+	a.Config = &ac
+	a.Raw = b
+	return true, nil
+}
+
+// ReleaseImage is the OpenShift release to install: the pinned default of
+// this build, or an override given on the command line.
+type ReleaseImage struct {
+	PullSpec string `json:"pullSpec"`
+	Version  string `json:"version"`
+}
+
+// Name implements asset.Asset.
+func (*ReleaseImage) Name() string { return "Release Image" }
+
+// Dependencies implements asset.Asset.
+func (*ReleaseImage) Dependencies() []asset.Asset { return nil }
+
+// Generate uses the default embedded in the binary.
+func (r *ReleaseImage) Generate(context.Context, asset.Parents) error {
+	v, spec, ok := strings.Cut(strings.TrimSpace(data.ReleaseImage), " ")
+	if !ok {
+		return fmt.Errorf("embedded release image %q is malformed", data.ReleaseImage)
+	}
+	r.Version, r.PullSpec = v, spec
+	return nil
+}
+
+// NewReleaseImage returns a release override; the version is read from a
+// tag like ":4.19.3-x86_64", falling back to the pinned default's version.
+func NewReleaseImage(pullSpec string) (*ReleaseImage, error) {
+	if strings.TrimSpace(pullSpec) == "" || strings.ContainsAny(pullSpec, " \t\n") {
+		return nil, fmt.Errorf("release image %q is not an image pull spec (e.g. quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64)", pullSpec)
+	}
+	def := &ReleaseImage{}
+	if err := def.Generate(context.Background(), nil); err != nil {
+		return nil, err
+	}
+	r := &ReleaseImage{PullSpec: pullSpec, Version: def.Version}
+	if i := strings.LastIndex(pullSpec, ":"); i > strings.LastIndex(pullSpec, "/") && !strings.Contains(pullSpec, "@") {
+		tag := pullSpec[i+1:]
+		for _, arch := range []string{"-x86_64", "-aarch64", "-ppc64le", "-s390x", "-multi"} {
+			tag = strings.TrimSuffix(tag, arch)
+		}
+		if tag != "" && tag[0] >= '0' && tag[0] <= '9' {
+			r.Version = tag
+		}
+	}
+	return r, nil
+}

@@ -1,0 +1,140 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/manifests"
+)
+
+// AgentManifests gathers the six ZTP manifests and checks them against
+// each other, the hosts and the release.
+type AgentManifests struct {
+	Warnings
+	PullSecret        *manifests.Secret              `json:"pullSecret"`
+	InfraEnv          *manifests.InfraEnv            `json:"infraEnv"`
+	NMStateConfigs    []manifests.NMStateConfig      `json:"nmStateConfigs,omitempty"`
+	ACI               *manifests.AgentClusterInstall `json:"aci"`
+	ClusterDeployment *manifests.ClusterDeployment   `json:"clusterDeployment"`
+	ClusterImageSet   *manifests.ClusterImageSet     `json:"clusterImageSet"`
+}
+
+// Name implements asset.Asset.
+func (*AgentManifests) Name() string { return "Agent Manifests" }
+
+// Dependencies implements asset.Asset.
+func (*AgentManifests) Dependencies() []asset.Asset {
+	return []asset.Asset{&InstallConfig{}, &AgentHosts{}, &ReleaseImage{}, &RendezvousIP{}, &PullSecret{}, &InfraEnv{},
+		&NMStateConfigs{}, &AgentClusterInstall{}, &ClusterDeployment{}, &ClusterImageSet{}}
+}
+
+// Generate implements asset.Asset.
+func (a *AgentManifests) Generate(_ context.Context, p asset.Parents) error {
+	a.PullSecret = asset.Get[*PullSecret](p).Secret
+	a.InfraEnv = asset.Get[*InfraEnv](p).InfraEnv
+	nm := asset.Get[*NMStateConfigs](p)
+	a.NMStateConfigs = nm.Configs
+	a.ACI = asset.Get[*AgentClusterInstall](p).ACI
+	a.ClusterDeployment = asset.Get[*ClusterDeployment](p).CD
+	cis := asset.Get[*ClusterImageSet](p)
+	a.ClusterImageSet = cis.CIS
+
+	var errs manifests.ErrorList
+	collect := func(err error) {
+		switch e := err.(type) {
+		case nil:
+		case manifests.ErrorList:
+			errs = append(errs, e...)
+		default:
+			errs = append(errs, &manifests.FieldError{Type: manifests.TypeInvalid, Detail: err.Error()})
+		}
+	}
+	collect(manifests.ValidateClusterImageSet(a.ClusterImageSet, cis.lines, asset.Get[*ReleaseImage](p).PullSpec))
+	collect(manifests.ValidateNMStateConfigs(a.NMStateConfigs, nm.lines, a.InfraEnv))
+	collect(a.crossReferences())
+	ic := asset.Get[*InstallConfig](p).Config
+	hosts := asset.Get[*AgentHosts](p).Hosts
+	clusterErr, warns := manifests.ValidateCluster(ic, hosts, asset.Get[*RendezvousIP](p).IP)
+	collect(clusterErr)
+	a.addAll(warns)
+	if len(errs) > 0 {
+		return fmt.Errorf("invalid agent configuration: %w", errs)
+	}
+	return nil
+}
+
+// crossReferences checks that the manifests name each other consistently.
+func (a *AgentManifests) crossReferences() error {
+	var l manifests.ErrorList
+	add := func(file, path string, v any, detail string, args ...any) {
+		l = append(l, &manifests.FieldError{File: file, Path: path, Type: manifests.TypeInvalid, Value: v, Detail: fmt.Sprintf(detail, args...)})
+	}
+	if r := a.InfraEnv.Spec.PullSecretRef; r != nil && r.Name != a.PullSecret.Metadata.Name {
+		add(manifests.InfraEnvFile, "spec.pullSecretRef.name", r.Name, "no pull secret of that name; %s is named %q", manifests.PullSecretFile, a.PullSecret.Metadata.Name)
+	}
+	if a.ACI.Spec.ClusterDeploymentRef.Name != a.ClusterDeployment.Metadata.Name {
+		add(manifests.AgentClusterInstallF, "spec.clusterDeploymentRef.name", a.ACI.Spec.ClusterDeploymentRef.Name, "no ClusterDeployment of that name; %s is named %q", manifests.ClusterDeploymentFile, a.ClusterDeployment.Metadata.Name)
+	}
+	if r := a.ACI.Spec.ImageSetRef; r != nil && r.Name != a.ClusterImageSet.Metadata.Name {
+		add(manifests.AgentClusterInstallF, "spec.imageSetRef.name", r.Name, "no ClusterImageSet of that name; %s is named %q", manifests.ClusterImageSetFile, a.ClusterImageSet.Metadata.Name)
+	}
+	if r := a.ClusterDeployment.Spec.ClusterInstallRef; r != nil && r.Name != a.ACI.Metadata.Name {
+		add(manifests.ClusterDeploymentFile, "spec.clusterInstallRef.name", r.Name, "no AgentClusterInstall of that name; %s is named %q", manifests.AgentClusterInstallF, a.ACI.Metadata.Name)
+	}
+	if r := a.InfraEnv.Spec.ClusterRef; r != nil && r.Name != a.ClusterDeployment.Metadata.Name {
+		add(manifests.InfraEnvFile, "spec.clusterRef.name", r.Name, "no ClusterDeployment of that name; %s is named %q", manifests.ClusterDeploymentFile, a.ClusterDeployment.Metadata.Name)
+	}
+	return l.OrNil()
+}
+
+// ExtraManifests are openshift/*.yaml|yml: applied to the new cluster.
+// Each YAML document becomes its own file "<base>-<n><ext>".
+type ExtraManifests struct {
+	Files []NamedFile `json:"files,omitempty"`
+}
+
+// NamedFile is a file name with its content.
+type NamedFile struct {
+	Name string `json:"name"`
+	Data []byte `json:"data"`
+}
+
+// Name implements asset.Asset.
+func (*ExtraManifests) Name() string { return "Extra Manifests" }
+
+// Dependencies implements asset.Asset.
+func (*ExtraManifests) Dependencies() []asset.Asset { return nil }
+
+// Generate leaves the list empty: extra manifests only come from the user.
+func (*ExtraManifests) Generate(context.Context, asset.Parents) error { return nil }
+
+// Load implements asset.Loader.
+func (a *ExtraManifests) Load(d asset.Dir) (bool, error) {
+	var names []string
+	for _, pat := range []string{"openshift/*.yaml", "openshift/*.yml"} {
+		m, err := d.Glob(pat)
+		if err != nil {
+			return false, err
+		}
+		names = append(names, m...)
+	}
+	for _, n := range names {
+		b, err := d.ReadFile(n)
+		if err != nil {
+			return false, fmt.Errorf("read %s: %w", n, err)
+		}
+		docs, err := manifests.SplitManifests(n, b)
+		if err != nil {
+			return false, err
+		}
+		ext := path.Ext(n)
+		base := strings.TrimSuffix(path.Base(n), ext)
+		for i, doc := range docs {
+			a.Files = append(a.Files, NamedFile{Name: fmt.Sprintf("%s-%d%s", base, i, ext), Data: doc})
+		}
+	}
+	return len(a.Files) > 0, nil
+}

@@ -1,0 +1,236 @@
+package manifests
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// AgentConfigFile is the agent-config file name in the asset directory.
+const AgentConfigFile = "agent-config.yaml"
+
+var dnsName = regexp.MustCompile(`^([a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?\.)*[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?\.?$`)
+
+// ValidateAgentConfig checks agent-config.yaml on its own: versions,
+// addresses, URLs, NTP sources and every host entry.
+func ValidateAgentConfig(ac *AgentConfig, lines Lines) error {
+	e := newErrs(AgentConfigFile, lines)
+	switch ac.APIVersion {
+	case "":
+		e.required("apiVersion", "no version was provided; use \"v1beta1\"")
+	case "v1alpha1", "v1beta1":
+	default:
+		e.invalid("apiVersion", ac.APIVersion, "cannot upconvert from version %s; use \"v1beta1\"", ac.APIVersion)
+	}
+	if ac.Kind != "" && ac.Kind != "AgentConfig" {
+		e.invalid("kind", ac.Kind, "must be AgentConfig")
+	}
+	if ac.RendezvousIP != "" {
+		if _, err := netip.ParseAddr(ac.RendezvousIP); err != nil {
+			e.invalid("rendezvousIP", ac.RendezvousIP, "%q is not a valid IP", ac.RendezvousIP)
+		}
+	}
+	if ac.BootArtifactsBaseURL != "" {
+		u, err := url.Parse(ac.BootArtifactsBaseURL)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			e.invalid("bootArtifactsBaseURL", ac.BootArtifactsBaseURL, "invalid URI %q (no scheme); use e.g. http://10.0.0.1:8080/boot", ac.BootArtifactsBaseURL)
+		}
+	}
+	for i, s := range ac.AdditionalNTPSources {
+		if _, err := netip.ParseAddr(s); err == nil {
+			continue
+		}
+		if !dnsName.MatchString(s) {
+			e.invalid(fmt.Sprintf("additionalNTPSources[%d]", i), s, "NTP source is not a valid domain name nor a valid IP")
+		}
+	}
+	known := map[string]bool{"belongs-to-majority-group": true, "belongs-to-machine-cidr": true, "ntp-synced": true,
+		"container-images-available": true, "sufficient-network-latency-requirement-for-role": true,
+		"sufficient-packet-loss-requirement-for-role": true, "has-default-route": true, "api-domain-name-resolved-correctly": true,
+		"api-int-domain-name-resolved-correctly": true, "apps-domain-name-resolved-correctly": true, "dns-wildcard-not-configured": true,
+		"non-overlapping-subnets": true, "mtu-valid": true}
+	for i, v := range ac.DisabledHostValidations {
+		if !known[v] {
+			e.invalid(fmt.Sprintf("disabledHostValidations[%d]", i), v, "not a host validation agentiso lets you disable; use one of belongs-to-majority-group, belongs-to-machine-cidr, ntp-synced, container-images-available, sufficient-network-latency-requirement-for-role, sufficient-packet-loss-requirement-for-role, has-default-route, api-domain-name-resolved-correctly, api-int-domain-name-resolved-correctly, apps-domain-name-resolved-correctly, dns-wildcard-not-configured, non-overlapping-subnets, mtu-valid")
+		}
+	}
+	validateHostEntries(e, ac.Hosts)
+	return e.err()
+}
+
+func validateHostEntries(e *errs, hosts []AgentHost) {
+	macOwner := map[string]string{}
+	nameOwner := map[string]string{}
+	ipOwner := map[netip.Addr]string{}
+	for i, h := range hosts {
+		p := fmt.Sprintf("hosts[%d]", i)
+		switch h.Role {
+		case "", "master", "worker", "arbiter":
+		default:
+			e.forbidden(p+".role", "host role has incorrect value %q. Role must either be 'master', 'arbiter' or 'worker'", h.Role)
+		}
+		if h.Hostname != "" {
+			if !dns1123Subdomain.MatchString(h.Hostname) {
+				e.invalid(p+".hostname", h.Hostname, "must be a lower-case DNS name")
+			}
+			if o, dup := nameOwner[h.Hostname]; dup {
+				e.add(p+".hostname", TypeDuplicate, h.Hostname, "hostname already used by %s", o)
+			}
+			nameOwner[h.Hostname] = p
+		}
+		if h.RootDeviceHints != nil {
+			validateRootDeviceHints(e, p+".rootDeviceHints", h.RootDeviceHints)
+		}
+		ifNames := map[string]bool{}
+		for j, itf := range h.Interfaces {
+			ip := fmt.Sprintf("%s.interfaces[%d]", p, j)
+			if itf.Name == "" {
+				e.required(ip+".name", "each interface needs the name used for it in networkConfig")
+			} else if ifNames[itf.Name] {
+				e.add(ip+".name", TypeDuplicate, itf.Name, "MACs and Interfaces for each host must be unique")
+			}
+			ifNames[itf.Name] = true
+			if itf.MACAddress == "" {
+				e.required(ip+".macAddress", "each interface must have a MAC address defined")
+				continue
+			}
+			if strings.Contains(itf.MACAddress, "-") {
+				e.invalid(ip+".macAddress", itf.MACAddress, "MAC address %s is incorrectly formatted, use XX:XX:XX:XX:XX:XX format", itf.MACAddress)
+				continue
+			}
+			hw, err := net.ParseMAC(itf.MACAddress)
+			if err != nil || len(hw) != 6 {
+				e.invalid(ip+".macAddress", itf.MACAddress, "address %s: invalid MAC address", itf.MACAddress)
+				continue
+			}
+			key := hw.String()
+			if o, dup := macOwner[key]; dup {
+				e.add(ip+".macAddress", TypeDuplicate, itf.MACAddress, "duplicate MAC address found; also used by %s", o)
+			}
+			macOwner[key] = ip
+		}
+		if len(h.InstallerArgs) > 0 {
+			for j, a := range h.InstallerArgs {
+				if strings.TrimSpace(a) == "" {
+					e.invalid(fmt.Sprintf("%s.installerArgs[%d]", p, j), a, "empty coreos-installer argument")
+				}
+			}
+		}
+		if h.IgnitionConfigOverride != "" {
+			var probe struct {
+				Ignition struct {
+					Version string `json:"version"`
+				} `json:"ignition"`
+			}
+			if err := json.Unmarshal([]byte(h.IgnitionConfigOverride), &probe); err != nil || probe.Ignition.Version == "" {
+				e.invalid(p+".ignitionConfigOverride", nil, "must be an Ignition JSON document with ignition.version set, e.g. {\"ignition\":{\"version\":\"3.2.0\"},...}")
+			}
+		}
+		if len(h.NetworkConfig) == 0 || string(h.NetworkConfig) == "null" {
+			continue
+		}
+		nc, err := ParseNetworkConfig(h.NetworkConfig)
+		if err != nil {
+			e.invalid(p+".networkConfig", nil, "%v", err)
+			continue
+		}
+		if len(h.Interfaces) == 0 {
+			e.required(p+".interfaces", "at least one interface for host %d must be provided when networkConfig is set, mapping each NIC name to its MAC", i)
+		}
+		names := nc.InterfaceNames()
+		for j, itf := range h.Interfaces {
+			if itf.Name != "" && !slices.Contains(names, itf.Name) {
+				e.invalid(fmt.Sprintf("%s.interfaces[%d].name", p, j), itf.Name,
+					"not used in this host's networkConfig, so it would never be configured; interfaces there are: %s", strings.Join(names, ", "))
+			}
+		}
+		for _, ip := range nc.StaticIPs() {
+			if o, dup := ipOwner[ip]; dup && o != p {
+				e.add(p+".networkConfig", TypeDuplicate, ip.String(), "static IP also assigned to %s", o)
+			}
+			ipOwner[ip] = p
+		}
+	}
+}
+
+func validateRootDeviceHints(e *errs, p string, h *RootDeviceHints) {
+	if h.DeviceName != "" && !strings.HasPrefix(h.DeviceName, "/dev/") {
+		e.invalid(p+".deviceName", h.DeviceName, "Device Name of root device hint must be path in /dev/ or /dev/disk/by-path/")
+	}
+	if strings.HasPrefix(h.DeviceName, "/dev/disk/") && !strings.HasPrefix(h.DeviceName, "/dev/disk/by-path/") {
+		e.invalid(p+".deviceName", h.DeviceName, "Device Name of root device hint must be path in /dev/ or /dev/disk/by-path/")
+	}
+	if h.WWNWithExtension != "" {
+		e.forbidden(p+".wwnWithExtension", "WWN extensions are not supported in root device hints")
+	}
+	if h.WWNVendorExtension != "" {
+		e.forbidden(p+".wwnVendorExtension", "WWN vendor extensions are not supported in root device hints")
+	}
+	if h.MinSizeGigabytes < 0 {
+		e.invalid(p+".minSizeGigabytes", h.MinSizeGigabytes, "must not be negative")
+	}
+}
+
+// NetworkConfig is the small view of a host's NMState YAML that cluster
+// validation needs (names and static addresses); full parsing and keyfile
+// generation live in pkg/nmstate.
+type NetworkConfig struct {
+	Interfaces []struct {
+		Name string   `json:"name"`
+		Type string   `json:"type"`
+		IPv4 *ipBlock `json:"ipv4"`
+		IPv6 *ipBlock `json:"ipv6"`
+	} `json:"interfaces"`
+}
+
+type ipBlock struct {
+	Enabled any `json:"enabled"`
+	Address []struct {
+		IP           string `json:"ip"`
+		PrefixLength any    `json:"prefix-length"`
+	} `json:"address"`
+}
+
+// ParseNetworkConfig reads the parts of an NMState document validation uses.
+func ParseNetworkConfig(raw json.RawMessage) (*NetworkConfig, error) {
+	var nc NetworkConfig
+	if err := json.Unmarshal(raw, &nc); err != nil {
+		return nil, fmt.Errorf("not an NMState document: %v", err)
+	}
+	return &nc, nil
+}
+
+// InterfaceNames lists the interfaces the config defines, in order.
+func (nc *NetworkConfig) InterfaceNames() []string {
+	var out []string
+	for _, i := range nc.Interfaces {
+		if i.Name != "" {
+			out = append(out, i.Name)
+		}
+	}
+	return out
+}
+
+// StaticIPs lists every static address, IPv4 of each interface before
+// IPv6, interfaces in order.
+func (nc *NetworkConfig) StaticIPs() []netip.Addr {
+	var out []netip.Addr
+	for _, i := range nc.Interfaces {
+		for _, b := range []*ipBlock{i.IPv4, i.IPv6} {
+			if b == nil {
+				continue
+			}
+			for _, a := range b.Address {
+				if ip, err := netip.ParseAddr(a.IP); err == nil {
+					out = append(out, ip)
+				}
+			}
+		}
+	}
+	return out
+}

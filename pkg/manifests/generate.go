@@ -1,0 +1,272 @@
+package manifests
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"strings"
+)
+
+// Label that ties NMStateConfigs to their InfraEnv.
+const InfraEnvLabel = "infraenvs.agent-install.openshift.io"
+
+// ArchToRPM maps install-config architectures to the RPM names used by
+// InfraEnv and ISO file names.
+func ArchToRPM(arch string) string {
+	switch arch {
+	case "amd64", "":
+		return "x86_64"
+	case "arm64":
+		return "aarch64"
+	}
+	return arch
+}
+
+// ClusterImageSetName is "openshift-<version>".
+func ClusterImageSetName(version string) string { return "openshift-" + version }
+
+// PullSecretName is "<cluster>-pull-secret".
+func PullSecretName(cluster string) string { return cluster + "-pull-secret" }
+
+// GeneratePullSecret builds cluster-manifests/pull-secret.yaml.
+func GeneratePullSecret(ic *InstallConfig) *Secret {
+	return &Secret{
+		TypeMeta:   TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		Metadata:   ObjectMeta{Name: PullSecretName(ic.ClusterName()), Namespace: ic.Metadata.Namespace},
+		StringData: map[string]string{".dockerconfigjson": reindentJSON(ic.PullSecret)},
+	}
+}
+
+func reindentJSON(s string) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(strings.TrimSpace(s)), "", "  "); err != nil {
+		return s
+	}
+	return b.String()
+}
+
+// NoProxyWithRendezvous appends the machine network holding the
+// rendezvous IP to noProxy when a proxy is set, unless already listed.
+func NoProxyWithRendezvous(ic *InstallConfig, rendezvousIP string) *Proxy {
+	if ic.Proxy == nil || (ic.Proxy.HTTPProxy == "" && ic.Proxy.HTTPSProxy == "") {
+		return ic.Proxy
+	}
+	p := *ic.Proxy
+	ip, err := netip.ParseAddr(rendezvousIP)
+	if err != nil {
+		return &p
+	}
+	for _, m := range ic.Networking.MachineNetwork {
+		pfx, err := netip.ParsePrefix(m.CIDR)
+		if err != nil || !pfx.Contains(ip) {
+			continue
+		}
+		for _, e := range strings.Split(p.NoProxy, ",") {
+			if strings.TrimSpace(e) == m.CIDR {
+				return &p
+			}
+		}
+		if p.NoProxy == "" {
+			p.NoProxy = m.CIDR
+		} else {
+			p.NoProxy += "," + m.CIDR
+		}
+		return &p
+	}
+	return &p
+}
+
+// GenerateInfraEnv builds cluster-manifests/infraenv.yaml.
+func GenerateInfraEnv(ic *InstallConfig, ac *AgentConfig, rendezvousIP string) *InfraEnv {
+	name, ns := ic.ClusterName(), ic.Metadata.Namespace
+	ie := &InfraEnv{
+		TypeMeta: TypeMeta{APIVersion: "agent-install.openshift.io/v1beta1", Kind: "InfraEnv"},
+		Metadata: ObjectMeta{Name: name, Namespace: ns},
+		Spec: InfraEnvSpec{
+			ClusterRef:                 &ObjectRef{Name: name, Namespace: ns},
+			CPUArchitecture:            ArchToRPM(ic.ControlPlane.Architecture),
+			SSHAuthorizedKey:           strings.Trim(strings.TrimSpace(ic.SSHKey), "|\t\n"),
+			PullSecretRef:              &LocalObjectRef{Name: PullSecretName(name)},
+			NMStateConfigLabelSelector: LabelSelector{MatchLabels: map[string]string{InfraEnvLabel: name}},
+			AdditionalTrustBundle:      ic.AdditionalTrustBundle,
+			Proxy:                      NoProxyWithRendezvous(ic, rendezvousIP),
+		},
+	}
+	if ac != nil {
+		ie.Spec.AdditionalNTPSources = ac.AdditionalNTPSources
+	}
+	return ie
+}
+
+// GenerateNMStateConfigs builds one NMStateConfig per host that has
+// networkConfig (cluster-manifests/nmstateconfig.yaml).
+func GenerateNMStateConfigs(ic *InstallConfig, hosts []Host) []NMStateConfig {
+	var out []NMStateConfig
+	for i, h := range hosts {
+		if !h.HasNetworkConfig() {
+			continue
+		}
+		out = append(out, NMStateConfig{
+			TypeMeta: TypeMeta{APIVersion: "agent-install.openshift.io/v1beta1", Kind: "NMStateConfig"},
+			Metadata: ObjectMeta{Name: fmt.Sprintf("%s-%d", ic.ClusterName(), i), Namespace: ic.Metadata.Namespace,
+				Labels: map[string]string{InfraEnvLabel: ic.ClusterName()}},
+			Spec: NMStateConfigSpec{Config: h.NetworkConfig, Interfaces: h.Interfaces},
+		})
+	}
+	return out
+}
+
+// PlatformType maps the install-config platform to the ACI platformType.
+func PlatformType(p Platform) string {
+	switch p.PlatformName() {
+	case "baremetal":
+		return "BareMetal"
+	case "vsphere":
+		return "VSphere"
+	case "nutanix":
+		return "Nutanix"
+	case "external":
+		return "External"
+	}
+	return "None"
+}
+
+// GenerateAgentClusterInstall builds cluster-manifests/agent-cluster-install.yaml.
+func GenerateAgentClusterInstall(ic *InstallConfig, hosts []Host, releaseVersion, rendezvousIP string) (*AgentClusterInstall, error) {
+	name := ic.ClusterName()
+	n := ic.Networking
+	pt := PlatformType(ic.Platform)
+	umn := pt == "None" || pt == "External"
+	aci := &AgentClusterInstall{
+		TypeMeta: TypeMeta{APIVersion: "extensions.hive.openshift.io/v1beta1", Kind: "AgentClusterInstall"},
+		Metadata: ObjectMeta{Name: name, Namespace: ic.Metadata.Namespace},
+		Spec: ACISpec{
+			ImageSetRef:          &LocalObjectRef{Name: ClusterImageSetName(releaseVersion)},
+			ClusterDeploymentRef: LocalObjectRef{Name: name},
+			Networking: ACINetworking{
+				MachineNetwork:        n.MachineNetwork,
+				ClusterNetwork:        n.ClusterNetwork,
+				ServiceNetwork:        n.ServiceNetwork,
+				NetworkType:           n.NetworkType,
+				UserManagedNetworking: &umn,
+			},
+			SSHPublicKey: strings.TrimSpace(ic.SSHKey),
+			ProvisionRequirements: ProvisionRequirements{
+				ControlPlaneAgents: int(ic.ControlPlaneReplicas()),
+				ArbiterAgents:      int(ic.ArbiterReplicas()),
+				WorkerAgents:       int(ic.ComputeReplicas()),
+			},
+			PlatformType: pt,
+			Proxy:        NoProxyWithRendezvous(ic, rendezvousIP),
+		},
+	}
+	if api := ic.Platform.APIVIPs(); len(api) > 0 {
+		aci.Spec.APIVIPs = api
+		if pt == "BareMetal" {
+			aci.Spec.APIVIP = api[0]
+		}
+	}
+	if ing := ic.Platform.IngressVIPs(); len(ing) > 0 {
+		aci.Spec.IngressVIPs = ing
+		if pt == "BareMetal" {
+			aci.Spec.IngressVIP = ing[0]
+		}
+	}
+	if ex := ic.Platform.External; ex != nil {
+		aci.Spec.External = &ExternalPlatform{PlatformName: ex.PlatformName, CloudControllerManager: ex.CloudControllerManager}
+	}
+	if ic.Platform.userManagedLB() {
+		aci.Spec.LoadBalancer = &LoadBalancer{Type: "UserManaged"}
+	}
+	overrides, err := installConfigOverrides(ic)
+	if err != nil {
+		return nil, err
+	}
+	if overrides != "" {
+		aci.Metadata.Annotations = map[string]string{"agent-install.openshift.io/install-config-overrides": overrides}
+	}
+	return aci, nil
+}
+
+// installConfigOverrides is the JSON of install-config settings the ACI
+// cannot express; assisted-service merges it into its install-config.
+func installConfigOverrides(ic *InstallConfig) (string, error) {
+	o := map[string]any{}
+	if ic.FIPS {
+		o["fips"] = true
+	}
+	if ic.Capabilities != nil {
+		o["capabilities"] = ic.Capabilities
+	}
+	if ic.CPUPartitioningMode != "" && ic.CPUPartitioningMode != "None" {
+		o["cpuPartitioningMode"] = ic.CPUPartitioningMode
+	}
+	if ic.AdditionalTrustBundlePolicy != "" && ic.AdditionalTrustBundlePolicy != "Proxyonly" {
+		o["additionalTrustBundlePolicy"] = ic.AdditionalTrustBundlePolicy
+	}
+	if ic.FeatureSet != "" {
+		o["featureSet"] = ic.FeatureSet
+	}
+	if len(ic.FeatureGates) > 0 {
+		o["featureGates"] = ic.FeatureGates
+	}
+	if nt := ic.Networking.NetworkType; nt != "OVNKubernetes" && nt != "OpenShiftSDN" {
+		o["networking"] = ic.Networking
+	}
+	switch {
+	case ic.Platform.BareMetal != nil && hasBMC(ic.Platform.BareMetal):
+		bm := *ic.Platform.BareMetal
+		o["platform"] = map[string]any{"baremetal": bm}
+	case ic.Platform.VSphere != nil && (len(ic.Platform.VSphere.VCenters) > 0 || len(ic.Platform.VSphere.APIVIPs) > 1):
+		o["platform"] = map[string]any{"vsphere": ic.Platform.VSphere}
+	case ic.Platform.Nutanix != nil:
+		o["platform"] = map[string]any{"nutanix": ic.Platform.Nutanix}
+	case ic.Platform.External != nil && (ic.Platform.External.PlatformName != "" || ic.Platform.External.CloudControllerManager != ""):
+		o["platform"] = map[string]any{"external": ic.Platform.External}
+	}
+	if len(o) == 0 {
+		return "", nil
+	}
+	b, err := json.Marshal(o)
+	if err != nil {
+		return "", fmt.Errorf("encode install-config overrides: %w", err)
+	}
+	return string(b), nil
+}
+
+func hasBMC(bm *BareMetalPlatform) bool {
+	for _, h := range bm.Hosts {
+		if h.BMC != nil && h.BMC.Address != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// GenerateClusterDeployment builds cluster-manifests/cluster-deployment.yaml.
+func GenerateClusterDeployment(ic *InstallConfig) *ClusterDeployment {
+	name := ic.ClusterName()
+	return &ClusterDeployment{
+		TypeMeta: TypeMeta{APIVersion: "hive.openshift.io/v1", Kind: "ClusterDeployment"},
+		Metadata: ObjectMeta{Name: name, Namespace: ic.Metadata.Namespace},
+		Spec: ClusterDeploymentSpec{
+			BaseDomain:  ic.BaseDomain,
+			ClusterName: name,
+			ClusterInstallRef: &ClusterInstallRef{Group: "extensions.hive.openshift.io", Kind: "AgentClusterInstall",
+				Name: name, Version: "v1beta1"},
+			ControlPlaneConfig: ControlPlaneConfig{ServingCertificates: json.RawMessage("{}")},
+			Platform:           json.RawMessage(`{"agentBareMetal":{"agentSelector":{}}}`),
+			PullSecretRef:      &LocalObjectRef{Name: PullSecretName(name)},
+		},
+	}
+}
+
+// GenerateClusterImageSet builds cluster-manifests/cluster-image-set.yaml.
+func GenerateClusterImageSet(namespace, releaseImage, releaseVersion string) *ClusterImageSet {
+	return &ClusterImageSet{
+		TypeMeta: TypeMeta{APIVersion: "hive.openshift.io/v1", Kind: "ClusterImageSet"},
+		Metadata: ObjectMeta{Name: ClusterImageSetName(releaseVersion), Namespace: namespace},
+		Spec:     ClusterImageSetSpec{ReleaseImage: releaseImage},
+	}
+}

@@ -1,0 +1,77 @@
+package manifests
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Mirror file names inside the asset directory.
+const (
+	RegistriesConfFile = "mirror/registries.conf"
+	CABundleFile       = "mirror/ca-bundle.crt"
+)
+
+// DefaultRegistriesConf is what podman ships when no mirror is configured.
+const DefaultRegistriesConf = `unqualified-search-registries = []
+
+short-name-mode = ""
+`
+
+// GenerateRegistriesConf renders containers-registries.conf(5) (v2) from
+// imageDigestSources: one [[registry]] per source, digest-only mirrors,
+// blocked when the source must never be contacted.
+func GenerateRegistriesConf(sources []ImageDigestSource) string {
+	if len(sources) == 0 {
+		return DefaultRegistriesConf
+	}
+	var b strings.Builder
+	b.WriteString("unqualified-search-registries = []\nshort-name-mode = \"\"\n")
+	for _, s := range sources {
+		fmt.Fprintf(&b, "\n[[registry]]\n  location = %q\n  mirror-by-digest-only = true\n", s.Source)
+		if s.SourcePolicy == "NeverContactSource" {
+			b.WriteString("  blocked = true\n")
+		}
+		for _, m := range s.Mirrors {
+			fmt.Fprintf(&b, "\n  [[registry.mirror]]\n    location = %q\n", m)
+		}
+	}
+	return b.String()
+}
+
+// MirrorCovers reports whether some source is a prefix of the release
+// image repository, so the release can be pulled through a mirror.
+func MirrorCovers(sources []ImageDigestSource, releaseImage string) bool {
+	repo := releaseImage
+	if i := strings.IndexAny(repo, "@"); i >= 0 {
+		repo = repo[:i]
+	} else if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
+		repo = repo[:i]
+	}
+	for _, s := range sources {
+		if repo == s.Source || strings.HasPrefix(repo, s.Source+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// RegistriesConfLocations lists the location keys of a registries.conf,
+// enough to warn when the release image is not covered.
+func RegistriesConfLocations(conf string) []string {
+	var out []string
+	inRegistry := false
+	for _, line := range strings.Split(conf, "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case t == "[[registry]]":
+			inRegistry = true
+		case strings.HasPrefix(t, "[["):
+			inRegistry = false
+		case inRegistry && strings.HasPrefix(t, "location"):
+			if _, v, ok := strings.Cut(t, "="); ok {
+				out = append(out, strings.Trim(strings.TrimSpace(v), `"'`))
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,272 @@
+package manifests
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"strings"
+)
+
+// File names of the ZTP manifests inside the asset directory.
+const (
+	ClusterManifestsDir   = "cluster-manifests"
+	PullSecretFile        = ClusterManifestsDir + "/pull-secret.yaml"
+	InfraEnvFile          = ClusterManifestsDir + "/infraenv.yaml"
+	NMStateConfigFile     = ClusterManifestsDir + "/nmstateconfig.yaml"
+	AgentClusterInstallF  = ClusterManifestsDir + "/agent-cluster-install.yaml"
+	ClusterDeploymentFile = ClusterManifestsDir + "/cluster-deployment.yaml"
+	ClusterImageSetFile   = ClusterManifestsDir + "/cluster-image-set.yaml"
+)
+
+// NormalizeSecret fills stringData from base64 data, as upstream does.
+func NormalizeSecret(s *Secret) {
+	if s.StringData == nil && len(s.Data) > 0 {
+		s.StringData = map[string]string{}
+	}
+	for k, v := range s.Data {
+		if _, ok := s.StringData[k]; !ok {
+			s.StringData[k] = string(v)
+		}
+	}
+}
+
+// PullSecretJSON returns the .dockerconfigjson content of the Secret.
+func (s *Secret) PullSecretJSON() string { return s.StringData[".dockerconfigjson"] }
+
+// ValidateSecret checks a user-supplied pull-secret Secret.
+func ValidateSecret(s *Secret, lines Lines) error {
+	e := newErrs(PullSecretFile, lines)
+	switch {
+	case len(s.StringData) == 0:
+		e.required("stringData", "the pull secret is empty; put the pull secret JSON under stringData.\".dockerconfigjson\"")
+	default:
+		v, ok := s.StringData[".dockerconfigjson"]
+		switch {
+		case !ok:
+			e.required("stringData", "the pull secret key '.dockerconfigjson' is not defined")
+		case strings.TrimSpace(v) == "":
+			e.required("stringData", "the pull secret does not contain any data")
+		default:
+			if err := ValidatePullSecret(v); err != nil {
+				e.invalid("stringData", nil, "%v", err)
+			}
+		}
+	}
+	return e.err()
+}
+
+// NormalizeInfraEnv rewrites Go arch names to RPM names.
+func NormalizeInfraEnv(ie *InfraEnv) {
+	if ie.Spec.CPUArchitecture != "" {
+		ie.Spec.CPUArchitecture = ArchToRPM(ie.Spec.CPUArchitecture)
+	}
+}
+
+// ValidateInfraEnv checks a user-supplied InfraEnv.
+func ValidateInfraEnv(ie *InfraEnv, lines Lines) error {
+	e := newErrs(InfraEnvFile, lines)
+	switch ie.Spec.CPUArchitecture {
+	case "", "x86_64", "aarch64", "ppc64le", "s390x":
+	default:
+		e.unsupported("spec.cpuArchitecture", ie.Spec.CPUArchitecture, "x86_64", "aarch64", "ppc64le", "s390x")
+	}
+	if ie.Metadata.Name == "" {
+		e.required("metadata.name", "the InfraEnv needs a name")
+	}
+	if ie.Spec.PullSecretRef == nil || ie.Spec.PullSecretRef.Name == "" {
+		e.required("spec.pullSecretRef.name", "name the pull-secret Secret (cluster-manifests/pull-secret.yaml metadata.name)")
+	}
+	if ie.Spec.SSHAuthorizedKey != "" {
+		if err := ValidateSSHKey(ie.Spec.SSHAuthorizedKey); err != nil {
+			e.invalid("spec.sshAuthorizedKey", nil, "%v", err)
+		}
+	}
+	for i, s := range ie.Spec.AdditionalNTPSources {
+		if _, err := netip.ParseAddr(s); err != nil && !dnsName.MatchString(s) {
+			e.invalid(fmt.Sprintf("spec.additionalNTPSources[%d]", i), s, "NTP source is not a valid domain name nor a valid IP")
+		}
+	}
+	return e.err()
+}
+
+var platformTypes = map[string]string{"baremetal": "BareMetal", "none": "None", "vsphere": "VSphere", "nutanix": "Nutanix", "external": "External"}
+
+// NormalizeACI applies upstream's defaults to a user-supplied ACI and
+// returns notes about what it changed.
+func NormalizeACI(aci *AgentClusterInstall) []string {
+	var notes []string
+	if pt, ok := platformTypes[strings.ToLower(aci.Spec.PlatformType)]; ok && pt != aci.Spec.PlatformType {
+		aci.Spec.PlatformType = pt
+	}
+	if aci.Spec.PlatformType == "" {
+		aci.Spec.PlatformType = "BareMetal"
+		if aci.Spec.ProvisionRequirements.ControlPlaneAgents == 1 {
+			aci.Spec.PlatformType = "None"
+		}
+	}
+	if aci.Spec.Networking.UserManagedNetworking == nil {
+		umn := aci.Spec.PlatformType == "None" || aci.Spec.PlatformType == "External"
+		aci.Spec.Networking.UserManagedNetworking = &umn
+	}
+	if aci.Spec.Networking.NetworkType == "" {
+		aci.Spec.Networking.NetworkType = "OVNKubernetes"
+		notes = append(notes, "NetworkType is not specified in AgentClusterInstall. Defaulting NetworkType to OVNKubernetes.")
+	}
+	return notes
+}
+
+// ValidateACI checks a user-supplied AgentClusterInstall.
+func ValidateACI(aci *AgentClusterInstall, lines Lines) error {
+	e := newErrs(AgentClusterInstallF, lines)
+	s := aci.Spec
+	switch s.PlatformType {
+	case "BareMetal", "None", "VSphere", "Nutanix", "External":
+	default:
+		e.unsupported("spec.platformType", s.PlatformType, "BareMetal", "None", "VSphere", "Nutanix", "External")
+	}
+	if (s.PlatformType == "None" || s.PlatformType == "External") && s.Networking.UserManagedNetworking != nil && !*s.Networking.UserManagedNetworking {
+		e.forbidden("spec.networking.userManagedNetworking", "%s platform requires user-managed networking; set it to true", s.PlatformType)
+	}
+	if s.ProvisionRequirements.ControlPlaneAgents <= 0 {
+		e.required("spec.provisionRequirements.controlPlaneAgents", "must be at least 1")
+	}
+	if s.ClusterDeploymentRef.Name == "" {
+		e.required("spec.clusterDeploymentRef.name", "name the ClusterDeployment (cluster-manifests/cluster-deployment.yaml metadata.name)")
+	}
+	if s.ImageSetRef == nil || s.ImageSetRef.Name == "" {
+		e.required("spec.imageSetRef.name", "name the ClusterImageSet (cluster-manifests/cluster-image-set.yaml metadata.name)")
+	}
+	hosts := s.ProvisionRequirements.ControlPlaneAgents + s.ProvisionRequirements.ArbiterAgents + s.ProvisionRequirements.WorkerAgents
+	for i, c := range s.Networking.ClusterNetwork {
+		p := fmt.Sprintf("spec.networking.clusterNetwork[%d]", i)
+		pfx, err := netip.ParsePrefix(c.CIDR)
+		if err != nil {
+			e.invalid(p+".cidr", c.CIDR, "error parsing the clusterNetwork CIDR")
+			continue
+		}
+		if s.Networking.NetworkType == "OpenShiftSDN" && pfx.Addr().Is6() {
+			e.required("spec.networking.networkType", "clusterNetwork CIDR is IPv6 and is not compatible with networkType OpenShiftSDN")
+		}
+		if s.Networking.NetworkType == "OVNKubernetes" {
+			bits := pfx.Addr().BitLen()
+			if int(c.HostPrefix) > bits-7 {
+				e.invalid(p+".hostPrefix", c.HostPrefix, "must be at most %d", bits-7)
+			} else if c.HostPrefix > 0 && int(c.HostPrefix) >= pfx.Bits() && hosts > 0 {
+				avail := int(c.HostPrefix) - pfx.Bits()
+				if avail < 63 && 1<<avail < hosts {
+					e.invalid(p+".cidr", c.CIDR, "prefix length %d not large enough to accommodate %d hosts with hostPrefix length %d", pfx.Bits(), hosts, c.HostPrefix)
+				}
+			}
+		}
+	}
+	for i, sn := range s.Networking.ServiceNetwork {
+		pfx, err := netip.ParsePrefix(sn)
+		if err != nil {
+			e.invalid(fmt.Sprintf("spec.networking.serviceNetwork[%d]", i), sn, "not a CIDR")
+			continue
+		}
+		if s.Networking.NetworkType == "OpenShiftSDN" && pfx.Addr().Is6() {
+			e.required("spec.networking.networkType", "serviceNetwork CIDR is IPv6 and is not compatible with networkType OpenShiftSDN")
+		}
+	}
+	for i, m := range s.Networking.MachineNetwork {
+		if _, err := netip.ParsePrefix(m.CIDR); err != nil {
+			e.invalid(fmt.Sprintf("spec.networking.machineNetwork[%d].cidr", i), m.CIDR, "not a CIDR")
+		}
+	}
+	if d := s.DiskEncryption; d != nil {
+		switch d.EnableOn {
+		case "", "none", "all", "masters", "workers":
+		default:
+			e.unsupported("spec.diskEncryption.enableOn", d.EnableOn, "none", "all", "masters", "workers")
+		}
+		switch d.Mode {
+		case "", "tpmv2", "tang":
+		default:
+			e.unsupported("spec.diskEncryption.mode", d.Mode, "tpmv2", "tang")
+		}
+		if d.Mode == "tang" && d.TangServers == "" {
+			e.required("spec.diskEncryption.tangServers", "tang mode needs tangServers (a JSON list of {url, thumbprint})")
+		}
+	}
+	if ann := aci.Metadata.Annotations["agent-install.openshift.io/install-config-overrides"]; ann != "" {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(ann), &m); err != nil {
+			e.invalid("metadata.annotations[agent-install.openshift.io/install-config-overrides]", nil, "must be a JSON object: %v", err)
+		}
+	}
+	return e.err()
+}
+
+// ValidateClusterDeployment checks a user-supplied ClusterDeployment.
+func ValidateClusterDeployment(cd *ClusterDeployment, lines Lines) error {
+	e := newErrs(ClusterDeploymentFile, lines)
+	if cd.Spec.ClusterName == "" {
+		e.required("spec.clusterName", "the cluster name is required")
+	} else if !dns1123Label.MatchString(cd.Spec.ClusterName) {
+		e.invalid("spec.clusterName", cd.Spec.ClusterName, "must be lower-case letters, digits and '-'")
+	}
+	if cd.Spec.BaseDomain == "" {
+		e.required("spec.baseDomain", "the base DNS domain is required")
+	} else if !dns1123Subdomain.MatchString(cd.Spec.BaseDomain) {
+		e.invalid("spec.baseDomain", cd.Spec.BaseDomain, "must be a valid DNS subdomain")
+	}
+	if cd.Spec.PullSecretRef == nil || cd.Spec.PullSecretRef.Name == "" {
+		e.required("spec.pullSecretRef.name", "name the pull-secret Secret")
+	}
+	return e.err()
+}
+
+// ValidateClusterImageSet checks the ClusterImageSet against the release
+// image this agentiso build installs.
+func ValidateClusterImageSet(cis *ClusterImageSet, lines Lines, releaseImage string) error {
+	e := newErrs(ClusterImageSetFile, lines)
+	switch {
+	case cis.Spec.ReleaseImage == "":
+		e.required("spec.releaseImage", "the release image pull spec is required")
+	case cis.Spec.ReleaseImage != releaseImage:
+		e.forbidden("spec.releaseImage", "value must be equal to %s (the release image of this run; pass --release-image %s to install that one instead)", releaseImage, cis.Spec.ReleaseImage)
+	}
+	return e.err()
+}
+
+// ValidateNMStateConfigs checks user NMStateConfigs: labels must exist and
+// match the InfraEnv selector; interface tables must be well formed.
+func ValidateNMStateConfigs(list []NMStateConfig, lines []Lines, ie *InfraEnv) error {
+	var all ErrorList
+	for i, n := range list {
+		var l Lines
+		if i < len(lines) {
+			l = lines[i]
+		}
+		e := newErrs(NMStateConfigFile, l)
+		doc := fmt.Sprintf("document %d (%s)", i+1, n.Metadata.Name)
+		if len(n.Metadata.Labels) == 0 {
+			e.required("metadata.labels", "%s does not have any label set; add %s: <infraenv name>", doc, InfraEnvLabel)
+		} else if ie != nil {
+			want := ie.Spec.NMStateConfigLabelSelector.MatchLabels
+			for k, v := range want {
+				if n.Metadata.Labels[k] != v {
+					e.required("metadata.labels", "infraEnv and %s NMState Config labels do not match. Expected: %v Found: %v", n.Metadata.Name, want, n.Metadata.Labels)
+					break
+				}
+			}
+		}
+		if len(n.Spec.Config) > 0 && len(n.Spec.Interfaces) == 0 {
+			e.required("spec.interfaces", "at least one interface for host %d must be provided", i)
+		}
+		seenName, seenMAC := map[string]bool{}, map[string]bool{}
+		for j, itf := range n.Spec.Interfaces {
+			p := fmt.Sprintf("spec.interfaces[%d]", j)
+			if strings.Contains(itf.MACAddress, "-") {
+				e.invalid(p+".macAddress", itf.MACAddress, "MAC address %s for host %d is incorrectly formatted, use XX:XX:XX:XX:XX:XX format", itf.MACAddress, i)
+			}
+			if seenName[itf.Name] || seenMAC[NormalizeMAC(itf.MACAddress)] {
+				e.add(p, TypeDuplicate, itf.Name, "MACs and Interfaces for host %d must be unique", i)
+			}
+			seenName[itf.Name], seenMAC[NormalizeMAC(itf.MACAddress)] = true, true
+		}
+		all = append(all, e.list...)
+	}
+	return all.OrNil()
+}
