@@ -58,17 +58,62 @@ func FuzzDecodeStrict(f *testing.F) {
 	f.Add([]byte("a: &x [*x]\n"))
 	f.Add([]byte("{{{"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var ic InstallConfig
-		_, err1 := DecodeStrict("install-config.yaml", data, &ic)
-		var ac AgentConfig
-		_, err2 := DecodeStrict("agent-config.yaml", data, &ac)
-		var ps Secret
-		_, err3 := DecodeStrict("pull-secret.yaml", data, &ps)
-		_, _, err4 := DecodeStrictAll("nmstateconfig.yaml", data, func() any { return &NMStateConfig{} })
-		for _, err := range []error{err1, err2, err3, err4} {
+		check := func(err error) {
 			if err != nil && err.Error() == "" {
 				t.Fatal("error with empty message")
 			}
 		}
+		var ic InstallConfig
+		if d, err := DecodeStrict("install-config.yaml", data, &ic); err == nil {
+			ic.SetDefaults()
+			check(ValidateInstallConfig(&ic, d.Lines))
+		} else {
+			check(err)
+		}
+		var ac AgentConfig
+		if d, err := DecodeStrict("agent-config.yaml", data, &ac); err == nil {
+			check(ValidateAgentConfig(&ac, d.Lines))
+			hosts, _ := ResolveHosts(&ic, &ac)
+			ip, err := ChooseRendezvousIP(ac.RendezvousIP, hosts, nil)
+			check(err)
+			err, _ = ValidateCluster(&ic, hosts, ip)
+			check(err)
+		} else {
+			check(err)
+		}
+		var ps Secret
+		if d, err := DecodeStrict("pull-secret.yaml", data, &ps); err == nil {
+			NormalizeSecret(&ps)
+			check(ValidateSecret(&ps, d.Lines))
+		}
+		var ie InfraEnv
+		if d, err := DecodeStrict("infraenv.yaml", data, &ie); err == nil {
+			NormalizeInfraEnv(&ie)
+			check(ValidateInfraEnv(&ie, d.Lines))
+		}
+		var aci AgentClusterInstall
+		if d, err := DecodeStrict("agent-cluster-install.yaml", data, &aci); err == nil {
+			NormalizeACI(&aci)
+			check(ValidateACI(&aci, d.Lines))
+		}
+		var cd ClusterDeployment
+		if d, err := DecodeStrict("cluster-deployment.yaml", data, &cd); err == nil {
+			check(ValidateClusterDeployment(&cd, d.Lines))
+		}
+		var cis ClusterImageSet
+		if d, err := DecodeStrict("cluster-image-set.yaml", data, &cis); err == nil {
+			check(ValidateClusterImageSet(&cis, d.Lines, "quay.io/x:1"))
+		}
+		if outs, infos, err := DecodeStrictAll("nmstateconfig.yaml", data, func() any { return &NMStateConfig{} }); err == nil {
+			var list []NMStateConfig
+			var lines []Lines
+			for i, o := range outs {
+				list = append(list, *o.(*NMStateConfig))
+				lines = append(lines, infos[i].Lines)
+			}
+			check(ValidateNMStateConfigs(list, lines, &ie))
+		}
+		_, err := SplitManifests("openshift/x.yaml", data)
+		check(err)
 	})
 }
