@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -39,9 +43,17 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 	root.SetIn(in)
 	root.SetOut(out)
 	root.SetErr(errOut)
-	err := root.Execute()
+	// Ctrl-C or SIGTERM cancels the context: long work stops, temp files
+	// are removed, and nothing half-written is left behind.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
+	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		fmt.Fprintln(errOut, "ERROR interrupted; nothing was left half-written")
+		return 130
 	}
 	fmt.Fprintf(errOut, "ERROR %s\n", strings.TrimSpace(err.Error()))
 	var ee *exitError
