@@ -1,0 +1,124 @@
+package manifests
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func staticHost(role, ip string) Host {
+	nc := `{"interfaces":[{"name":"eth0","type":"ethernet","ipv4":{"enabled":true,"address":[{"ip":"` + ip + `","prefix-length":24}]}}]}`
+	return Host{Role: role, NetworkConfig: json.RawMessage(nc), Interfaces: []HostInterface{{Name: "eth0", MACAddress: "52:54:00:00:00:01"}},
+		File: AgentConfigFile, Path: "hosts[0]"}
+}
+
+func TestChooseRendezvousIPPrefersControlPlane(t *testing.T) {
+	hosts := []Host{staticHost("worker", "10.0.0.9"), staticHost("", "10.0.0.8"), staticHost("master", "10.0.0.7")}
+	ip, err := ChooseRendezvousIP("", hosts, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "10.0.0.7", ip)
+	ip, err = ChooseRendezvousIP("", hosts[:2], nil)
+	require.NoError(t, err)
+	assert.Equal(t, "10.0.0.8", ip, "role-less hosts come after masters")
+	ip, err = ChooseRendezvousIP("fd00::0001", nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "fd00::1", ip, "canonical form")
+	_, err = ChooseRendezvousIP("", []Host{{Role: "master"}}, nil)
+	assert.ErrorContains(t, err, "missing rendezvousIP")
+	ip, err = ChooseRendezvousIP("", nil, []NMStateConfig{{Spec: NMStateConfigSpec{Config: staticHost("", "10.1.1.1").NetworkConfig}}})
+	require.NoError(t, err)
+	assert.Equal(t, "10.1.1.1", ip)
+}
+
+func TestRoleCountsFillsMastersFirst(t *testing.T) {
+	hosts := []Host{{}, {}, {}, {Role: "worker"}, {}}
+	m, a, w := RoleCounts(hosts, 3, 0)
+	assert.Equal(t, []int64{3, 0, 2}, []int64{m, a, w})
+	m, a, w = RoleCounts(hosts, 1, 1)
+	assert.Equal(t, []int64{1, 1, 3}, []int64{m, a, w})
+}
+
+func clusterIC(t *testing.T) *InstallConfig {
+	t.Helper()
+	ic := &InstallConfig{APIVersion: "v1", Metadata: ObjectMeta{Name: "c"}, BaseDomain: "example.com",
+		ControlPlane: &MachinePool{Name: "master", Replicas: ptr(int64(1))}, Compute: []MachinePool{{Name: "worker", Replicas: ptr(int64(0))}},
+		Networking: &Networking{MachineNetwork: []MachineNetwork{{CIDR: "10.0.0.0/24"}}}, Platform: Platform{None: &struct{}{}}}
+	ic.SetDefaults()
+	return ic
+}
+
+func TestValidateClusterRendezvousRules(t *testing.T) {
+	ic := clusterIC(t)
+	err, _ := ValidateCluster(ic, []Host{staticHost("master", "10.0.0.7")}, "10.0.0.7")
+	assert.NoError(t, err)
+
+	err, _ = ValidateCluster(ic, []Host{staticHost("master", "10.0.0.7")}, "10.0.0.8")
+	assert.ErrorContains(t, err, "is not a static address of any control-plane host's networkConfig")
+
+	err, _ = ValidateCluster(ic, nil, "192.168.1.1")
+	assert.ErrorContains(t, err, `agent-config.yaml: rendezvousIP: Invalid value: "192.168.1.1": is outside every machine network (10.0.0.0/24)`)
+
+	ic.ControlPlane.Replicas = ptr(int64(3))
+	ic.Compute[0].Replicas = ptr(int64(1))
+	hosts := []Host{staticHost("master", "10.0.0.7"), staticHost("worker", "10.0.0.8")}
+	err, _ = ValidateCluster(ic, hosts, "10.0.0.8")
+	assert.ErrorContains(t, err, "Host hosts[0] has role 'worker' and has the rendezvousIP assigned to it")
+}
+
+func TestValidateClusterHostCounts(t *testing.T) {
+	ic := clusterIC(t)
+	ic.ControlPlane.Replicas = ptr(int64(3))
+	hosts := []Host{{Role: "master"}, {Role: "master"}, {Role: "master"}, {Role: "master"}, {Role: "worker"}}
+	err, _ := ValidateCluster(ic, hosts, "10.0.0.1")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the number of master hosts defined (4) exceeds the configured ControlPlane replicas (3)")
+	assert.Contains(t, err.Error(), "the number of worker hosts defined (1) exceeds the configured Compute replicas (0)")
+	_, warns := ValidateCluster(ic, hosts[:2], "10.0.0.1")
+	require.Len(t, warns, 1)
+	assert.Contains(t, warns[0].Msg, "not enough master hosts defined (2)")
+}
+
+func TestNoProxyGetsRendezvousMachineNetwork(t *testing.T) {
+	ic := clusterIC(t)
+	ic.Proxy = &Proxy{HTTPProxy: "http://p:3128", NoProxy: "example.com"}
+	p := NoProxyWithRendezvous(ic, "10.0.0.7")
+	assert.Equal(t, "example.com,10.0.0.0/24", p.NoProxy)
+	assert.Equal(t, "example.com", ic.Proxy.NoProxy, "input is not modified")
+	ic.Proxy.NoProxy = "10.0.0.0/24"
+	assert.Equal(t, "10.0.0.0/24", NoProxyWithRendezvous(ic, "10.0.0.7").NoProxy)
+}
+
+func TestInstallConfigOverrides(t *testing.T) {
+	ic := clusterIC(t)
+	s, err := installConfigOverrides(ic)
+	require.NoError(t, err)
+	assert.Empty(t, s)
+	ic.FIPS = true
+	ic.CPUPartitioningMode = "AllNodes"
+	s, err = installConfigOverrides(ic)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"fips":true,"cpuPartitioningMode":"AllNodes"}`, s)
+}
+
+func TestGenerateRegistriesConf(t *testing.T) {
+	conf := GenerateRegistriesConf([]ImageDigestSource{{Source: "quay.io/openshift-release-dev/ocp-release",
+		Mirrors: []string{"mirror.local:5000/ocp/release"}, SourcePolicy: "NeverContactSource"}})
+	assert.Contains(t, conf, "[[registry]]\n  location = \"quay.io/openshift-release-dev/ocp-release\"\n  mirror-by-digest-only = true\n  blocked = true\n")
+	assert.Contains(t, conf, "[[registry.mirror]]\n    location = \"mirror.local:5000/ocp/release\"\n")
+	assert.Equal(t, []string{"quay.io/openshift-release-dev/ocp-release"}, RegistriesConfLocations(conf))
+	assert.True(t, MirrorCovers([]ImageDigestSource{{Source: "quay.io/openshift-release-dev/ocp-release"}}, "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64"))
+	assert.True(t, MirrorCovers([]ImageDigestSource{{Source: "quay.io/openshift-release-dev"}}, "quay.io/openshift-release-dev/ocp-release@sha256:abc"))
+	assert.False(t, MirrorCovers([]ImageDigestSource{{Source: "quay.io/other"}}, "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64"))
+	assert.Equal(t, DefaultRegistriesConf, GenerateRegistriesConf(nil))
+}
+
+func TestSplitManifests(t *testing.T) {
+	docs, err := SplitManifests("openshift/a.yaml", []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n"))
+	require.NoError(t, err)
+	require.Len(t, docs, 2)
+	assert.Equal(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n", string(docs[1]))
+	_, err = SplitManifests("openshift/a.yaml", []byte("kind: ConfigMap\n"))
+	assert.EqualError(t, err, "openshift/a.yaml:1: every document needs apiVersion, kind and metadata.name")
+}
