@@ -402,8 +402,8 @@ func (g *gen) priorities() {
 }
 
 func enabled(c *IPConfig) bool { return c != nil && c.Enabled != nil && *c.Enabled }
-func isTrue(b *bool) bool       { return b != nil && *b }
-func isFalse(b *bool) bool      { return b != nil && !*b }
+func isTrue(b *bool) bool      { return b != nil && *b }
+func isFalse(b *bool) bool     { return b != nil && !*b }
 
 // ipOn reports whether the interface may carry IP of family fam.
 func (c *conn) ipOn(fam int) bool {

@@ -38,19 +38,19 @@ type Interface struct {
 	// Type is the nmstate type; "ethernet" when omitted in the YAML.
 	Type string
 	// TypeGiven is the type exactly as written ("" when omitted).
-	TypeGiven   string
-	State       string
-	MTU         *uint64
-	MACAddress  string
-	Identifier  string // "", "name" or "mac-address"
-	ProfileName string
-	Controller  *string
-	IPv4        *IPConfig // nil when the `ipv4` block is omitted
-	IPv6        *IPConfig // nil when the `ipv6` block is omitted
-	Bond        *BondConfig
-	Bridge      *BridgeConfig
-	VLAN        *VLANConfig
-	Ethernet    *EthernetConfig
+	TypeGiven             string
+	State                 string
+	MTU                   *uint64
+	MACAddress            string
+	Identifier            string // "", "name" or "mac-address"
+	ProfileName           string
+	Controller            *string
+	IPv4                  *IPConfig // nil when the `ipv4` block is omitted
+	IPv6                  *IPConfig // nil when the `ipv6` block is omitted
+	Bond                  *BondConfig
+	Bridge                *BridgeConfig
+	VLAN                  *VLANConfig
+	Ethernet              *EthernetConfig
 	AcceptAllMACAddresses *bool
 
 	// Path is the YAML path of the entry, e.g. "interfaces[2]".
