@@ -355,6 +355,9 @@ func Parse(data []byte) (*State, error) {
 		}
 		root = root.Content[0]
 	}
+	if root.Kind == 0 || isNull(root) {
+		return st, nil
+	}
 	p.mapping(root, "", map[string]fieldFn{
 		"interfaces": func(v *yaml.Node, path string) {
 			p.sequence(v, path, func(i int, item *yaml.Node, ipath string) {
@@ -433,7 +436,15 @@ func (p *parser) iface(n *yaml.Node, path string) Interface {
 		},
 		"accept-all-mac-addresses": p.boolean(&ifc.AcceptAllMACAddresses),
 	}
+	before := len(p.errs)
 	p.mapping(n, path, fields)
+	if ifc.Name != "" {
+		for _, e := range p.errs[before:] {
+			if fe, ok := e.(*FieldError); ok {
+				fe.Msg = "interface " + ifc.Name + ": " + fe.Msg
+			}
+		}
+	}
 	if n.Kind == yaml.MappingNode && !hasName {
 		p.errorf(n, path, "missing field `name`: every interface needs a name")
 	}
