@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Options control Generate.
@@ -242,6 +243,14 @@ func (g *gen) checkIface(ifc *Interface) {
 		}
 		ifc.Type = TypeEthernet
 	}
+	if strings.ContainsAny(ifc.Name, "/") || ifc.Name == "." || ifc.Name == ".." {
+		g.fail(ifc, "name", "%q is not a valid interface name: it must not be \".\", \"..\" or contain '/'", ifc.Name)
+	} else if strict && strings.ContainsFunc(ifc.Name, func(r rune) bool { return r == ':' || unicode.IsSpace(r) }) {
+		g.fail(ifc, "name", "%q is not a valid interface name: it must not contain ':' or whitespace", ifc.Name)
+	}
+	if strings.Contains(ifc.ProfileName, "/") || ifc.ProfileName == "." || ifc.ProfileName == ".." {
+		g.fail(ifc, "profile-name", "%q cannot be a file name: it must not be \".\", \"..\" or contain '/'", ifc.ProfileName)
+	}
 	if strict && len(ifc.Name) > maxIfaceName {
 		g.fail(ifc, "name", "name %q is %d bytes long, the kernel allows at most %d: use a shorter name", ifc.Name, len(ifc.Name), maxIfaceName)
 	}
@@ -319,6 +328,10 @@ func (g *gen) ports() {
 			return
 		}
 		pc, ok := g.by[port]
+		if !ok && (port == "" || port == "." || port == ".." || strings.Contains(port, "/")) {
+			g.fail(ctrl.ifc, field, "%q is not a valid port name: give the port's interface name", port)
+			return
+		}
 		if !ok {
 			// nmstate: "Assuming undefined port X as ethernet".
 			pc = &conn{ifc: &Interface{Name: port, Type: TypeEthernet, State: StateUp}, auto: true, idx: -1}

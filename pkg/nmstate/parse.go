@@ -221,10 +221,24 @@ func (p *parser) str(dst *string) fieldFn {
 		if isNull(p.resolve(v)) {
 			return
 		}
-		if s, ok := p.scalar(v, path); ok {
+		if s, ok := p.text(v, path); ok {
 			*dst = s
 		}
 	}
+}
+
+// text is a scalar that ends up in a keyfile: control characters would
+// break the file, so they are rejected.
+func (p *parser) text(v *yaml.Node, path string) (string, bool) {
+	s, ok := p.scalar(v, path)
+	if !ok {
+		return "", false
+	}
+	if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		p.errorf(p.resolve(v), path, "%q contains a control character (newline, tab, ...): remove it", s)
+		return "", false
+	}
+	return s, true
 }
 
 func (p *parser) strList(dst *[]string, given *bool) fieldFn {
@@ -234,7 +248,7 @@ func (p *parser) strList(dst *[]string, given *bool) fieldFn {
 		}
 		*dst = []string{}
 		p.sequence(v, path, func(_ int, item *yaml.Node, ipath string) {
-			if s, ok := p.scalar(item, ipath); ok {
+			if s, ok := p.text(item, ipath); ok {
 				*dst = append(*dst, s)
 			}
 		})
@@ -661,7 +675,7 @@ func (p *parser) bond(n *yaml.Node, path string) *BondConfig {
 				})
 			}
 			for name := range bondStrings {
-				add(name, func(s string, _ *yaml.Node, _ string) (string, bool) { return s, true })
+				add(name, func(_ string, v *yaml.Node, op string) (string, bool) { return p.text(v, op) })
 			}
 			p.mapping(v, fp, fields)
 		},
