@@ -101,6 +101,7 @@ type dnsKeys struct {
 }
 
 type gen struct {
+	lines map[string]int
 	opts  Options
 	errs  []error
 	conns []*conn
@@ -115,11 +116,15 @@ func (g *gen) fail(ifc *Interface, field, format string, args ...any) {
 	if ifc != nil {
 		path = join(ifc.Path, field)
 		line = ifc.Line
+		if l, ok := g.lines[path]; ok {
+			line = l
+		}
 		if ifc.Name != "" {
 			msg = fmt.Sprintf("interface %s: %s", ifc.Name, msg)
 		}
 	} else {
 		path = field
+		line = g.lines[path]
 	}
 	g.errs = append(g.errs, &FieldError{Path: path, Line: line, Msg: msg})
 }
@@ -137,7 +142,7 @@ func (g *gen) err() error {
 
 // Keyfiles validates the state and renders its keyfiles in nmstatectl gc's order.
 func (st *State) Keyfiles(opts Options) ([]Keyfile, error) {
-	g := &gen{opts: opts, by: map[string]*conn{}, abs: map[string]bool{}}
+	g := &gen{opts: opts, by: map[string]*conn{}, abs: map[string]bool{}, lines: st.lines}
 	g.collect(st)
 	if err := g.err(); err != nil {
 		return nil, err

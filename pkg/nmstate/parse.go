@@ -37,6 +37,7 @@ const maxNodes = 200000
 type parser struct {
 	errs  []error
 	nodes int
+	lines map[string]int // YAML path -> line of its key
 }
 
 func (p *parser) errorf(n *yaml.Node, path, format string, args ...any) {
@@ -109,6 +110,9 @@ func (p *parser) mapping(n *yaml.Node, path string, fields map[string]fieldFn) {
 			continue
 		}
 		seen[key] = true
+		if p.lines != nil {
+			p.lines[kpath] = kn.Line
+		}
 		fn, ok := fields[key]
 		if !ok {
 			p.unknownField(kn, kpath, key, fields)
@@ -360,8 +364,8 @@ func Parse(data []byte) (*State, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("invalid YAML: %w", err)
 	}
-	p := &parser{}
-	st := &State{}
+	p := &parser{lines: map[string]int{}}
+	st := &State{lines: p.lines}
 	root := &doc
 	if root.Kind == yaml.DocumentNode {
 		if len(root.Content) == 0 {

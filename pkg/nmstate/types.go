@@ -30,6 +30,8 @@ type State struct {
 	Interfaces []Interface
 	Routes     []Route
 	DNS        DNSConfig
+
+	lines map[string]int // YAML path -> line, for error messages
 }
 
 // Interface is one entry of the `interfaces` list.
