@@ -140,7 +140,8 @@ func (g *gen) err() error {
 	return errors.Join(g.errs...)
 }
 
-// Keyfiles validates the state and renders its keyfiles in nmstatectl gc's order.
+// Keyfiles validates the state and renders its keyfiles in nmstatectl gc's
+// order. The state is not modified.
 func (st *State) Keyfiles(opts Options) ([]Keyfile, error) {
 	g := &gen{opts: opts, by: map[string]*conn{}, abs: map[string]bool{}, lines: st.lines}
 	g.collect(st)
@@ -189,8 +190,10 @@ func (c *conn) id() string {
 // collect checks each interface on its own and indexes them by name.
 func (g *gen) collect(st *State) {
 	firstIdx := map[string]int{}
-	for i := range st.Interfaces {
-		ifc := &st.Interfaces[i]
+	// Work on a copy: lenient mode rewrites unknown types.
+	ifaces := slices.Clone(st.Interfaces)
+	for i := range ifaces {
+		ifc := &ifaces[i]
 		if ifc.Name == "" {
 			g.fail(ifc, "name", "the name is empty; give the interface's name")
 			continue
@@ -793,13 +796,15 @@ func (g *gen) render(c *conn) *keyfile {
 			}
 		}
 	}
-	if ifc.Type == TypeLinuxBridge && ifc.Bridge != nil {
+	if ifc.Type == TypeLinuxBridge {
 		s := kf.section("bridge")
-		for k, v := range ifc.Bridge.Options {
-			s.set(k, v)
-		}
-		if ifc.Bridge.PortsGiven {
-			s.set("vlan-filtering", "false")
+		if ifc.Bridge != nil {
+			for k, v := range ifc.Bridge.Options {
+				s.set(k, v)
+			}
+			if ifc.Bridge.PortsGiven {
+				s.set("vlan-filtering", "false")
+			}
 		}
 	}
 	if c.ctrl != nil && c.ctrl.typ == TypeLinuxBridge {

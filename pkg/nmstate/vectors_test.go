@@ -111,3 +111,14 @@ func TestVectors(t *testing.T) {
 		})
 	}
 }
+
+func BenchmarkGenerate(b *testing.B) {
+	in, err := os.ReadFile("testdata/vectors/26-bond-bridge-vlan-nested/input.yml")
+	require.NoError(b, err)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Generate(in, Options{Installer: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
