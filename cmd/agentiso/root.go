@@ -91,6 +91,7 @@ itself. Everything works offline.`,
 	root.AddCommand(newVersionCmd(g))
 	root.AddCommand(newCreateCmd(g))
 	root.AddCommand(newGraphCmd(g))
+	root.AddCommand(newNmstateCmd(g))
 	return root
 }
 

@@ -1,0 +1,981 @@
+package nmstate
+
+import (
+	"cmp"
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"net/netip"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Options control Generate.
+type Options struct {
+	// Lenient reproduces nmstatectl gc exactly, accepting the questionable
+	// inputs agentiso rejects by default (unknown interface types, duplicate
+	// names, out-of-range VLAN ids, malformed MACs, over-long names, route
+	// next hops of the other family, routes via undefined interfaces, and
+	// addresses given while `enabled` is omitted).
+	Lenient bool
+	// Installer applies the OpenShift post-processing (autoconnect=true,
+	// autoconnect-priority=1) that the keyfiles get before they go into the ISO.
+	Installer bool
+}
+
+// Keyfile is one generated NetworkManager connection profile.
+type Keyfile struct {
+	// Name is the file name, "<connection.id>.nmconnection".
+	Name string
+	// Content is the keyfile text, ending in one "\n".
+	Content []byte
+}
+
+// Generate parses NMState YAML, validates it and returns the keyfiles in
+// nmstatectl gc's order. Errors name the interface and field.
+func Generate(data []byte, opts Options) ([]Keyfile, error) {
+	st, err := Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	return st.Keyfiles(opts)
+}
+
+// Validate reports every problem Generate would report, without output.
+func Validate(data []byte, opts Options) error {
+	_, err := Generate(data, opts)
+	return err
+}
+
+// maxIfaceName is the kernel's limit (IFNAMSIZ - 1).
+const maxIfaceName = 15
+
+var macRE = regexp.MustCompile(`^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$`)
+
+// unsupportedTypes are nmstate types outside agentiso's subset.
+var unsupportedTypes = map[string]bool{
+	"ovs-bridge": true, "ovs-interface": true, "vxlan": true, "mac-vlan": true, "mac-vtap": true,
+	"vrf": true, "veth": true, "infiniband": true, "ipvlan": true, "hsr": true, "macsec": true,
+	"ipsec": true, "loopback": true, "team": true, "xfrm": true, "dispatch": true, "unknown": true,
+}
+
+type ctrlRef struct {
+	name string
+	typ  string // bond or linux-bridge
+}
+
+// conn is one interface that produces a keyfile.
+type conn struct {
+	ifc    *Interface
+	auto   bool // auto-created port
+	ctrl   *ctrlRef
+	prio   int
+	idx    int // position in the YAML list (-1 for auto-created)
+	routes [2][]routeEntry
+	dns    [2]dnsKeys
+}
+
+type routeEntry struct {
+	table   uint64
+	iface   string
+	dest    string
+	nextHop string
+	source  string
+	weight  uint64
+	cwnd    uint64
+	metric  int64
+	typ     string
+	hasW    bool
+	hasCwnd bool
+}
+
+type dnsKeys struct {
+	set      bool
+	servers  []string
+	search   []string
+	options  []string
+	priority int
+}
+
+type gen struct {
+	lines map[string]int
+	opts  Options
+	errs  []error
+	conns []*conn
+	by    map[string]*conn
+	abs   map[string]bool
+}
+
+func (g *gen) fail(ifc *Interface, field, format string, args ...any) {
+	path := ""
+	line := 0
+	msg := fmt.Sprintf(format, args...)
+	if ifc != nil {
+		path = join(ifc.Path, field)
+		line = ifc.Line
+		if l, ok := g.lines[path]; ok {
+			line = l
+		}
+		if ifc.Name != "" {
+			msg = fmt.Sprintf("interface %s: %s", ifc.Name, msg)
+		}
+	} else {
+		path = field
+		line = g.lines[path]
+	}
+	g.errs = append(g.errs, &FieldError{Path: path, Line: line, Msg: msg})
+}
+
+func (g *gen) failRoute(r *Route, format string, args ...any) {
+	g.errs = append(g.errs, &FieldError{Path: r.Path, Line: r.Line, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (g *gen) err() error {
+	if len(g.errs) == 0 {
+		return nil
+	}
+	return errors.Join(g.errs...)
+}
+
+// Keyfiles validates the state and renders its keyfiles in nmstatectl gc's
+// order. The state is not modified.
+func (st *State) Keyfiles(opts Options) ([]Keyfile, error) {
+	g := &gen{opts: opts, by: map[string]*conn{}, abs: map[string]bool{}, lines: st.lines}
+	g.collect(st)
+	if err := g.err(); err != nil {
+		return nil, err
+	}
+	g.ports()
+	if err := g.err(); err != nil {
+		return nil, err
+	}
+	g.priorities()
+	g.checkIP()
+	g.routes(st.Routes)
+	if err := g.err(); err != nil {
+		return nil, err
+	}
+	g.placeDNS(st.DNS)
+	if err := g.err(); err != nil {
+		return nil, err
+	}
+	order := slices.Clone(g.conns)
+	slices.SortFunc(order, func(a, b *conn) int { return strings.Compare(a.ifc.Name, b.ifc.Name) })
+	slices.SortStableFunc(order, func(a, b *conn) int { return cmp.Compare(a.prio, b.prio) })
+	out := make([]Keyfile, 0, len(order))
+	for _, c := range order {
+		kf := Keyfile{Name: c.id() + ".nmconnection", Content: g.render(c).bytes()}
+		if opts.Installer {
+			b, err := InstallerKeyfile(kf.Content)
+			if err != nil {
+				return nil, fmt.Errorf("post-processing %s: %w", kf.Name, err)
+			}
+			kf.Content = b
+		}
+		out = append(out, kf)
+	}
+	return out, nil
+}
+
+func (c *conn) id() string {
+	if c.ifc.ProfileName != "" {
+		return c.ifc.ProfileName
+	}
+	return c.ifc.Name
+}
+
+// collect checks each interface on its own and indexes them by name.
+func (g *gen) collect(st *State) {
+	firstIdx := map[string]int{}
+	// Work on a copy: lenient mode rewrites unknown types.
+	ifaces := slices.Clone(st.Interfaces)
+	for i := range ifaces {
+		ifc := &ifaces[i]
+		if ifc.Name == "" {
+			g.fail(ifc, "name", "the name is empty; give the interface's name")
+			continue
+		}
+		if j, dup := firstIdx[ifc.Name]; dup {
+			if !g.opts.Lenient {
+				g.fail(ifc, "name", "duplicate interface name, also defined at interfaces[%d]; nmstate would silently keep only the last entry: merge the two entries into one", j)
+				continue
+			}
+			// nmstate: the later entry replaces the earlier one whole.
+			old := g.by[ifc.Name]
+			if old != nil {
+				old.ifc = ifc
+			} else {
+				delete(g.abs, ifc.Name)
+				if ifc.State != StateAbsent {
+					c := &conn{ifc: ifc, idx: i}
+					g.conns = append(g.conns, c)
+					g.by[ifc.Name] = c
+				}
+			}
+			if ifc.State == StateAbsent && old != nil {
+				g.conns = slices.DeleteFunc(g.conns, func(c *conn) bool { return c == old })
+				delete(g.by, ifc.Name)
+				g.abs[ifc.Name] = true
+			}
+			continue
+		}
+		firstIdx[ifc.Name] = i
+		if ifc.State == StateAbsent {
+			g.abs[ifc.Name] = true
+			continue
+		}
+		c := &conn{ifc: ifc, idx: i}
+		g.conns = append(g.conns, c)
+		g.by[ifc.Name] = c
+	}
+	for _, c := range g.conns {
+		g.checkIface(c.ifc)
+	}
+}
+
+func (g *gen) checkIface(ifc *Interface) {
+	strict := !g.opts.Lenient
+	switch ifc.Type {
+	case TypeEthernet, TypeBond, TypeVLAN, TypeLinuxBridge, TypeDummy:
+	default:
+		if unsupportedTypes[ifc.Type] {
+			g.fail(ifc, "type", "type %q is not supported by agentiso (supported: ethernet, bond, vlan, linux-bridge, dummy)", ifc.Type)
+			return
+		}
+		if strict {
+			g.fail(ifc, "type", "unknown interface type %q; nmstate would treat it as ethernet with only a warning: use one of ethernet, bond, vlan, linux-bridge, dummy", ifc.Type)
+			return
+		}
+		ifc.Type = TypeEthernet
+	}
+	if strings.ContainsAny(ifc.Name, "/") || ifc.Name == "." || ifc.Name == ".." {
+		g.fail(ifc, "name", "%q is not a valid interface name: it must not be \".\", \"..\" or contain '/'", ifc.Name)
+	} else if strict && strings.ContainsFunc(ifc.Name, func(r rune) bool { return r == ':' || unicode.IsSpace(r) }) {
+		g.fail(ifc, "name", "%q is not a valid interface name: it must not contain ':' or whitespace", ifc.Name)
+	}
+	if strings.Contains(ifc.ProfileName, "/") || ifc.ProfileName == "." || ifc.ProfileName == ".." {
+		g.fail(ifc, "profile-name", "%q cannot be a file name: it must not be \".\", \"..\" or contain '/'", ifc.ProfileName)
+	}
+	if strict && len(ifc.Name) > maxIfaceName {
+		g.fail(ifc, "name", "name %q is %d bytes long, the kernel allows at most %d: use a shorter name", ifc.Name, len(ifc.Name), maxIfaceName)
+	}
+	if strict && ifc.MACAddress != "" && !macRE.MatchString(ifc.MACAddress) {
+		g.fail(ifc, "mac-address", "%q is not a MAC address: write six hex octets separated by colons, e.g. 52:54:00:12:34:56", ifc.MACAddress)
+	}
+	if strict && ifc.Identifier == "mac-address" && ifc.MACAddress == "" {
+		g.fail(ifc, "identifier", "identifier is mac-address but mac-address is not set, so the profile would match any NIC: add mac-address")
+	}
+	only := func(present bool, field, typ string) {
+		if present && ifc.Type != typ {
+			g.fail(ifc, field, "unknown field `%s` for type %s: it is only valid for type %s", field, ifc.Type, typ)
+		}
+	}
+	only(ifc.Bond != nil, "link-aggregation", TypeBond)
+	only(ifc.Bridge != nil, "bridge", TypeLinuxBridge)
+	only(ifc.VLAN != nil, "vlan", TypeVLAN)
+	only(ifc.Ethernet != nil, "ethernet", TypeEthernet)
+	switch ifc.Type {
+	case TypeBond:
+		if ifc.Bond == nil || ifc.Bond.Mode == "" {
+			g.fail(ifc, "link-aggregation.mode", "Bond mode is mandatory for new bond interface: %s; set link-aggregation.mode (e.g. active-backup or 802.3ad)", ifc.Name)
+		}
+	case TypeVLAN:
+		if ifc.VLAN == nil {
+			g.fail(ifc, "vlan", "missing field `id`: a vlan interface needs a vlan block with base-iface and id")
+			return
+		}
+		if ifc.VLAN.BaseIface == "" {
+			g.fail(ifc, "vlan.base-iface", "Missing 'vlan.base-iface' for interface '%s'; set it to the parent interface", ifc.Name)
+		}
+		if strict && (ifc.VLAN.ID < 1 || ifc.VLAN.ID > 4094) {
+			g.fail(ifc, "vlan.id", "VLAN id %d is outside 1-4094: use a valid 802.1Q VLAN id", ifc.VLAN.ID)
+		}
+	}
+	for fam, c := range []*IPConfig{ifc.IPv4, ifc.IPv6} {
+		if c == nil {
+			continue
+		}
+		sect := famSect(fam)
+		if strict && c.Enabled == nil {
+			switch {
+			case len(c.Addresses) > 0:
+				g.fail(ifc, sect+".address", "addresses are given but %s.enabled is omitted, so nmstate would disable %s and silently drop them: add \"enabled: true\" under %s", sect, famLabel(fam), sect)
+			case c.DHCP != nil && *c.DHCP:
+				g.fail(ifc, sect+".dhcp", "dhcp is true but %s.enabled is omitted, so nmstate would disable %s: add \"enabled: true\" under %s", sect, famLabel(fam), sect)
+			}
+		}
+	}
+}
+
+func famSect(fam int) string {
+	if fam == 1 {
+		return "ipv6"
+	}
+	return "ipv4"
+}
+
+func famLabel(fam int) string {
+	if fam == 1 {
+		return "IPv6"
+	}
+	return "IPv4"
+}
+
+func isController(typ string) bool { return typ == TypeBond || typ == TypeLinuxBridge }
+
+// ports resolves controller/port relations and auto-creates undefined ports.
+func (g *gen) ports() {
+	users := slices.Clone(g.conns)
+	assign := func(port string, ctrl *conn, field string) {
+		ref := &ctrlRef{name: ctrl.ifc.Name, typ: ctrl.ifc.Type}
+		if g.abs[port] {
+			g.fail(ctrl.ifc, field, "port %s is marked absent: remove it from the port list or set its state to up", port)
+			return
+		}
+		pc, ok := g.by[port]
+		if !ok && (port == "" || port == "." || port == ".." || strings.Contains(port, "/")) {
+			g.fail(ctrl.ifc, field, "%q is not a valid port name: give the port's interface name", port)
+			return
+		}
+		if !ok {
+			// nmstate: "Assuming undefined port X as ethernet".
+			pc = &conn{ifc: &Interface{Name: port, Type: TypeEthernet, State: StateUp}, auto: true, idx: -1}
+			if !g.opts.Lenient && len(port) > maxIfaceName {
+				g.fail(ctrl.ifc, field, "port name %q is %d bytes long, the kernel allows at most %d: use a shorter name", port, len(port), maxIfaceName)
+			}
+			g.conns = append(g.conns, pc)
+			g.by[port] = pc
+		}
+		if pc.ctrl != nil && pc.ctrl.name != ref.name {
+			g.fail(ctrl.ifc, field, "Port %s is overbooked by two controller: %s, %s; list it under one controller only", port, pc.ctrl.name, ref.name)
+			return
+		}
+		if port == ctrl.ifc.Name {
+			g.fail(ctrl.ifc, field, "interface cannot be its own port")
+			return
+		}
+		pc.ctrl = ref
+	}
+	for _, c := range users {
+		switch {
+		case c.ifc.Type == TypeBond && c.ifc.Bond != nil:
+			for i, p := range c.ifc.Bond.Ports {
+				assign(p, c, fmt.Sprintf("link-aggregation.port[%d]", i))
+			}
+		case c.ifc.Type == TypeLinuxBridge && c.ifc.Bridge != nil:
+			for i, p := range c.ifc.Bridge.Ports {
+				assign(p.Name, c, fmt.Sprintf("bridge.port[%d]", i))
+			}
+		}
+	}
+	for _, c := range users {
+		if c.ifc.Controller == nil || *c.ifc.Controller == "" {
+			continue
+		}
+		name := *c.ifc.Controller
+		cc, ok := g.by[name]
+		if !ok || cc.auto || !isController(cc.ifc.Type) {
+			g.fail(c.ifc, "controller", "Interface %s desired controller %s not found: define %s as a bond or linux-bridge", c.ifc.Name, name, name)
+			continue
+		}
+		assign(c.ifc.Name, cc, "controller")
+	}
+}
+
+// priorities computes nmstate's "up priority": controllers and parents
+// before their ports and children. Auto-created ports keep 0.
+func (g *gen) priorities() {
+	state := map[*conn]int{} // 0 unvisited, 1 visiting, 2 done
+	var visit func(c *conn) int
+	visit = func(c *conn) int {
+		if c.auto {
+			return 0
+		}
+		switch state[c] {
+		case 1:
+			g.fail(c.ifc, "", "controller/parent loop: an interface cannot be (indirectly) its own controller or parent")
+			return 0
+		case 2:
+			return c.prio
+		}
+		state[c] = 1
+		p := 0
+		if c.ctrl != nil {
+			if cc := g.by[c.ctrl.name]; cc != nil {
+				p = max(p, visit(cc)+1)
+			}
+		}
+		if c.ifc.Type == TypeVLAN && c.ifc.VLAN != nil {
+			if pc := g.by[c.ifc.VLAN.BaseIface]; pc != nil && !pc.auto {
+				p = max(p, visit(pc)+1)
+			}
+		}
+		c.prio = p
+		state[c] = 2
+		return p
+	}
+	for _, c := range g.conns {
+		visit(c)
+	}
+}
+
+func enabled(c *IPConfig) bool { return c != nil && c.Enabled != nil && *c.Enabled }
+func isTrue(b *bool) bool      { return b != nil && *b }
+func isFalse(b *bool) bool     { return b != nil && !*b }
+
+// ipOn reports whether the interface may carry IP of family fam.
+func (c *conn) ipOn(fam int) bool {
+	if c.ctrl != nil || c.auto {
+		return false
+	}
+	if fam == 0 {
+		return enabled(c.ifc.IPv4)
+	}
+	return enabled(c.ifc.IPv6)
+}
+
+func (c *conn) ipCfg(fam int) *IPConfig {
+	if fam == 0 {
+		return c.ifc.IPv4
+	}
+	return c.ifc.IPv6
+}
+
+func (c *conn) auto6() bool {
+	v6 := c.ifc.IPv6
+	return isTrue(v6.DHCP) || isTrue(v6.Autoconf)
+}
+
+// isAuto reports dynamic addressing for family fam (IP assumed enabled).
+func (c *conn) isAuto(fam int) bool {
+	if fam == 0 {
+		return isTrue(c.ifc.IPv4.DHCP)
+	}
+	return c.auto6()
+}
+
+func (g *gen) checkIP() {
+	for _, c := range g.conns {
+		if c.auto {
+			continue
+		}
+		ifc := c.ifc
+		if c.ctrl != nil {
+			for fam := range 2 {
+				if enabled(c.ipCfg(fam)) {
+					g.fail(ifc, famSect(fam)+".enabled", "Interface %s cannot have IP enabled as it is attached to a controller where IP is not allowed (%s): set %s.enabled to false or remove the %s block", ifc.Name, c.ctrl.name, famSect(fam), famSect(fam))
+				}
+			}
+		}
+		if enabled(ifc.IPv6) && !isTrue(ifc.IPv6.DHCP) && isTrue(ifc.IPv6.Autoconf) {
+			g.fail(ifc, "ipv6.autoconf", "Autoconf without DHCP is not supported yet: set ipv6.dhcp to true as well, or autoconf to false")
+		}
+		if c.ipOn(1) && ifc.MTU != nil && *ifc.MTU < 1280 {
+			g.fail(ifc, "mtu", "MTU should be >= 1280 when IPv6 is enabled on interface %s, but got mtu: %d", ifc.Name, *ifc.MTU)
+		}
+	}
+}
+
+func routeDesc(r *Route) string {
+	s := "destination: " + r.Destination
+	if r.NextHopInterface != "" {
+		s += " next-hop-interface: " + r.NextHopInterface
+	}
+	if r.NextHopAddress != "" {
+		s += " next-hop-address: " + r.NextHopAddress
+	}
+	return s
+}
+
+// parseDest parses a route destination and returns its network and family.
+func parseDest(s string) (netip.Prefix, string) {
+	addrStr, lenStr, hasLen := strings.Cut(s, "/")
+	addr, err := netip.ParseAddr(addrStr)
+	if err != nil || addr.Zone() != "" {
+		return netip.Prefix{}, fmt.Sprintf("invalid IP address syntax in destination %q", s)
+	}
+	addr = addr.Unmap()
+	maxLen := addr.BitLen()
+	n := maxLen
+	if hasLen {
+		n, err = strconv.Atoi(lenStr)
+		if err != nil || n < 0 {
+			return netip.Prefix{}, fmt.Sprintf("invalid prefix length in destination %q", s)
+		}
+		if n > maxLen {
+			return netip.Prefix{}, fmt.Sprintf("Invalid %s network prefix length '%d' in '%s', should be smaller than %d'", famName(addr), n, s, maxLen)
+		}
+	}
+	pfx := netip.PrefixFrom(addr, n).Masked()
+	if addr.Is4() && n >= 8 && pfx.Addr().As4()[0] == 0 {
+		return netip.Prefix{}, fmt.Sprintf("0.0.0.0/8 and its subnet cannot be used as the route destination, got %s: please use the default gateway 0.0.0.0/0 instead", s)
+	}
+	return pfx, ""
+}
+
+func (g *gen) routes(routes []Route) {
+	for i := range routes {
+		r := &routes[i]
+		if r.State == StateAbsent {
+			continue
+		}
+		if r.Destination == "" {
+			g.failRoute(r, "missing field `destination`: give the route's destination network, e.g. 0.0.0.0/0 for the default route")
+			continue
+		}
+		dest, msg := parseDest(r.Destination)
+		if msg != "" {
+			g.failRoute(r, "%s", msg)
+			continue
+		}
+		fam := 0
+		if dest.Addr().Is6() {
+			fam = 1
+		}
+		nh := ""
+		if r.NextHopAddress != "" {
+			a, err := netip.ParseAddr(r.NextHopAddress)
+			if err != nil || a.Zone() != "" {
+				g.failRoute(r, "invalid IP address syntax in next-hop-address %q", r.NextHopAddress)
+				continue
+			}
+			a = a.Unmap()
+			if a.Is6() != dest.Addr().Is6() && !g.opts.Lenient {
+				g.failRoute(r, "next-hop-address %s is %s but destination %s is %s: use a next hop of the destination's family (nmstate accepts this, but the route cannot work)", a, famName(a), r.Destination, famName(dest.Addr()))
+				continue
+			}
+			nh = a.String()
+		}
+		if r.NextHopInterface == "" {
+			g.failRoute(r, "Route with empty next hop interface is not supported (%s): set next-hop-interface to the interface that reaches the next hop", routeDesc(r))
+			continue
+		}
+		if g.abs[r.NextHopInterface] {
+			g.failRoute(r, "The next hop interface of desired Route '%s' has been marked as absent: route via an interface that is up", routeDesc(r))
+			continue
+		}
+		c, ok := g.by[r.NextHopInterface]
+		if !ok {
+			if g.opts.Lenient {
+				continue // nmstate drops it silently
+			}
+			g.failRoute(r, "next-hop-interface %q is not defined in interfaces, so nmstate would silently drop this route: add the interface or fix the name", r.NextHopInterface)
+			continue
+		}
+		if !c.ipOn(fam) {
+			g.failRoute(r, "The next hop interface of desired Route '%s' has been marked as %s disabled: enable %s on %s (%s.enabled: true) or route via another interface", routeDesc(r), famLabel(fam), famLabel(fam), c.ifc.Name, famSect(fam))
+			continue
+		}
+		e := routeEntry{iface: r.NextHopInterface, dest: dest.String(), nextHop: nh, source: r.Source, typ: r.RouteType, table: 254}
+		if r.TableID != nil && *r.TableID != 0 {
+			e.table = *r.TableID
+		}
+		if r.Metric != nil && *r.Metric >= 0 {
+			e.metric = *r.Metric
+		}
+		if r.Weight != nil {
+			e.weight, e.hasW = *r.Weight, true
+		}
+		if r.Cwnd != nil {
+			e.cwnd, e.hasCwnd = *r.Cwnd, true
+		}
+		c.routes[fam] = append(c.routes[fam], e)
+	}
+	for _, c := range g.conns {
+		for fam := range 2 {
+			rs := c.routes[fam]
+			slices.SortStableFunc(rs, routeCmp)
+			c.routes[fam] = slices.CompactFunc(rs, func(a, b routeEntry) bool { return routeCmp(a, b) == 0 })
+		}
+	}
+}
+
+func routeCmp(a, b routeEntry) int {
+	return cmp.Or(
+		cmp.Compare(a.table, b.table),
+		strings.Compare(a.iface, b.iface),
+		strings.Compare(a.dest, b.dest),
+		strings.Compare(a.nextHop, b.nextHop),
+		strings.Compare(a.source, b.source),
+		cmp.Compare(a.weight, b.weight),
+		cmp.Compare(a.cwnd, b.cwnd),
+	)
+}
+
+// userConns returns the interfaces defined in the YAML, in YAML order.
+func (g *gen) userConns() []*conn {
+	var out []*conn
+	for _, c := range g.conns {
+		if !c.auto {
+			out = append(out, c)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *conn) int { return cmp.Compare(a.idx, b.idx) })
+	return out
+}
+
+func (g *gen) placeDNS(d DNSConfig) {
+	var fams [2][]string
+	var zoneIface string
+	order := []int{}
+	for _, s := range d.Servers {
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			g.fail(nil, "dns-resolver.config.server", "Invalid DNS server string %s: give an IP address", s)
+			continue
+		}
+		fam := 0
+		if a.Unmap().Is6() {
+			fam = 1
+		}
+		if a.Zone() != "" {
+			zoneIface = a.Zone()
+		}
+		if len(order) == 0 || order[len(order)-1] != fam {
+			order = append(order, fam)
+		}
+		fams[fam] = append(fams[fam], a.WithZone("").Unmap().String())
+	}
+	if len(g.errs) > 0 {
+		return
+	}
+	if len(order) > 2 {
+		g.fail(nil, "dns-resolver.config.server", "Placing IPv4/IPv6 nameserver in the middle of IPv6/IPv4 nameservers is not supported yet: list all servers of one family first")
+		return
+	}
+	users := g.userConns()
+	if len(order) == 0 {
+		if len(d.Search) == 0 && len(d.Options) == 0 {
+			return
+		}
+		pick := func(pred func(c *conn, fam int) bool) (*conn, int) {
+			for _, fam := range []int{1, 0} {
+				for _, c := range users {
+					if c.ipOn(fam) && pred(c, fam) {
+						return c, fam
+					}
+				}
+			}
+			return nil, 0
+		}
+		c, fam := pick(func(c *conn, fam int) bool { return c.isAuto(fam) })
+		if c == nil {
+			c, fam = pick(func(*conn, int) bool { return true })
+		}
+		if c == nil {
+			g.fail(nil, "dns-resolver.config.search", "Failed to find suitable(IP enabled) interface for DNS searches '%s': enable IPv4 or IPv6 on an interface", strings.Join(d.Search, " "))
+			return
+		}
+		c.dns[fam] = dnsKeys{set: true, search: d.Search, options: d.Options, priority: 40}
+		return
+	}
+	for i, fam := range order {
+		var holder *conn
+		if fam == 1 && zoneIface != "" {
+			if c, ok := g.by[zoneIface]; ok && c.ipOn(1) {
+				holder = c
+			}
+		}
+		preferred := func(c *conn) bool {
+			cfg := c.ipCfg(fam)
+			if c.isAuto(fam) {
+				return isFalse(cfg.AutoDNS)
+			}
+			return len(cfg.Addresses) > 0
+		}
+		valid := func(c *conn) bool {
+			return c.isAuto(fam) || len(c.ipCfg(fam).Addresses) > 0
+		}
+		for _, pred := range []func(*conn) bool{preferred, valid} {
+			for _, c := range users {
+				if holder == nil && c.ipOn(fam) && pred(c) {
+					holder = c
+				}
+			}
+		}
+		if holder == nil {
+			g.fail(nil, "dns-resolver.config.server", "Failed to find suitable(IP enabled) interface for DNS server [%s]: enable %s with a static address or DHCP on an interface", quoteList(fams[fam]), famLabel(fam))
+			continue
+		}
+		k := dnsKeys{set: true, servers: fams[fam], priority: 50}
+		if i == 0 {
+			k.priority = 40
+			k.search = d.Search
+			k.options = d.Options
+		}
+		holder.dns[fam] = k
+	}
+}
+
+func quoteList(l []string) string {
+	q := make([]string, len(l))
+	for i, s := range l {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// uuid5 returns the RFC 4122 version 5 UUID of name in the URL namespace.
+func uuid5(name string) string {
+	ns := []byte{0x6b, 0xa7, 0xb8, 0x11, 0x9d, 0xad, 0x11, 0xd1, 0x80, 0xb4, 0x00, 0xc0, 0x4f, 0xd4, 0x30, 0xc8}
+	h := sha1.New()
+	h.Write(ns)
+	h.Write([]byte(name))
+	b := h.Sum(nil)[:16]
+	b[6] = b[6]&0x0f | 0x50
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+var nmType = map[string]string{
+	TypeEthernet: "802-3-ethernet", TypeBond: "bond", TypeVLAN: "vlan",
+	TypeLinuxBridge: "bridge", TypeDummy: "dummy",
+}
+
+func (g *gen) render(c *conn) *keyfile {
+	ifc := c.ifc
+	kf := &keyfile{}
+	con := kf.section("connection")
+	con.set("id", c.id())
+	con.set("uuid", uuid5(ifc.Type+"://"+ifc.Name))
+	con.set("type", nmType[ifc.Type])
+	if ifc.Identifier != "mac-address" {
+		con.set("interface-name", ifc.Name)
+	}
+	con.set("autoconnect", strconv.FormatBool(ifc.State != StateDown))
+	if isController(ifc.Type) {
+		con.set("autoconnect-slaves", "1")
+	} else {
+		con.set("autoconnect-slaves", "-1")
+	}
+	if c.ctrl != nil {
+		con.set("master", c.ctrl.name)
+		if c.ctrl.typ == TypeBond {
+			con.set("slave-type", "bond")
+		} else {
+			con.set("slave-type", "bridge")
+		}
+	}
+	if ifc.Type == TypeBond && ifc.Bond != nil {
+		s := kf.section("bond")
+		s.set("mode", ifc.Bond.Mode)
+		opts := map[string]string{}
+		for _, o := range ifc.Bond.Options {
+			opts[o.Name] = o.Value
+		}
+		if opts["arp_interval"] == "0" {
+			delete(opts, "arp_ip_target")
+		}
+		if opts["arp_missed_max"] == "2" {
+			delete(opts, "arp_missed_max")
+		}
+		for k, v := range opts {
+			s.set(k, v)
+		}
+	}
+	if c.ctrl != nil && c.ctrl.typ == TypeBond {
+		if cc := g.by[c.ctrl.name]; cc != nil && cc.ifc.Bond != nil {
+			for _, pc := range cc.ifc.Bond.PortsConfig {
+				if pc.Name != ifc.Name {
+					continue
+				}
+				prio := pc.Priority != nil && *pc.Priority != 0
+				qid := pc.QueueID != nil && *pc.QueueID != 0
+				if prio || qid {
+					s := kf.section("bond-port")
+					if prio {
+						s.set("prio", strconv.FormatInt(*pc.Priority, 10))
+					}
+					if qid {
+						s.set("queue-id", strconv.FormatUint(*pc.QueueID, 10))
+					}
+				}
+			}
+		}
+	}
+	if ifc.Type == TypeLinuxBridge {
+		s := kf.section("bridge")
+		if ifc.Bridge != nil {
+			for k, v := range ifc.Bridge.Options {
+				s.set(k, v)
+			}
+			if ifc.Bridge.PortsGiven {
+				s.set("vlan-filtering", "false")
+			}
+		}
+	}
+	if c.ctrl != nil && c.ctrl.typ == TypeLinuxBridge {
+		s := kf.section("bridge-port")
+		if cc := g.by[c.ctrl.name]; cc != nil && cc.ifc.Bridge != nil {
+			for _, p := range cc.ifc.Bridge.Ports {
+				if p.Name == ifc.Name {
+					for k, v := range p.Options {
+						s.set(k, v)
+					}
+				}
+			}
+		}
+	}
+	if c.ctrl == nil && !c.auto {
+		g.renderIP(c, kf, 0)
+		g.renderIP(c, kf, 1)
+	}
+	eth := map[string]string{}
+	if ifc.MACAddress != "" {
+		if ifc.Identifier == "mac-address" {
+			eth["mac-address"] = strings.ToUpper(ifc.MACAddress)
+		} else {
+			eth["cloned-mac-address"] = strings.ToUpper(ifc.MACAddress)
+		}
+	}
+	if ifc.MTU != nil {
+		eth["mtu"] = strconv.FormatUint(*ifc.MTU, 10)
+	}
+	if e := ifc.Ethernet; e != nil {
+		if e.AutoNegotiation != nil {
+			eth["auto-negotiate"] = strconv.FormatBool(*e.AutoNegotiation)
+		}
+		if e.Speed != nil {
+			eth["speed"] = strconv.FormatUint(*e.Speed, 10)
+		}
+		if e.Duplex != "" {
+			eth["duplex"] = e.Duplex
+		}
+	}
+	if ifc.AcceptAllMACAddresses != nil {
+		eth["accept-all-mac-addresses"] = map[bool]string{true: "1", false: "0"}[*ifc.AcceptAllMACAddresses]
+	}
+	if len(eth) > 0 {
+		s := kf.section("ethernet")
+		for k, v := range eth {
+			s.set(k, v)
+		}
+	}
+	if ifc.Type == TypeVLAN && ifc.VLAN != nil {
+		v := ifc.VLAN
+		s := kf.section("vlan")
+		flags := 0
+		if v.ReorderHeaders == nil || *v.ReorderHeaders {
+			flags |= 1
+		}
+		if v.RegistrationProtocol == "gvrp" {
+			flags |= 2
+		}
+		if isTrue(v.LooseBinding) {
+			flags |= 4
+		}
+		if v.RegistrationProtocol == "mvrp" {
+			flags |= 8
+		}
+		s.set("flags", strconv.Itoa(flags))
+		s.set("id", strconv.FormatUint(v.ID, 10))
+		s.set("parent", v.BaseIface)
+		if v.Protocol == "802.1ad" {
+			s.set("protocol", "802.1ad")
+		}
+	}
+	kf.sortKeys()
+	return kf
+}
+
+func (g *gen) renderIP(c *conn, kf *keyfile, fam int) {
+	cfg := c.ipCfg(fam)
+	s := kf.section(famSect(fam))
+	s.set("dhcp-timeout", "2147483647")
+	if fam == 1 && cfg != nil {
+		if cfg.AddrGenMode == "stable-privacy" {
+			s.set("addr-gen-mode", "1")
+		} else {
+			s.set("addr-gen-mode", "0")
+		}
+	}
+	if !c.ipOn(fam) {
+		s.set("method", "disabled")
+		return
+	}
+	auto := c.isAuto(fam)
+	var method string
+	switch {
+	case fam == 0 && auto:
+		method = "auto"
+	case fam == 1 && isTrue(cfg.DHCP) && isTrue(cfg.Autoconf):
+		method = "auto"
+	case fam == 1 && isTrue(cfg.DHCP):
+		method = "dhcp"
+	case len(cfg.Addresses) > 0 || len(c.routes[fam]) > 0:
+		method = "manual"
+	case fam == 0:
+		method = "disabled"
+	default:
+		method = "link-local"
+	}
+	s.set("method", method)
+	for i, a := range cfg.Addresses {
+		s.set("address"+strconv.Itoa(i), a.String())
+	}
+	if auto {
+		if fam == 0 {
+			id := cfg.DHCPClientID
+			switch id {
+			case "", "ll":
+				id = "mac"
+			case "iaid+duid":
+				id = "duid"
+			}
+			s.set("dhcp-client-id", id)
+		} else {
+			duid := cfg.DHCPDUID
+			if duid == "" {
+				duid = "ll"
+			}
+			s.set("dhcp-duid", duid)
+			s.set("dhcp-iaid", "mac")
+			s.set("ra-timeout", "2147483647")
+			s.set("token", cfg.Token)
+		}
+		s.set("dhcp-send-hostname", strconv.FormatBool(!isFalse(cfg.DHCPSendHostname)))
+		if h := cfg.DHCPCustomHostname; h != "" {
+			if fam == 0 && strings.Contains(h, ".") {
+				s.set("dhcp-fqdn", h)
+			} else {
+				s.set("dhcp-hostname", h)
+			}
+		}
+		s.set("ignore-auto-dns", strconv.FormatBool(isFalse(cfg.AutoDNS)))
+		s.set("never-default", strconv.FormatBool(isFalse(cfg.AutoGateway)))
+		s.set("ignore-auto-routes", strconv.FormatBool(isFalse(cfg.AutoRoutes)))
+		if cfg.AutoRouteTableID != nil {
+			s.set("route-table", strconv.FormatUint(*cfg.AutoRouteTableID, 10))
+		}
+		if cfg.AutoRouteMetric != nil {
+			s.set("route-metric", strconv.FormatUint(*cfg.AutoRouteMetric, 10))
+		}
+	}
+	if d := c.dns[fam]; d.set {
+		s.set("dns", strings.Join(d.servers, ";"))
+		s.set("dns-search", strings.Join(d.search, ";"))
+		s.set("dns-options", strings.Join(d.options, ";"))
+		s.set("dns-priority", strconv.Itoa(d.priority))
+	}
+	for i, r := range c.routes[fam] {
+		n := strconv.Itoa(i)
+		s.set("route"+n, fmt.Sprintf("%s,%s,%d", r.dest, r.nextHop, r.metric))
+		opt := "table=" + strconv.FormatUint(r.table, 10)
+		if r.hasW {
+			opt += ",weight=" + strconv.FormatUint(r.weight, 10)
+		}
+		if r.typ != "" {
+			opt += ",type=" + r.typ
+		}
+		if r.hasCwnd {
+			opt += ",cwnd=" + strconv.FormatUint(r.cwnd, 10) + ",lock-cwnd=true"
+		}
+		if r.source != "" {
+			opt += ",src=" + r.source
+		}
+		s.set("route"+n+"_options", opt)
+	}
+}

@@ -1,0 +1,114 @@
+package nmstate
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// GCYAML renders keyfiles the way nmstatectl gc prints them: a YAML
+// document with one key, NetworkManager, holding a list of
+// [file name, file content] pairs in the given order.
+func GCYAML(files []Keyfile) ([]byte, error) {
+	pairs := make([][]string, 0, len(files))
+	for _, f := range files {
+		pairs = append(pairs, []string{f.Name, string(f.Content)})
+	}
+	b, err := yaml.Marshal(map[string][][]string{"NetworkManager": pairs})
+	if err != nil {
+		return nil, fmt.Errorf("rendering gc YAML: %w", err)
+	}
+	return b, nil
+}
+
+// ParseGCYAML reads nmstatectl gc's YAML output back into keyfiles.
+func ParseGCYAML(data []byte) ([]Keyfile, error) {
+	var doc struct {
+		NetworkManager [][]string `json:"NetworkManager"`
+	}
+	if err := yaml.UnmarshalStrict(data, &doc); err != nil {
+		return nil, fmt.Errorf("parsing gc YAML: %w", err)
+	}
+	var out []Keyfile
+	for i, p := range doc.NetworkManager {
+		if len(p) != 2 {
+			return nil, fmt.Errorf("parsing gc YAML: NetworkManager[%d]: expected [name, content], got %d items", i, len(p))
+		}
+		out = append(out, Keyfile{Name: p[0], Content: []byte(p[1])})
+	}
+	return out, nil
+}
+
+// WriteKeyfiles writes each keyfile into dir (created if missing) with mode
+// 0600, atomically: a temporary file in dir is written, synced and renamed.
+func WriteKeyfiles(dir string, files []Keyfile) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating output directory: %w", err)
+	}
+	for _, f := range files {
+		if f.Name == "" || f.Name != filepath.Base(f.Name) || strings.HasPrefix(f.Name, ".") {
+			return fmt.Errorf("refusing to write keyfile with unsafe name %q", f.Name)
+		}
+		if err := writeAtomic(filepath.Join(dir, f.Name), f.Content); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeAtomic(path string, data []byte) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if err = tmp.Chmod(0o600); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// Errors splits an error returned by this package into its individual
+// problems (one per field), for callers that prefix each with a file or host.
+func Errors(err error) []error {
+	if err == nil {
+		return nil
+	}
+	var out []error
+	var walk func(e error)
+	walk = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				walk(x)
+			}
+			return
+		}
+		out = append(out, e)
+	}
+	walk(err)
+	if len(out) == 0 {
+		return []error{errors.New(err.Error())}
+	}
+	return out
+}
