@@ -2,11 +2,14 @@ package manifests
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/seed-a052040e/agentiso/pkg/nmstate"
 	"net"
 	"net/netip"
 	"net/url"
 	"regexp"
+	"sigs.k8s.io/yaml"
 	"slices"
 	"strings"
 )
@@ -139,6 +142,7 @@ func validateHostEntries(e *errs, hosts []AgentHost) {
 			e.invalid(p+".networkConfig", nil, "%v", err)
 			continue
 		}
+		validateNMState(e, p+".networkConfig", h.NetworkConfig)
 		if len(h.Interfaces) == 0 {
 			e.required(p+".interfaces", "at least one interface for host %d must be provided when networkConfig is set, mapping each NIC name to its MAC", i)
 		}
@@ -155,6 +159,28 @@ func validateHostEntries(e *errs, hosts []AgentHost) {
 			}
 			ipOwner[ip] = p
 		}
+	}
+}
+
+// validateNMState runs the full NMState checks (the ones nmstatectl would
+// run, and stricter) on a networkConfig, reporting each problem at its field.
+func validateNMState(e *errs, path string, raw json.RawMessage) {
+	y, err := yaml.JSONToYAML(raw)
+	if err != nil {
+		e.invalid(path, nil, "not an NMState document: %v", err)
+		return
+	}
+	for _, ne := range nmstate.Errors(nmstate.Validate(y, nmstate.Options{})) {
+		var fe *nmstate.FieldError
+		if errors.As(ne, &fe) {
+			sub := path
+			if fe.Path != "" {
+				sub = path + "." + fe.Path
+			}
+			e.invalid(sub, nil, "%s", fe.Msg)
+			continue
+		}
+		e.invalid(path, nil, "%v", ne)
 	}
 }
 

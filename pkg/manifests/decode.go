@@ -216,6 +216,7 @@ func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
 		n = n.Alias
 	}
 	if t == rawType || t.Kind() == reflect.Interface {
+		w.recordLines(n, path)
 		return
 	}
 	switch t.Kind() {
@@ -260,6 +261,24 @@ func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			w.walk(n.Content[i+1], t.Elem(), joinPath(path, n.Content[i].Value))
+		}
+	}
+}
+
+// recordLines notes the line of every node inside a free-form subtree, so
+// errors found later (e.g. by the NMState parser) can point at the file.
+func (w *walker) recordLines(n *yaml3.Node, path string) {
+	if path != "" {
+		w.info.Lines[path] = n.Line
+	}
+	switch n.Kind {
+	case yaml3.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			w.recordLines(n.Content[i+1], joinPath(path, n.Content[i].Value))
+		}
+	case yaml3.SequenceNode:
+		for i, c := range n.Content {
+			w.recordLines(c, fmt.Sprintf("%s[%d]", path, i))
 		}
 	}
 }

@@ -252,6 +252,9 @@ func ValidateNMStateConfigs(list []NMStateConfig, lines []Lines, ie *InfraEnv) e
 				}
 			}
 		}
+		if len(n.Spec.Config) > 0 && string(n.Spec.Config) != "null" {
+			validateNMState(e, "spec.config", n.Spec.Config)
+		}
 		if len(n.Spec.Config) > 0 && len(n.Spec.Interfaces) == 0 {
 			e.required("spec.interfaces", "at least one interface for host %d must be provided", i)
 		}
