@@ -9,6 +9,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Input is everything the agent ISO's Ignition config is built from. All
@@ -288,7 +289,14 @@ func (in *Input) validate() error {
 				add("Hosts[%d].MACs[%d]: %q is not a MAC address", i, k, mac)
 			}
 		}
-		if h.IgnitionConfigOverride != "" {
+		for k, a := range h.InstallerArgs {
+			if a == "" || !utf8.ValidString(a) {
+				add("Hosts[%d].InstallerArgs[%d]: must be a non-empty UTF-8 string", i, k)
+			}
+		}
+		if !utf8.ValidString(h.IgnitionConfigOverride) {
+			add("Hosts[%d].IgnitionConfigOverride: must be UTF-8 JSON", i)
+		} else if h.IgnitionConfigOverride != "" {
 			var obj map[string]any
 			if err := json.Unmarshal([]byte(h.IgnitionConfigOverride), &obj); err != nil {
 				add("Hosts[%d].IgnitionConfigOverride: must be a JSON object: %v", i, err)
