@@ -50,22 +50,26 @@ const (
 	gzipDataURL     = "data:;base64,"
 )
 
-// enabledUnits are the shipped units enabled in every agent ISO (the
-// upstream default list restricted to the units this ISO carries).
-var enabledUnits = []string{
-	"agent-register-cluster.service",
-	"agent-register-infraenv.service",
-	"agent.service",
-	"assisted-service-db.service",
-	"assisted-service-pod.service",
-	"assisted-service.service",
-	"install-status.service",
-	"iscsiadm.service",
-	"iscsistart.service",
-	"node-zero.service",
-	"selinux.service",
-	"set-hostname.service",
-	"start-cluster-installation.service",
+// EnabledUnits returns the units enabled in every agent ISO (the upstream
+// default list restricted to the units this ISO carries), sorted.
+// pre-network-manager-config.service is added when static networking is
+// configured.
+func EnabledUnits() []string {
+	return []string{
+		"agent-register-cluster.service",
+		"agent-register-infraenv.service",
+		"agent.service",
+		"assisted-service-db.service",
+		"assisted-service-pod.service",
+		"assisted-service.service",
+		"install-status.service",
+		"iscsiadm.service",
+		"iscsistart.service",
+		"node-zero.service",
+		"selinux.service",
+		"set-hostname.service",
+		"start-cluster-installation.service",
+	}
 }
 
 // templateData is what the templates under data/agent see.
@@ -154,7 +158,7 @@ func Build(in Input) (types.Config, Size, error) {
 
 func enabledFor(in *Input) map[string]bool {
 	m := map[string]bool{}
-	for _, u := range enabledUnits {
+	for _, u := range EnabledUnits() {
 		m[u] = true
 	}
 	if len(in.NetworkFiles) > 0 {
@@ -388,6 +392,9 @@ func (b *builder) addGenerated(in *Input) error {
 		}
 		addf(f.Path, mode, f.Contents, false)
 	}
+	// assisted-service.service mounts TLSDir, so it exists even without
+	// signers; it holds private keys, so only root may enter it.
+	b.addDir(TLSDir, 0o700)
 	for _, s := range in.Signers {
 		addf(path.Join(TLSDir, s.Name+".crt"), 0o600, s.CertPEM, false)
 		addf(path.Join(TLSDir, s.Name+".key"), 0o600, s.KeyPEM, false)

@@ -450,12 +450,12 @@ func TestEnabledUnits(t *testing.T) {
 		return out
 	}
 	cfg, _ := mustBuild(t, snoInput())
-	assert.Equal(t, enabledUnits, enabled(cfg))
+	assert.Equal(t, EnabledUnits(), enabled(cfg))
 	_, ok := fileContents(t, cfg, PreNetworkScript)
 	assert.False(t, ok, "no pre-network script without static networking")
 
 	cfg, _ = mustBuild(t, haInput())
-	want := append([]string{PreNetworkUnit}, enabledUnits...)
+	want := append([]string{PreNetworkUnit}, EnabledUnits()...)
 	sort.Strings(want)
 	assert.Equal(t, want, enabled(cfg))
 	for _, f := range cfg.Storage.Files {
@@ -513,6 +513,9 @@ func TestInvalidInput(t *testing.T) {
 		{"signer name", func(in *Input) { in.Signers[0].Name = "../evil" }, "Signers[0].Name"},
 		{"validation id", func(in *Input) { in.DisabledHostValidations = []string{"Has Spaces"} }, "DisabledHostValidations[0]"},
 		{"proxy quote", func(in *Input) { in.Proxy = &Proxy{HTTPProxy: `http://"x"`} }, "Proxy.HTTPProxy"},
+		{"missing manifest", func(in *Input) { in.ZTPManifests = in.ZTPManifests[1:] }, "ZTPManifests: agent-cluster-install.yaml is missing"},
+		{"no os image", func(in *Input) { in.OSImages = nil }, "OSImages"},
+		{"empty installer arg", func(in *Input) { in.Hosts[0].InstallerArgs = []string{""} }, "Hosts[0].InstallerArgs[0]"},
 		{"image type", func(in *Input) { in.ImageType = "disconnected-iso" }, "ImageType"},
 		{"duplicate manifest", func(in *Input) {
 			in.ZTPManifests = append(in.ZTPManifests, Manifest{FileName: "agent-config.yaml", Contents: []byte("x")})

@@ -190,6 +190,18 @@ type Signer struct {
 	KeyPEM  []byte
 }
 
+// RequiredZTPManifests returns the manifests the on-host client reads from
+// /etc/assisted/manifests; nmstateconfig.yaml is optional.
+func RequiredZTPManifests() []string {
+	return []string{
+		"agent-cluster-install.yaml",
+		"cluster-deployment.yaml",
+		"cluster-image-set.yaml",
+		"infraenv.yaml",
+		"pull-secret.yaml",
+	}
+}
+
 // DefaultCompressThreshold is the file size above which file contents are
 // gzip-compressed when Input.CompressThreshold is 0.
 const DefaultCompressThreshold = 2048
@@ -256,10 +268,20 @@ func (in *Input) validate() error {
 			add("%s: must be a single word without quotes or whitespace", s.name)
 		}
 	}
+	ztp := map[string]bool{}
 	for i, m := range in.ZTPManifests {
 		if !isBaseName(m.FileName) {
 			add("ZTPManifests[%d].FileName: %q must be a plain file name", i, m.FileName)
 		}
+		ztp[m.FileName] = true
+	}
+	for _, name := range RequiredZTPManifests() {
+		if !ztp[name] {
+			add("ZTPManifests: %s is missing (agent-installer-client registerCluster/registerInfraEnv read it)", name)
+		}
+	}
+	if len(in.OSImages) == 0 {
+		add("OSImages: at least one RHCOS image is required (assisted-service's OS_IMAGES)")
 	}
 	for i, m := range in.ExtraManifests {
 		if !isBaseName(m.FileName) {
