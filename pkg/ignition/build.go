@@ -1,0 +1,590 @@
+// Package ignition assembles the agent ISO's Ignition config from resolved
+// inputs.
+package ignition
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net"
+	"path"
+	"sort"
+	"strings"
+	"text/template"
+
+	"github.com/coreos/ignition/v2/config/v3_2/types"
+
+	"github.com/seed-a052040e/agentiso/data"
+)
+
+// Paths and names the live ISO's units and containers depend on.
+const (
+	ManifestsDir      = "/etc/assisted/manifests"
+	ExtraManifestsDir = "/etc/assisted/extra-manifests"
+	HostConfigDir     = "/etc/assisted/hostconfig"
+	HostnamesDir      = "/etc/assisted/hostnames"
+	NetworkDir        = "/etc/assisted/network"
+	RendezvousEnvPath = "/etc/assisted/rendezvous-host.env"
+	TLSDir            = "/opt/agent/tls"
+	PreNetworkScript  = "/usr/local/bin/pre-network-manager-config.sh"
+	PreNetworkUnit    = "pre-network-manager-config.service"
+	RegistriesPath    = "/etc/containers/registries.conf"
+	CABundlePath      = "/etc/pki/ca-trust/source/anchors/domain.crt"
+	ChronyPath        = "/etc/chrony.conf"
+
+	// InstallerArgsFile and IgnitionOverrideFile are the per-host files in
+	// HostConfigDir/<host>/ that agent-apply-host-overrides.service sends
+	// to assisted-service.
+	InstallerArgsFile    = "installer-args.json"
+	IgnitionOverrideFile = "ignition-config-overrides.json"
+
+	serviceProtocol = "http"
+	servicePort     = "8090"
+	imageSvcPort    = "8888"
+	uiPort          = "3001"
+	authType        = "agent-installer-local"
+	defaultCABundle = "-v /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem:/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem:z"
+	textDataURL     = "data:text/plain;charset=utf-8;base64,"
+	gzipDataURL     = "data:;base64,"
+)
+
+// EnabledUnits returns the units enabled in every agent ISO (the upstream
+// default list restricted to the units this ISO carries), sorted.
+// pre-network-manager-config.service is added when static networking is
+// configured.
+func EnabledUnits() []string {
+	return []string{
+		"agent-register-cluster.service",
+		"agent-register-infraenv.service",
+		"agent.service",
+		"assisted-service-db.service",
+		"assisted-service-pod.service",
+		"assisted-service.service",
+		"install-status.service",
+		"iscsiadm.service",
+		"iscsistart.service",
+		"node-zero.service",
+		"selinux.service",
+		"set-hostname.service",
+		"start-cluster-installation.service",
+	}
+}
+
+// templateData is what the templates under data/agent see.
+type templateData struct {
+	ServiceProtocol           string
+	ClusterName               string
+	PullSecret                string
+	ControlPlaneAgents        int
+	ArbiterAgents             int
+	WorkerAgents              int
+	ReleaseImages             string
+	ReleaseImage              string
+	ReleaseImageMirror        string
+	HaveMirrorConfig          bool
+	PublicContainerRegistries string
+	InfraEnvID                string
+	OSImages                  string
+	Proxy                     *Proxy
+	ImageTypeISO              string
+	PublicKeyPEM              string
+	UserAuthToken             string
+	WatcherAuthToken          string
+	AuthType                  string
+	CABundleMount             string
+	DisableImagePolicy        bool
+	DisabledHostValidations   string
+}
+
+// builder accumulates the config's files and units.
+type builder struct {
+	threshold int
+	files     []types.File
+	dirs      []types.Directory
+	units     []types.Unit
+	seen      map[string]bool
+}
+
+// Build assembles the agent ISO's Ignition config (spec 3.2.0) from in and
+// reports its size. The config is deterministic for a given Input.
+func Build(in Input) (types.Config, Size, error) {
+	if err := in.validate(); err != nil {
+		return types.Config{}, Size{}, err
+	}
+	td, err := newTemplateData(&in)
+	if err != nil {
+		return types.Config{}, Size{}, err
+	}
+	threshold := in.CompressThreshold
+	if threshold == 0 {
+		threshold = DefaultCompressThreshold
+	}
+	b := &builder{threshold: threshold, seen: map[string]bool{}}
+
+	src := data.Agent()
+	if err := b.addTree(src, "files", td); err != nil {
+		return types.Config{}, Size{}, err
+	}
+	if err := b.addUnits(src, "systemd/units", td, enabledFor(&in)); err != nil {
+		return types.Config{}, Size{}, err
+	}
+	if err := b.addGenerated(&in); err != nil {
+		return types.Config{}, Size{}, err
+	}
+	if len(in.NetworkFiles) > 0 {
+		if err := b.addTree(src, "network/files", td); err != nil {
+			return types.Config{}, Size{}, err
+		}
+	}
+
+	sort.Slice(b.files, func(i, j int) bool { return b.files[i].Path < b.files[j].Path })
+	sort.Slice(b.dirs, func(i, j int) bool { return b.dirs[i].Path < b.dirs[j].Path })
+	sort.Slice(b.units, func(i, j int) bool { return b.units[i].Name < b.units[j].Name })
+
+	cfg := types.Config{
+		Ignition: types.Ignition{Version: types.MaxVersion.String()},
+		Passwd:   types.Passwd{Users: []types.PasswdUser{coreUser(&in)}},
+		Storage:  types.Storage{Files: b.files, Directories: b.dirs},
+		Systemd:  types.Systemd{Units: b.units},
+	}
+	size, err := Measure(cfg)
+	if err != nil {
+		return types.Config{}, Size{}, err
+	}
+	return cfg, size, nil
+}
+
+func enabledFor(in *Input) map[string]bool {
+	m := map[string]bool{}
+	for _, u := range EnabledUnits() {
+		m[u] = true
+	}
+	if len(in.NetworkFiles) > 0 {
+		m[PreNetworkUnit] = true
+	}
+	return m
+}
+
+func coreUser(in *Input) types.PasswdUser {
+	u := types.PasswdUser{Name: "core"}
+	if key := strings.TrimSpace(in.SSHKey); key != "" {
+		u.SSHAuthorizedKeys = []types.SSHAuthorizedKey{types.SSHAuthorizedKey(key)}
+	}
+	if in.PasswordHash != "" {
+		h := in.PasswordHash
+		u.PasswordHash = &h
+	}
+	return u
+}
+
+func newTemplateData(in *Input) (*templateData, error) {
+	arch, _ := normaliseArch(in.Arch)
+	releaseImages, err := releaseImagesJSON(in.ReleaseImage, in.ReleaseVersion, arch)
+	if err != nil {
+		return nil, err
+	}
+	osImages := make([]OSImage, len(in.OSImages))
+	for i, o := range in.OSImages {
+		if o.OpenshiftVersion == "" {
+			o.OpenshiftVersion = in.ReleaseVersion
+		}
+		if o.CPUArchitecture == "" {
+			o.CPUArchitecture = arch
+		}
+		osImages[i] = o
+	}
+	osJSON, err := json.Marshal(osImages)
+	if err != nil {
+		return nil, fmt.Errorf("encoding OS_IMAGES: %w", err)
+	}
+	registries := "quay.io"
+	if len(in.PublicContainerRegistries) > 0 {
+		registries = strings.Join(in.PublicContainerRegistries, ",")
+	}
+	imageType := in.ImageType
+	if imageType == "" {
+		imageType = "full-iso"
+	}
+	haveMirror := hasContent(in.RegistriesConf)
+	caMount := defaultCABundle
+	if haveMirror && hasContent(in.CABundle) {
+		caMount = "-v " + CABundlePath + ":/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem:z"
+	}
+	clusterName := in.ClusterName
+	if in.BaseDomain != "" {
+		clusterName += "." + strings.TrimSuffix(in.BaseDomain, ".")
+	}
+	td := &templateData{
+		ServiceProtocol:           serviceProtocol,
+		ClusterName:               clusterName,
+		PullSecret:                in.PullSecret,
+		ControlPlaneAgents:        in.ControlPlaneAgents,
+		ArbiterAgents:             in.ArbiterAgents,
+		WorkerAgents:              in.WorkerAgents,
+		ReleaseImages:             releaseImages,
+		ReleaseImage:              in.ReleaseImage,
+		ReleaseImageMirror:        in.ReleaseImageMirror,
+		HaveMirrorConfig:          haveMirror,
+		PublicContainerRegistries: registries,
+		InfraEnvID:                in.InfraEnvID,
+		OSImages:                  string(osJSON),
+		Proxy:                     proxyWithRendezvousNetwork(in),
+		ImageTypeISO:              imageType,
+		UserAuthToken:             in.Auth.UserToken,
+		WatcherAuthToken:          in.Auth.WatcherToken,
+		AuthType:                  authType,
+		CABundleMount:             caMount,
+		DisableImagePolicy:        in.DisableImagePolicy,
+		DisabledHostValidations:   strings.Join(in.DisabledHostValidations, ","),
+	}
+	if in.Auth.PublicKeyPEM != "" {
+		td.PublicKeyPEM = base64.StdEncoding.EncodeToString([]byte(in.Auth.PublicKeyPEM))
+	}
+	return td, nil
+}
+
+// releaseImagesJSON renders RELEASE_IMAGES for assisted-service.
+func releaseImagesJSON(pullSpec, version, arch string) (string, error) {
+	mm, err := majorMinor(version)
+	if err != nil {
+		return "", err
+	}
+	archs := []string{arch}
+	if arch == "multi" {
+		archs = []string{"aarch64", "x86_64", "ppc64le", "s390x"}
+	}
+	type releaseImage struct {
+		OpenshiftVersion string   `json:"openshift_version"`
+		CPUArchitecture  string   `json:"cpu_architecture"`
+		CPUArchitectures []string `json:"cpu_architectures"`
+		URL              string   `json:"url"`
+		Version          string   `json:"version"`
+	}
+	out, err := json.Marshal([]releaseImage{{
+		OpenshiftVersion: mm,
+		CPUArchitecture:  arch,
+		CPUArchitectures: archs,
+		URL:              pullSpec,
+		Version:          version,
+	}})
+	if err != nil {
+		return "", fmt.Errorf("encoding RELEASE_IMAGES: %w", err)
+	}
+	return string(out), nil
+}
+
+// proxyWithRendezvousNetwork returns the proxy with the machine network that
+// holds the rendezvous IP appended to NO_PROXY, so hosts reach
+// assisted-service directly. It returns nil when no proxy is set.
+func proxyWithRendezvousNetwork(in *Input) *Proxy {
+	if in.Proxy == nil || (in.Proxy.HTTPProxy == "" && in.Proxy.HTTPSProxy == "") {
+		return nil
+	}
+	p := *in.Proxy
+	ip := net.ParseIP(in.RendezvousIP)
+	for _, c := range in.MachineNetworks {
+		_, n, err := net.ParseCIDR(c)
+		if err != nil || !n.Contains(ip) {
+			continue
+		}
+		present := false
+		for _, e := range strings.Split(p.NoProxy, ",") {
+			if strings.TrimSpace(e) == c {
+				present = true
+			}
+		}
+		if !present {
+			if p.NoProxy == "" {
+				p.NoProxy = c
+			} else {
+				p.NoProxy += "," + c
+			}
+		}
+		break
+	}
+	return &p
+}
+
+// rendezvousEnv renders /etc/assisted/rendezvous-host.env.
+func rendezvousEnv(in *Input) []byte {
+	hostPort := func(port string) string {
+		return serviceProtocol + "://" + net.JoinHostPort(in.RendezvousIP, port) + "/"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "NODE_ZERO_IP=%s\n", net.ParseIP(in.RendezvousIP).String())
+	fmt.Fprintf(&b, "SERVICE_BASE_URL=%s\n", hostPort(servicePort))
+	fmt.Fprintf(&b, "IMAGE_SERVICE_BASE_URL=%s\n", hostPort(imageSvcPort))
+	fmt.Fprintf(&b, "PULL_SECRET_TOKEN=%s\n", in.Auth.AgentToken)
+	fmt.Fprintf(&b, "USER_AUTH_TOKEN=%s\n", in.Auth.UserToken)
+	b.WriteString("WORKFLOW_TYPE=install\n")
+	fmt.Fprintf(&b, "AIUI_APP_API_URL=%s\n", hostPort(servicePort))
+	fmt.Fprintf(&b, "AIUI_URL=%s\n", hostPort(uiPort))
+	return []byte(b.String())
+}
+
+func chronyConf(sources []string) []byte {
+	var b strings.Builder
+	for _, s := range sources {
+		fmt.Fprintf(&b, "server %s iburst\n", s)
+	}
+	b.WriteString("makestep 1.0 3\nrtcsync\nlogdir /var/log/chrony\n")
+	return []byte(b.String())
+}
+
+// addGenerated adds the files computed from the input rather than read from
+// data/.
+func (b *builder) addGenerated(in *Input) error {
+	type gen struct {
+		path     string
+		mode     int
+		contents []byte
+		compress bool
+	}
+	var gens []gen
+	addf := func(p string, mode int, c []byte, compress bool) {
+		gens = append(gens, gen{p, mode, c, compress})
+	}
+
+	addf(RendezvousEnvPath, 0o644, rendezvousEnv(in), false)
+	for _, m := range in.ZTPManifests {
+		addf(path.Join(ManifestsDir, m.FileName), 0o600, m.Contents, false)
+	}
+	if hasContent(in.AgentConfigYAML) {
+		addf(path.Join(ManifestsDir, "agent-config.yaml"), 0o600, in.AgentConfigYAML, false)
+	}
+	b.addDir(ExtraManifestsDir, 0o644)
+	for _, m := range in.ExtraManifests {
+		addf(path.Join(ExtraManifestsDir, m.FileName), 0o644, m.Contents, true)
+	}
+	for i, h := range in.Hosts {
+		dir := path.Join(HostConfigDir, h.configDirName(i))
+		macs := make([]string, len(h.MACs))
+		for k, m := range h.MACs {
+			macs[k] = strings.ToLower(m)
+		}
+		addf(path.Join(dir, "mac_addresses"), 0o644, []byte(strings.Join(macs, "\n")), false)
+		if h.Role != "" {
+			addf(path.Join(dir, "role"), 0o644, []byte(h.Role), false)
+		}
+		if hasContent(h.RootDeviceHintsYAML) {
+			addf(path.Join(dir, "root-device-hints.yaml"), 0o644, h.RootDeviceHintsYAML, false)
+		}
+		if len(h.InstallerArgs) > 0 {
+			args, err := json.Marshal(h.InstallerArgs)
+			if err != nil {
+				return fmt.Errorf("Hosts[%d].InstallerArgs: %w", i, err)
+			}
+			addf(path.Join(dir, InstallerArgsFile), 0o644, args, false)
+		}
+		if h.IgnitionConfigOverride != "" {
+			addf(path.Join(dir, IgnitionOverrideFile), 0o644, []byte(h.IgnitionConfigOverride), false)
+		}
+		if h.Hostname != "" {
+			addf(path.Join(HostnamesDir, macs[0]), 0o600, []byte(h.Hostname), false)
+		}
+	}
+	for _, f := range in.NetworkFiles {
+		mode := int(f.Mode.Perm())
+		if mode == 0 {
+			mode = 0o600
+		}
+		addf(f.Path, mode, f.Contents, false)
+	}
+	// assisted-service.service mounts TLSDir, so it exists even without
+	// signers; it holds private keys, so only root may enter it.
+	b.addDir(TLSDir, 0o700)
+	for _, s := range in.Signers {
+		addf(path.Join(TLSDir, s.Name+".crt"), 0o600, s.CertPEM, false)
+		addf(path.Join(TLSDir, s.Name+".key"), 0o600, s.KeyPEM, false)
+	}
+	if in.PasswordHash != "" {
+		addf(path.Join(TLSDir, "kubeadmin-password.hash"), 0o600, []byte(in.PasswordHash), false)
+	}
+	if hasContent(in.RegistriesConf) {
+		addf(RegistriesPath, 0o644, in.RegistriesConf, true)
+	}
+	if hasContent(in.CABundle) {
+		addf(CABundlePath, 0o600, in.CABundle, true)
+	}
+	if len(in.NTPSources) > 0 {
+		addf(ChronyPath, 0o644, chronyConf(in.NTPSources), false)
+	}
+	for _, g := range gens {
+		if err := b.addFile(g.path, g.mode, g.contents, g.compress, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addTree adds every file below root in src, mirroring its path under "/".
+func (b *builder) addTree(src fs.FS, root string, td *templateData) error {
+	return fs.WalkDir(src, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		contents, dest, err := render(src, p, td)
+		if err != nil {
+			return err
+		}
+		dest = "/" + strings.TrimPrefix(strings.TrimPrefix(dest, root), "/")
+		mode, appendTo := treeFileMode(dest)
+		return b.addFile(dest, mode, contents, false, appendTo)
+	})
+}
+
+// treeFileMode is the mode rule for files from data/agent/files: scripts
+// in bin/ (and NetworkManager dispatcher scripts) are executable, motd and
+// containers.conf are appended world-readable, registries.conf is
+// world-readable and everything else is private. The pre-network script
+// keeps the mode upstream gives it.
+func treeFileMode(dest string) (mode int, appendTo bool) {
+	base := path.Base(dest)
+	parent := path.Base(path.Dir(dest))
+	switch {
+	case dest == PreNetworkScript:
+		return 0o755, false
+	case parent == "bin" || parent == "dispatcher.d":
+		return 0o555, false
+	case base == "motd" || base == "containers.conf":
+		return 0o644, true
+	case base == "registries.conf":
+		return 0o644, false
+	}
+	return 0o600, false
+}
+
+// addUnits adds every unit below dir; a directory "X.d" holds drop-ins for
+// unit X.
+func (b *builder) addUnits(src fs.FS, dir string, td *templateData, enabled map[string]bool) error {
+	entries, err := fs.ReadDir(src, dir)
+	if err != nil {
+		return fmt.Errorf("reading embedded units: %w", err)
+	}
+	byName := map[string]*types.Unit{}
+	unit := func(name string) *types.Unit {
+		if u, ok := byName[name]; ok {
+			return u
+		}
+		u := &types.Unit{Name: name}
+		byName[name] = u
+		return u
+	}
+	for _, e := range entries {
+		p := path.Join(dir, e.Name())
+		if e.IsDir() {
+			if !strings.HasSuffix(e.Name(), ".d") {
+				return fmt.Errorf("embedded unit directory %s: only X.d drop-in directories are allowed", p)
+			}
+			u := unit(strings.TrimSuffix(e.Name(), ".d"))
+			drops, err := fs.ReadDir(src, p)
+			if err != nil {
+				return fmt.Errorf("reading embedded drop-ins: %w", err)
+			}
+			for _, d := range drops {
+				contents, dest, err := render(src, path.Join(p, d.Name()), td)
+				if err != nil {
+					return err
+				}
+				s := string(contents)
+				u.Dropins = append(u.Dropins, types.Dropin{Name: path.Base(dest), Contents: &s})
+			}
+			continue
+		}
+		contents, dest, err := render(src, p, td)
+		if err != nil {
+			return err
+		}
+		s := string(contents)
+		unit(path.Base(dest)).Contents = &s
+	}
+	for name := range enabled {
+		if _, ok := byName[name]; !ok {
+			return fmt.Errorf("enabled unit %s is not among the embedded units", name)
+		}
+	}
+	for name, u := range byName {
+		if enabled[name] {
+			t := true
+			u.Enabled = &t
+		}
+		b.units = append(b.units, *u)
+	}
+	return nil
+}
+
+// render reads p from src and, for a ".template" file, executes it with td.
+// It returns the contents and the path without the ".template" suffix.
+func render(src fs.FS, p string, td *templateData) ([]byte, string, error) {
+	raw, err := fs.ReadFile(src, p)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading embedded %s: %w", p, err)
+	}
+	if !strings.HasSuffix(p, ".template") {
+		return raw, p, nil
+	}
+	t, err := template.New(path.Base(p)).
+		Funcs(template.FuncMap{"replace": strings.ReplaceAll}).
+		Option("missingkey=error").
+		Parse(string(raw))
+	if err != nil {
+		return nil, "", fmt.Errorf("parsing embedded template %s: %w", p, err)
+	}
+	var out bytes.Buffer
+	if err := t.Execute(&out, td); err != nil {
+		return nil, "", fmt.Errorf("rendering embedded template %s: %w", p, err)
+	}
+	return out.Bytes(), strings.TrimSuffix(p, ".template"), nil
+}
+
+func (b *builder) addDir(p string, mode int) {
+	t := true
+	b.dirs = append(b.dirs, types.Directory{
+		Node:               types.Node{Path: p, Overwrite: &t, User: types.NodeUser{Name: strPtr("root")}},
+		DirectoryEmbedded1: types.DirectoryEmbedded1{Mode: &mode},
+	})
+}
+
+// addFile adds one file owned by root. compress forces gzip compression when
+// it makes the file smaller; otherwise files above the threshold are
+// compressed. Append files are written with overwrite unset, as Ignition
+// requires.
+func (b *builder) addFile(p string, mode int, contents []byte, compress, appendTo bool) error {
+	if b.seen[p] {
+		return fmt.Errorf("two files would be written to %s; rename one of them", p)
+	}
+	b.seen[p] = true
+	res := b.resource(contents, compress)
+	f := types.File{
+		Node:          types.Node{Path: p, User: types.NodeUser{Name: strPtr("root")}},
+		FileEmbedded1: types.FileEmbedded1{Mode: &mode},
+	}
+	if appendTo {
+		f.Append = []types.Resource{res}
+	} else {
+		t := true
+		f.Overwrite = &t
+		f.Contents = res
+	}
+	b.files = append(b.files, f)
+	return nil
+}
+
+func (b *builder) resource(contents []byte, compress bool) types.Resource {
+	if compress || (b.threshold > 0 && len(contents) > b.threshold) {
+		if gz, ok := gzipSmaller(contents); ok {
+			return types.Resource{
+				Source:      strPtr(gzipDataURL + base64.StdEncoding.EncodeToString(gz)),
+				Compression: strPtr("gzip"),
+			}
+		}
+	}
+	return types.Resource{Source: strPtr(textDataURL + base64.StdEncoding.EncodeToString(contents))}
+}
+
+func strPtr(s string) *string { return &s }

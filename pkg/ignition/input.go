@@ -1,0 +1,431 @@
+package ignition
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net"
+	"path"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// Input is everything the agent ISO's Ignition config is built from. All
+// values are resolved by the caller (decoded, validated, defaulted); Build
+// only checks what it needs to write a consistent config.
+type Input struct {
+	// ClusterName and BaseDomain name the cluster; the console banner shows
+	// "<ClusterName>.<BaseDomain>".
+	ClusterName string
+	BaseDomain  string
+
+	// ReleaseImage is the OpenShift release pull spec
+	// (ClusterImageSet.spec.releaseImage). The live ISO pulls it at boot and
+	// resolves the agent-installer-* component images from it.
+	ReleaseImage string
+	// ReleaseVersion is the release's full version, e.g. "4.19.3".
+	ReleaseVersion string
+	// ReleaseImageMirror is the release pull spec rewritten to its mirror,
+	// empty without a mirror (OPENSHIFT_INSTALL_RELEASE_IMAGE_MIRROR).
+	ReleaseImageMirror string
+	// Arch is the CPU architecture of the release: x86_64, aarch64,
+	// ppc64le, s390x or multi (Go names amd64 and arm64 are accepted too).
+	Arch string
+	// OSImages are the RHCOS images assisted-service advertises
+	// (OS_IMAGES in images.env). Empty OpenshiftVersion/CPUArchitecture
+	// fields default to ReleaseVersion and Arch.
+	OSImages []OSImage
+
+	// RendezvousIP is the IP address of the rendezvous host (node zero).
+	RendezvousIP string
+	// InfraEnvID is the fixed infra-env UUID assisted-service registers.
+	InfraEnvID string
+	// ImageType is "full-iso" (the default when empty) or "minimal-iso".
+	ImageType string
+
+	// ControlPlaneAgents, ArbiterAgents and WorkerAgents are the host
+	// counts the installation waits for before it starts.
+	ControlPlaneAgents int
+	ArbiterAgents      int
+	WorkerAgents       int
+
+	// ZTPManifests are written to /etc/assisted/manifests/<FileName> in
+	// order (agent-cluster-install.yaml, cluster-deployment.yaml,
+	// cluster-image-set.yaml, infraenv.yaml, pull-secret.yaml and
+	// nmstateconfig.yaml when present).
+	ZTPManifests []Manifest
+	// AgentConfigYAML, when not empty, is copied to
+	// /etc/assisted/manifests/agent-config.yaml.
+	AgentConfigYAML []byte
+	// ExtraManifests are already split into one document per file and
+	// named <base>-<n><ext>; written to /etc/assisted/extra-manifests/.
+	ExtraManifests []Manifest
+
+	// Hosts are the agent-config (or install-config) hosts, in order.
+	Hosts []Host
+	// NetworkFiles are the per-host NetworkManager keyfiles and
+	// mac_interface.ini files, all under /etc/assisted/network/host<N>/.
+	// When present, pre-network-manager-config.sh and its unit are enabled.
+	NetworkFiles []NetworkFile
+
+	// RegistriesConf is the mirror configuration for
+	// /etc/containers/registries.conf; empty means no mirror.
+	RegistriesConf []byte
+	// CABundle (PEM) is written to
+	// /etc/pki/ca-trust/source/anchors/domain.crt when not empty.
+	CABundle []byte
+	// PublicContainerRegistries lists registries assisted-service treats as
+	// public (no pull secret check); empty means "quay.io".
+	PublicContainerRegistries []string
+
+	// NTPSources are extra NTP servers; when present /etc/chrony.conf uses
+	// them.
+	NTPSources []string
+	// Proxy is the cluster-wide proxy, nil for none.
+	Proxy *Proxy
+	// MachineNetworks are the machine network CIDRs; with a proxy, the one
+	// containing RendezvousIP is appended to NO_PROXY.
+	MachineNetworks []string
+
+	// PullSecret is the pull secret JSON (a Docker config.json).
+	PullSecret string
+	// SSHKey is the public key authorised for the core user; optional.
+	SSHKey string
+	// PasswordHash is the bcrypt hash of the kubeadmin password; it becomes
+	// the core user's password and /opt/agent/tls/kubeadmin-password.hash.
+	PasswordHash string
+
+	// Auth holds the ECDSA public key and the JWTs for assisted-service.
+	Auth Auth
+	// Signers are the TLS signer CAs shipped in /opt/agent/tls:
+	// admin-kubeconfig-signer, kube-apiserver-lb-signer,
+	// kube-apiserver-localhost-signer, kube-apiserver-service-network-signer.
+	Signers []Signer
+
+	// DisabledHostValidations are assisted-service host validation IDs to
+	// switch off (DISABLED_HOST_VALIDATIONS), e.g.
+	// "belongs-to-majority-group".
+	DisabledHostValidations []string
+	// DisableImagePolicy sets OPENSHIFT_INSTALL_EXPERIMENTAL_DISABLE_IMAGE_POLICY
+	// in the assisted-service container.
+	DisableImagePolicy bool
+
+	// CompressThreshold is the size in bytes above which a file is stored
+	// gzip-compressed (when that makes it smaller). 0 means
+	// DefaultCompressThreshold; a negative value disables the threshold.
+	// Extra manifests, CA bundles and registries.conf are always compressed
+	// when that helps.
+	CompressThreshold int
+}
+
+// Manifest is one file with its base name.
+type Manifest struct {
+	FileName string
+	Contents []byte
+}
+
+// Host is one host's configuration.
+type Host struct {
+	// Hostname is optional. It names the hostconfig directory (else
+	// "host-<index>") and is written to /etc/assisted/hostnames/<first MAC>.
+	Hostname string
+	// Role is master, arbiter, worker or empty (auto-assign).
+	Role string
+	// MACs are the host's interface MAC addresses; the first one is
+	// interfaces[0].
+	MACs []string
+	// RootDeviceHintsYAML is the host's rootDeviceHints as YAML; optional.
+	RootDeviceHintsYAML []byte
+	// InstallerArgs are extra coreos-installer arguments, as the
+	// bmac.agent-install.openshift.io/installer-args annotation carries them.
+	InstallerArgs []string
+	// IgnitionConfigOverride is a JSON Ignition config merged into the
+	// installed host's config, as the
+	// bmac.agent-install.openshift.io/ignition-config-overrides annotation
+	// carries it.
+	IgnitionConfigOverride string
+}
+
+// NetworkFile is one file of a host's static network configuration.
+type NetworkFile struct {
+	Path     string
+	Mode     fs.FileMode // 0 means 0600
+	Contents []byte
+}
+
+// Proxy is the cluster-wide HTTP proxy.
+type Proxy struct {
+	HTTPProxy  string
+	HTTPSProxy string
+	NoProxy    string
+}
+
+// OSImage is one RHCOS image entry of OS_IMAGES.
+type OSImage struct {
+	OpenshiftVersion string `json:"openshift_version"`
+	CPUArchitecture  string `json:"cpu_architecture"`
+	URL              string `json:"url"`
+	Version          string `json:"version"`
+}
+
+// Auth is the assisted-service authentication material.
+type Auth struct {
+	// PublicKeyPEM is the ECDSA P-256 public key as PEM text
+	// ("-----BEGIN EC PUBLIC KEY-----"); Build base64-encodes it for
+	// EC_PUBLIC_KEY_PEM.
+	PublicKeyPEM string
+	// AgentToken (agentAuth), UserToken (userAuth) and WatcherToken
+	// (watcherAuth) are the ES256 JWTs.
+	AgentToken   string
+	UserToken    string
+	WatcherToken string
+}
+
+// Signer is one TLS signer CA written to /opt/agent/tls/<Name>.{crt,key}.
+type Signer struct {
+	Name    string
+	CertPEM []byte
+	KeyPEM  []byte
+}
+
+// RequiredZTPManifests returns the manifests the on-host client reads from
+// /etc/assisted/manifests; nmstateconfig.yaml is optional.
+func RequiredZTPManifests() []string {
+	return []string{
+		"agent-cluster-install.yaml",
+		"cluster-deployment.yaml",
+		"cluster-image-set.yaml",
+		"infraenv.yaml",
+		"pull-secret.yaml",
+	}
+}
+
+// DefaultCompressThreshold is the file size above which file contents are
+// gzip-compressed when Input.CompressThreshold is 0.
+const DefaultCompressThreshold = 2048
+
+var (
+	signerNameRE     = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	validationIDRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	macRE            = regexp.MustCompile(`^([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$|^([0-9A-Fa-f]{2}:){19}[0-9A-Fa-f]{2}$`)
+	hostDirNameRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	networkHostDirRE = regexp.MustCompile(`^/etc/assisted/network/host[0-9]+/[^/]+$`)
+)
+
+// validate checks the fields Build relies on. Messages name the Input field
+// and what to do.
+func (in *Input) validate() error {
+	var errs []string
+	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+
+	if in.ClusterName == "" {
+		add("ClusterName: required")
+	}
+	if in.ReleaseImage == "" {
+		add("ReleaseImage: required (the release pull spec)")
+	}
+	if in.ReleaseVersion == "" {
+		add("ReleaseVersion: required (e.g. 4.19.3)")
+	} else if _, err := majorMinor(in.ReleaseVersion); err != nil {
+		add("ReleaseVersion: %v", err)
+	}
+	if _, err := normaliseArch(in.Arch); err != nil {
+		add("Arch: %v", err)
+	}
+	if ip := net.ParseIP(in.RendezvousIP); ip == nil {
+		add("RendezvousIP: %q is not an IP address", in.RendezvousIP)
+	}
+	if in.InfraEnvID == "" {
+		add("InfraEnvID: required (a UUID)")
+	}
+	switch in.ImageType {
+	case "", "full-iso", "minimal-iso":
+	default:
+		add("ImageType: %q must be full-iso or minimal-iso", in.ImageType)
+	}
+	if in.ControlPlaneAgents < 0 || in.ArbiterAgents < 0 || in.WorkerAgents < 0 {
+		add("ControlPlaneAgents/ArbiterAgents/WorkerAgents: must not be negative")
+	}
+	if in.PullSecret == "" {
+		add("PullSecret: required")
+	} else if !json.Valid([]byte(in.PullSecret)) {
+		add("PullSecret: not valid JSON")
+	}
+	if in.Auth.PublicKeyPEM != "" && !strings.HasPrefix(strings.TrimSpace(in.Auth.PublicKeyPEM), "-----BEGIN ") {
+		add("Auth.PublicKeyPEM: must be PEM text (-----BEGIN EC PUBLIC KEY-----), not base64")
+	}
+	for _, s := range []struct{ name, v string }{
+		{"Auth.AgentToken", in.Auth.AgentToken},
+		{"Auth.UserToken", in.Auth.UserToken},
+		{"Auth.WatcherToken", in.Auth.WatcherToken},
+		{"ReleaseImage", in.ReleaseImage},
+		{"ReleaseImageMirror", in.ReleaseImageMirror},
+		{"InfraEnvID", in.InfraEnvID},
+	} {
+		if strings.ContainsAny(s.v, "\n\r\"' \t") {
+			add("%s: must be a single word without quotes or whitespace", s.name)
+		}
+	}
+	ztp := map[string]bool{}
+	for i, m := range in.ZTPManifests {
+		if !isBaseName(m.FileName) {
+			add("ZTPManifests[%d].FileName: %q must be a plain file name", i, m.FileName)
+		}
+		ztp[m.FileName] = true
+	}
+	for _, name := range RequiredZTPManifests() {
+		if !ztp[name] {
+			add("ZTPManifests: %s is missing (agent-installer-client registerCluster/registerInfraEnv read it)", name)
+		}
+	}
+	if len(in.OSImages) == 0 {
+		add("OSImages: at least one RHCOS image is required (assisted-service's OS_IMAGES)")
+	}
+	for i, m := range in.ExtraManifests {
+		if !isBaseName(m.FileName) {
+			add("ExtraManifests[%d].FileName: %q must be a plain file name", i, m.FileName)
+		}
+	}
+	seenDir := map[string]int{}
+	for i, h := range in.Hosts {
+		dir := h.configDirName(i)
+		if !hostDirNameRE.MatchString(dir) {
+			add("Hosts[%d].Hostname: %q cannot be used as a directory name", i, h.Hostname)
+		}
+		if j, dup := seenDir[dir]; dup {
+			add("Hosts[%d].Hostname: %q is also used by Hosts[%d]", i, dir, j)
+		}
+		seenDir[dir] = i
+		switch h.Role {
+		case "", "master", "arbiter", "worker":
+		default:
+			add("Hosts[%d].Role: %q must be master, arbiter, worker or empty", i, h.Role)
+		}
+		if len(h.MACs) == 0 {
+			add("Hosts[%d].MACs: at least one MAC address is required", i)
+		}
+		for k, mac := range h.MACs {
+			if !macRE.MatchString(mac) {
+				add("Hosts[%d].MACs[%d]: %q is not a MAC address", i, k, mac)
+			}
+		}
+		for k, a := range h.InstallerArgs {
+			if a == "" || !utf8.ValidString(a) {
+				add("Hosts[%d].InstallerArgs[%d]: must be a non-empty UTF-8 string", i, k)
+			}
+		}
+		if !utf8.ValidString(h.IgnitionConfigOverride) {
+			add("Hosts[%d].IgnitionConfigOverride: must be UTF-8 JSON", i)
+		} else if h.IgnitionConfigOverride != "" {
+			var obj map[string]any
+			if err := json.Unmarshal([]byte(h.IgnitionConfigOverride), &obj); err != nil {
+				add("Hosts[%d].IgnitionConfigOverride: must be a JSON object: %v", i, err)
+			}
+		}
+	}
+	for i, f := range in.NetworkFiles {
+		if !networkHostDirRE.MatchString(f.Path) || path.Clean(f.Path) != f.Path {
+			add("NetworkFiles[%d].Path: %q must be /etc/assisted/network/host<N>/<file>", i, f.Path)
+		}
+		if f.Mode&^fs.ModePerm != 0 {
+			add("NetworkFiles[%d].Mode: %v must be permission bits only", i, f.Mode)
+		}
+	}
+	for i, s := range in.Signers {
+		if !signerNameRE.MatchString(s.Name) {
+			add("Signers[%d].Name: %q must be lower-case letters, digits and dashes", i, s.Name)
+		}
+		if len(s.CertPEM) == 0 || len(s.KeyPEM) == 0 {
+			add("Signers[%d]: CertPEM and KeyPEM are both required", i)
+		}
+	}
+	for i, v := range in.DisabledHostValidations {
+		if !validationIDRE.MatchString(v) {
+			add("DisabledHostValidations[%d]: %q is not a validation ID (like belongs-to-majority-group)", i, v)
+		}
+	}
+	for i, s := range in.NTPSources {
+		if s == "" || strings.ContainsAny(s, " \t\n\r") {
+			add("NTPSources[%d]: %q must be a host name or IP address", i, s)
+		}
+	}
+	if in.Proxy != nil {
+		for _, s := range []struct{ name, v string }{
+			{"Proxy.HTTPProxy", in.Proxy.HTTPProxy},
+			{"Proxy.HTTPSProxy", in.Proxy.HTTPSProxy},
+			{"Proxy.NoProxy", in.Proxy.NoProxy},
+		} {
+			if strings.ContainsAny(s.v, "\"\n\r \t") {
+				add("%s: must not contain quotes or whitespace", s.name)
+			}
+		}
+	}
+	for i, c := range in.MachineNetworks {
+		if _, _, err := net.ParseCIDR(c); err != nil {
+			add("MachineNetworks[%d]: %q is not a CIDR", i, c)
+		}
+	}
+	for i, o := range in.OSImages {
+		if o.URL == "" {
+			add("OSImages[%d].URL: required", i)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("invalid ignition input:\n  %s", strings.Join(errs, "\n  "))
+	}
+	return nil
+}
+
+// configDirName is the directory under /etc/assisted/hostconfig.
+func (h Host) configDirName(index int) string {
+	if h.Hostname != "" {
+		return h.Hostname
+	}
+	return fmt.Sprintf("host-%d", index)
+}
+
+func isBaseName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\\\x00")
+}
+
+// normaliseArch maps an architecture name to the assisted-service spelling.
+func normaliseArch(arch string) (string, error) {
+	switch arch {
+	case "x86_64", "amd64":
+		return "x86_64", nil
+	case "aarch64", "arm64":
+		return "aarch64", nil
+	case "ppc64le", "s390x", "multi":
+		return arch, nil
+	case "":
+		return "", fmt.Errorf("required (x86_64, aarch64, ppc64le, s390x or multi)")
+	}
+	return "", fmt.Errorf("%q is not one of x86_64, aarch64, ppc64le, s390x, multi", arch)
+}
+
+// majorMinor returns "X.Y" of a version "X.Y[.Z...]".
+func majorMinor(version string) (string, error) {
+	v := strings.TrimPrefix(version, "v")
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 || !isDigits(parts[0]) || !isDigits(leadingDigits(parts[1])) {
+		return "", fmt.Errorf("%q is not a version like 4.19.3", version)
+	}
+	return parts[0] + "." + leadingDigits(parts[1]), nil
+}
+
+func leadingDigits(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return s[:i]
+}
+
+func isDigits(s string) bool {
+	return s != "" && leadingDigits(s) == s
+}
+
+// hasContent reports whether b has content once whitespace is removed.
+func hasContent(b []byte) bool { return len(bytes.TrimSpace(b)) > 0 }
