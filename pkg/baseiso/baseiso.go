@@ -38,9 +38,10 @@ const EnvBaseISO = "AGENTISO_BASE_ISO"
 
 // Defaults used when the matching Options field is zero.
 const (
-	DefaultLockTimeout = 30 * time.Minute
-	DefaultRetries     = 3
-	DefaultRetryDelay  = 5 * time.Second
+	DefaultLockTimeout  = 30 * time.Minute
+	DefaultRetries      = 3
+	DefaultRetryDelay   = 5 * time.Second
+	DefaultStallTimeout = 2 * time.Minute
 )
 
 // Source says where Resolve found the ISO.
@@ -96,6 +97,9 @@ type Options struct {
 	Retries int
 	// RetryDelay is the pause between attempts (0 means DefaultRetryDelay).
 	RetryDelay time.Duration
+	// StallTimeout aborts (and retries, resuming) a request that receives no
+	// data for this long (0 means DefaultStallTimeout).
+	StallTimeout time.Duration
 
 	now func() time.Time // clock for progress output; nil = time.Now
 }
@@ -205,6 +209,7 @@ type resolver struct {
 	retries    int
 	retryDelay time.Duration
 	lockWait   time.Duration
+	stall      time.Duration
 }
 
 func newResolver(opts Options) *resolver {
@@ -218,6 +223,7 @@ func newResolver(opts Options) *resolver {
 		retries:    opts.Retries,
 		retryDelay: opts.RetryDelay,
 		lockWait:   opts.LockTimeout,
+		stall:      opts.StallTimeout,
 	}
 	if r.client == nil {
 		r.client = &http.Client{}
@@ -239,6 +245,9 @@ func newResolver(opts Options) *resolver {
 	}
 	if r.lockWait <= 0 {
 		r.lockWait = DefaultLockTimeout
+	}
+	if r.stall <= 0 {
+		r.stall = DefaultStallTimeout
 	}
 	return r
 }

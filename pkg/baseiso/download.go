@@ -64,6 +64,33 @@ var errRestart = errors.New("server rejected resuming the partial download")
 
 const maxRestarts = 2
 
+// errStalled is the cause given when a transfer makes no progress.
+var errStalled = errors.New("no data received within the stall timeout")
+
+// stallCause returns err, or err with the stall cause when the watchdog
+// cancelled the request.
+func stallCause(reqCtx context.Context, err error) error {
+	if c := context.Cause(reqCtx); errors.Is(c, errStalled) {
+		return fmt.Errorf("%w (%v)", errStalled, err)
+	}
+	return err
+}
+
+// stallReader re-arms the watchdog after every read that returned data.
+type stallReader struct {
+	r        io.Reader
+	watchdog *time.Timer
+	d        time.Duration
+}
+
+func (s *stallReader) Read(b []byte) (int, error) {
+	n, err := s.r.Read(b)
+	if n > 0 {
+		s.watchdog.Reset(s.d)
+	}
+	return n, err
+}
+
 // download fetches f.url into f.final through f.part(), resuming a matching
 // partial download, retrying transient failures, verifying the sha256 and
 // renaming into place. It returns the sha256 of the file.
@@ -142,7 +169,13 @@ func (e *transferError) Unwrap() error { return e.err }
 func (r *resolver) downloadOnce(ctx context.Context, f fetch) (string, error) {
 	offset, meta := r.resumeState(f)
 
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.url, nil)
+	// The watchdog cancels the request when no byte arrives for r.stall.
+	reqCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	watchdog := time.AfterFunc(r.stall, func() { cancel(errStalled) })
+	defer watchdog.Stop()
+
+	req, err := http.NewRequestWithContext(reqCtx, http.MethodGet, f.url, nil)
 	if err != nil {
 		return "", fmt.Errorf("download %s: %w", f.url, err)
 	}
@@ -156,9 +189,10 @@ func (r *resolver) downloadOnce(ctx context.Context, f fetch) (string, error) {
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return "", &transferError{fmt.Errorf("download %s: %w", f.url, err)}
+		return "", &transferError{fmt.Errorf("download %s: %w", f.url, stallCause(reqCtx, err))}
 	}
 	defer resp.Body.Close()
+	watchdog.Reset(r.stall)
 
 	var total int64 = -1
 	switch {
@@ -211,14 +245,15 @@ func (r *resolver) downloadOnce(ctx context.Context, f fetch) (string, error) {
 	}
 
 	p := newProgress(r.progress, r.tty, f.name, r.now, offset, total)
-	n, copyErr := io.Copy(io.MultiWriter(out, h, p), resp.Body)
+	body := &stallReader{r: resp.Body, watchdog: watchdog, d: r.stall}
+	n, copyErr := io.Copy(io.MultiWriter(out, h, p), body)
 	syncErr := out.Sync()
 	closeErr := out.Close()
 	got := offset + n
 	complete := copyErr == nil && (total < 0 || got == total)
 	p.finish(complete)
 	if copyErr != nil {
-		return "", &transferError{fmt.Errorf("download %s: transfer stopped after %d bytes: %w", f.url, got, copyErr)}
+		return "", &transferError{fmt.Errorf("download %s: transfer stopped after %d bytes: %w", f.url, got, stallCause(reqCtx, copyErr))}
 	}
 	if total >= 0 && got != total {
 		return "", &transferError{fmt.Errorf("download %s: got %d of %d bytes", f.url, got, total)}

@@ -666,3 +666,43 @@ func TestResolveUnknownArch(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, `unsupported CPU architecture "riscv64": use one of x86_64 (amd64), aarch64 (arm64), ppc64le, s390x`, err.Error())
 }
+
+func TestResolveStalledTransferIsRetriedAndResumed(t *testing.T) {
+	content, sum := isoContent(100_000, 23)
+	var mu sync.Mutex
+	var ranges []string
+	release := make(chan struct{})
+	defer close(release)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		mu.Lock()
+		ranges = append(ranges, req.Header.Get("Range"))
+		first := len(ranges) == 1
+		mu.Unlock()
+		w.Header().Set("ETag", `"s1"`)
+		if first {
+			w.Header().Set("Content-Length", fmt.Sprint(len(content)))
+			_, _ = w.Write(content[:30_000])
+			w.(http.Flusher).Flush()
+			select { // stall
+			case <-release:
+			case <-req.Context().Done():
+			}
+			return
+		}
+		http.ServeContent(w, req, "x", time.Time{}, bytes.NewReader(content))
+	}))
+	defer srv.Close()
+	opts := baseOpts(t, testStream(t, srv.URL+"/"+testISOName, sum))
+	opts.Retries = 1
+	opts.StallTimeout = 300 * time.Millisecond
+	var logs bytes.Buffer
+	opts.Logger = newTestLogger(&logs)
+
+	res, err := Resolve(context.Background(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, content, readFile(t, res.Path))
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"", "bytes=30000-"}, ranges)
+	assert.Contains(t, logs.String(), "no data received within the stall timeout")
+}
