@@ -100,8 +100,6 @@ type Options struct {
 	// StallTimeout aborts (and retries, resuming) a request that receives no
 	// data for this long (0 means DefaultStallTimeout).
 	StallTimeout time.Duration
-
-	now func() time.Time // clock for progress output; nil = time.Now
 }
 
 // Result is the ISO Resolve settled on.
@@ -219,7 +217,7 @@ func newResolver(opts Options) *resolver {
 		log:        opts.Logger,
 		progress:   opts.Progress,
 		tty:        opts.IsTTY,
-		now:        opts.now,
+		now:        time.Now,
 		retries:    opts.Retries,
 		retryDelay: opts.RetryDelay,
 		lockWait:   opts.LockTimeout,
@@ -230,9 +228,6 @@ func newResolver(opts Options) *resolver {
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
-	}
-	if r.now == nil {
-		r.now = time.Now
 	}
 	switch {
 	case r.retries == 0:
@@ -352,11 +347,11 @@ func (r *resolver) resolveURL(ctx context.Context, raw string) (Result, error) {
 		return Result{}, err
 	}
 	f := fetch{url: raw, sha256: want, final: filepath.Join(dir, name), name: name}
-	release2, err := acquireLock(ctx, f.final+".lock", r.lockWait, r.log)
+	unlock, err := acquireLock(ctx, f.final+".lock", r.lockWait, r.log)
 	if err != nil {
 		return Result{}, err
 	}
-	defer release2()
+	defer unlock()
 
 	if want != "" {
 		if ok, err := r.cachedMatches(f.final, want); err != nil {
@@ -460,11 +455,11 @@ func (r *resolver) resolveStream(ctx context.Context) (Result, error) {
 		info.MirrorURL, source = src, SourceMirror
 	}
 
-	release, err := acquireLock(ctx, info.CachePath+".lock", r.lockWait, r.log)
+	unlock, err := acquireLock(ctx, info.CachePath+".lock", r.lockWait, r.log)
 	if err != nil {
 		return Result{}, err
 	}
-	defer release()
+	defer unlock()
 
 	if ok, err := r.cachedMatches(info.CachePath, art.SHA256); err != nil {
 		return Result{}, err

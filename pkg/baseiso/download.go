@@ -264,7 +264,7 @@ func (r *resolver) downloadOnce(ctx context.Context, f fetch) (string, error) {
 	if closeErr != nil {
 		return "", fmt.Errorf("write %s: %w", f.part(), closeErr)
 	}
-	return r.verifyAndInstall(f, hex.EncodeToString(h.Sum(nil)))
+	return r.verifyAndInstall(f, hex.EncodeToString(h.Sum(nil)), offset > 0)
 }
 
 // finishPart verifies and installs a part file that already holds the whole
@@ -275,14 +275,20 @@ func (r *resolver) finishPart(f fetch, size int64) (string, error) {
 		r.discardPart(f)
 		return "", errRestart
 	}
-	return r.verifyAndInstall(f, hex.EncodeToString(h.Sum(nil)))
+	return r.verifyAndInstall(f, hex.EncodeToString(h.Sum(nil)), true)
 }
 
 // verifyAndInstall checks the part's digest against f.sha256 (removing the
-// part on mismatch) and renames it to the final name.
-func (r *resolver) verifyAndInstall(f fetch, sum string) (string, error) {
+// part on mismatch) and renames it to the final name. A mismatch in a
+// resumed download may come from a stale part, so it asks for a restart from
+// byte 0 instead of failing.
+func (r *resolver) verifyAndInstall(f fetch, sum string, resumed bool) (string, error) {
 	if f.sha256 != "" && sum != f.sha256 {
 		r.discardPart(f)
+		if resumed {
+			r.log.Warn("Resumed download has the wrong sha256; downloading the whole file again", "url", f.url, "expected", f.sha256, "actual", sum)
+			return "", errRestart
+		}
 		return "", &ChecksumError{File: f.part() + " (removed)", Source: f.url, Expected: f.sha256, Actual: sum}
 	}
 	if err := os.Rename(f.part(), f.final); err != nil {

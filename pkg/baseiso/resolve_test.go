@@ -706,3 +706,25 @@ func TestResolveStalledTransferIsRetriedAndResumed(t *testing.T) {
 	assert.Equal(t, []string{"", "bytes=30000-"}, ranges)
 	assert.Contains(t, logs.String(), "no data received within the stall timeout")
 }
+
+func TestResolveStalePartWithSameETagIsRedownloaded(t *testing.T) {
+	content, sum := isoContent(90_000, 24)
+	srv := newISOServer(t, content)
+	opts := baseOpts(t, testStream(t, srv.isoURL(), sum))
+	final := filepath.Join(opts.CacheDir, testISOName)
+	// The server honours the range, but the part holds wrong bytes.
+	require.NoError(t, os.WriteFile(final+".part", bytes.Repeat([]byte{1}, 50_000), 0o644))
+	require.NoError(t, writeMeta(final+".part.json", partMeta{URL: srv.isoURL(), ETag: srv.etag}))
+	var logs bytes.Buffer
+	opts.Logger = newTestLogger(&logs)
+
+	res, err := Resolve(context.Background(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, content, readFile(t, res.Path))
+	reqs := srv.reqs()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, "bytes=50000-", reqs[0].Header.Get("Range"))
+	assert.Empty(t, reqs[1].Header.Get("Range"))
+	assert.Contains(t, logs.String(), "Resumed download has the wrong sha256")
+	noPartFiles(t, opts.CacheDir)
+}
