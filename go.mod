@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/coreos/ignition/v2 v2.24.0
+	github.com/coreos/stream-metadata-go v0.4.9
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/cobra v1.10.2
 	github.com/stretchr/testify v1.12.1

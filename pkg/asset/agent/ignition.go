@@ -1,0 +1,269 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/baseiso"
+	"github.com/seed-a052040e/agentiso/pkg/credentials"
+	"github.com/seed-a052040e/agentiso/pkg/ignition"
+	"github.com/seed-a052040e/agentiso/pkg/manifests"
+	"github.com/seed-a052040e/agentiso/pkg/nmstate"
+)
+
+// AgentIgnitionFile is where `create ignition` writes the config.
+const AgentIgnitionFile = "agent.ign"
+
+// HostNetworkFiles are the per-host NetworkManager keyfiles and
+// mac_interface.ini, generated in pure Go from each NMStateConfig.
+type HostNetworkFiles struct {
+	Files []ignition.NetworkFile `json:"files,omitempty"`
+}
+
+// Name implements asset.Asset.
+func (*HostNetworkFiles) Name() string { return "Host Network Config" }
+
+// Dependencies implements asset.Asset.
+func (*HostNetworkFiles) Dependencies() []asset.Asset { return []asset.Asset{&AgentManifests{}} }
+
+// Generate implements asset.Asset.
+func (a *HostNetworkFiles) Generate(_ context.Context, p asset.Parents) error {
+	for i, n := range asset.Get[*AgentManifests](p).NMStateConfigs {
+		y, err := yaml.JSONToYAML(n.Spec.Config)
+		if err != nil {
+			return fmt.Errorf("%s: document %d (%s): spec.config: %w", manifests.NMStateConfigFile, i+1, n.Metadata.Name, err)
+		}
+		ifaces := make([]nmstate.HostInterface, len(n.Spec.Interfaces))
+		for j, itf := range n.Spec.Interfaces {
+			ifaces[j] = nmstate.HostInterface{Name: itf.Name, MACAddress: itf.MACAddress}
+		}
+		files, err := nmstate.HostFiles(i, y, ifaces)
+		if err != nil {
+			return fmt.Errorf("static network config of %s (host %d): %w", n.Metadata.Name, i, err)
+		}
+		for _, f := range files {
+			a.Files = append(a.Files, ignition.NetworkFile{Path: f.Path, Mode: 0o600, Contents: f.Contents})
+		}
+	}
+	return nil
+}
+
+// KernelArgs are appended to the live ISO's kernel command line.
+type KernelArgs struct {
+	Args string `json:"args"`
+}
+
+// Name implements asset.Asset.
+func (*KernelArgs) Name() string { return "Agent Kernel Arguments" }
+
+// Dependencies implements asset.Asset.
+func (*KernelArgs) Dependencies() []asset.Asset {
+	return []asset.Asset{&InstallConfig{}, &AgentManifests{}}
+}
+
+// Generate implements asset.Asset: " console=ttyS0" for external oci and
+// " fips=1" with FIPS, as upstream.
+func (a *KernelArgs) Generate(_ context.Context, p asset.Parents) error {
+	m := asset.Get[*AgentManifests](p)
+	if ex := m.ACI.Spec.External; ex != nil && ex.PlatformName == "oci" {
+		a.Args += " console=ttyS0"
+	}
+	fips := false
+	if ic := asset.Get[*InstallConfig](p).Config; ic != nil {
+		fips = ic.FIPS
+	}
+	if strings.Contains(m.ACI.Metadata.Annotations["agent-install.openshift.io/install-config-overrides"], `"fips":true`) {
+		fips = true
+	}
+	if fips {
+		a.Args += " fips=1"
+	}
+	return nil
+}
+
+// AgentIgnition is the Ignition config embedded in the ISO.
+type AgentIgnition struct {
+	Config []byte         `json:"config"`
+	Size   ignition.Size  `json:"size"`
+	Input  ignitionDigest `json:"input"`
+}
+
+// ignitionDigest keeps what the image step needs besides the config.
+type ignitionDigest struct {
+	Arch string `json:"arch"`
+}
+
+// Name implements asset.Asset.
+func (*AgentIgnition) Name() string { return "Agent Installer Ignition" }
+
+// Dependencies implements asset.Asset.
+func (*AgentIgnition) Dependencies() []asset.Asset {
+	return []asset.Asset{&AgentConfig{}, &AgentHosts{}, &AgentManifests{}, &ExtraManifests{}, &RendezvousIP{},
+		&ReleaseImage{}, &RegistriesConf{}, &CABundle{}, &AuthConfig{}, &SignerCAs{}, &KubeadminPassword{},
+		&InfraEnvID{}, &HostNetworkFiles{}, &OSImage{}}
+}
+
+// Generate implements asset.Asset.
+func (a *AgentIgnition) Generate(_ context.Context, p asset.Parents) error {
+	in, err := ignitionInput(p)
+	if err != nil {
+		return err
+	}
+	cfg, size, err := ignition.Build(in)
+	if err != nil {
+		return fmt.Errorf("build ignition: %w", err)
+	}
+	b, err := ignition.Marshal(cfg)
+	if err != nil {
+		return err
+	}
+	a.Config, a.Size, a.Input.Arch = b, size, in.Arch
+	return nil
+}
+
+// Files implements asset.Writable: agent.ign, indented, 0600 (it holds
+// the pull secret and tokens).
+func (a *AgentIgnition) Files() []asset.File {
+	var b bytes.Buffer
+	if err := json.Indent(&b, a.Config, "", "  "); err != nil {
+		return nil
+	}
+	b.WriteByte('\n')
+	return []asset.File{{Path: AgentIgnitionFile, Data: b.Bytes(), Mode: 0o600}}
+}
+
+func ignitionInput(p asset.Parents) (ignition.Input, error) {
+	m := asset.Get[*AgentManifests](p)
+	rel := asset.Get[*ReleaseImage](p)
+	auth := asset.Get[*AuthConfig](p)
+	signers := asset.Get[*SignerCAs](p)
+	pubPEM, err := auth.PublicKeyPEM()
+	if err != nil {
+		return ignition.Input{}, err
+	}
+	arch := m.InfraEnv.Spec.CPUArchitecture
+	if arch == "" {
+		arch = "x86_64"
+	}
+	in := ignition.Input{
+		ClusterName:        m.ClusterDeployment.Spec.ClusterName,
+		BaseDomain:         m.ClusterDeployment.Spec.BaseDomain,
+		ReleaseImage:       rel.PullSpec,
+		ReleaseVersion:     rel.Version,
+		Arch:               arch,
+		OSImages:           []ignition.OSImage{asset.Get[*OSImage](p).Image},
+		RendezvousIP:       asset.Get[*RendezvousIP](p).IP,
+		InfraEnvID:         asset.Get[*InfraEnvID](p).ID,
+		ImageType:          "full-iso",
+		ControlPlaneAgents: m.ACI.Spec.ProvisionRequirements.ControlPlaneAgents,
+		ArbiterAgents:      m.ACI.Spec.ProvisionRequirements.ArbiterAgents,
+		WorkerAgents:       m.ACI.Spec.ProvisionRequirements.WorkerAgents,
+		NetworkFiles:       asset.Get[*HostNetworkFiles](p).Files,
+		RegistriesConf:     []byte(asset.Get[*RegistriesConf](p).Conf),
+		CABundle:           []byte(asset.Get[*CABundle](p).PEM),
+		NTPSources:         m.InfraEnv.Spec.AdditionalNTPSources,
+		PullSecret:         m.PullSecret.PullSecretJSON(),
+		SSHKey:             m.InfraEnv.Spec.SSHAuthorizedKey,
+		PasswordHash:       asset.Get[*KubeadminPassword](p).Hash,
+		Auth: ignition.Auth{PublicKeyPEM: string(pubPEM), AgentToken: auth.AgentAuthToken,
+			UserToken: auth.UserAuthToken, WatcherToken: auth.WatcherAuthToken},
+		Signers: []ignition.Signer{
+			{Name: credentials.AdminKubeconfigSignerName, CertPEM: []byte(signers.AdminKubeconfig.CertPEM), KeyPEM: []byte(signers.AdminKubeconfig.KeyPEM)},
+			{Name: credentials.KubeAPIServerLBSignerName, CertPEM: []byte(signers.KubeAPIServerLB.CertPEM), KeyPEM: []byte(signers.KubeAPIServerLB.KeyPEM)},
+			{Name: credentials.KubeAPIServerLocalhostSignerName, CertPEM: []byte(signers.KubeAPIServerLocalhost.CertPEM), KeyPEM: []byte(signers.KubeAPIServerLocalhost.KeyPEM)},
+			{Name: credentials.KubeAPIServerServiceNetworkSignerName, CertPEM: []byte(signers.KubeAPIServerServiceNetwork.CertPEM), KeyPEM: []byte(signers.KubeAPIServerServiceNetwork.KeyPEM)},
+		},
+	}
+	if px := m.InfraEnv.Spec.Proxy; px != nil {
+		in.Proxy = &ignition.Proxy{HTTPProxy: px.HTTPProxy, HTTPSProxy: px.HTTPSProxy, NoProxy: px.NoProxy}
+	}
+	for _, mn := range m.ACI.Spec.Networking.MachineNetwork {
+		in.MachineNetworks = append(in.MachineNetworks, mn.CIDR)
+	}
+	ztp, err := ztpFiles(m)
+	if err != nil {
+		return ignition.Input{}, err
+	}
+	in.ZTPManifests = ztp
+	ac := asset.Get[*AgentConfig](p)
+	in.AgentConfigYAML = ac.Raw
+	if ac.Config != nil {
+		in.DisabledHostValidations = ac.Config.DisabledHostValidations
+	}
+	for _, f := range asset.Get[*ExtraManifests](p).Files {
+		in.ExtraManifests = append(in.ExtraManifests, ignition.Manifest{FileName: f.Name, Contents: f.Data})
+	}
+	for i, h := range asset.Get[*AgentHosts](p).Hosts {
+		ih := ignition.Host{Hostname: h.Hostname, Role: h.Role, InstallerArgs: h.InstallerArgs, IgnitionConfigOverride: h.IgnitionConfigOverride}
+		for _, itf := range h.Interfaces {
+			ih.MACs = append(ih.MACs, manifests.NormalizeMAC(itf.MACAddress))
+		}
+		if h.RootDeviceHints != nil {
+			b, err := yaml.Marshal(h.RootDeviceHints)
+			if err != nil {
+				return ignition.Input{}, fmt.Errorf("host %d: encode rootDeviceHints: %w", i, err)
+			}
+			ih.RootDeviceHintsYAML = b
+		}
+		in.Hosts = append(in.Hosts, ih)
+	}
+	return in, nil
+}
+
+// ztpFiles renders the manifests exactly as cluster-manifests/ holds them.
+func ztpFiles(m *AgentManifests) ([]ignition.Manifest, error) {
+	objs := map[string]any{
+		"pull-secret.yaml":           m.PullSecret,
+		"infraenv.yaml":              m.InfraEnv,
+		"agent-cluster-install.yaml": m.ACI,
+		"cluster-deployment.yaml":    m.ClusterDeployment,
+		"cluster-image-set.yaml":     m.ClusterImageSet,
+	}
+	var out []ignition.Manifest
+	for name, o := range objs {
+		b, err := marshalYAML(o)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		out = append(out, ignition.Manifest{FileName: name, Contents: b})
+	}
+	if len(m.NMStateConfigs) > 0 {
+		nm := &NMStateConfigs{Configs: m.NMStateConfigs}
+		out = append(out, ignition.Manifest{FileName: "nmstateconfig.yaml", Contents: nm.Files()[0].Data})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].FileName < out[j].FileName })
+	return out, nil
+}
+
+// OSImage is the RHCOS live ISO assisted-service advertises (OS_IMAGES),
+// named by the pinned stream metadata for the cluster's architecture.
+type OSImage struct {
+	Image ignition.OSImage `json:"image"`
+}
+
+// Name implements asset.Asset.
+func (*OSImage) Name() string { return "OS Image" }
+
+// Dependencies implements asset.Asset.
+func (*OSImage) Dependencies() []asset.Asset { return []asset.Asset{&AgentManifests{}} }
+
+// Generate implements asset.Asset.
+func (a *OSImage) Generate(_ context.Context, p asset.Parents) error {
+	arch := asset.Get[*AgentManifests](p).InfraEnv.Spec.CPUArchitecture
+	if arch == "" {
+		arch = "x86_64"
+	}
+	fi, err := baseiso.Describe(baseiso.Options{Arch: arch, CacheDir: "/nonexistent"})
+	if err != nil {
+		return err
+	}
+	a.Image = ignition.OSImage{CPUArchitecture: fi.Arch, URL: fi.URL, Version: fi.Release}
+	return nil
+}

@@ -1,0 +1,561 @@
+// Package baseiso finds, downloads, verifies and caches the RHCOS live ISO that agent images are built from.
+//
+// Resolution order (see docs/base-iso.md):
+//
+//  1. an explicit ISO (--base-iso PATH|URL or AGENTISO_BASE_ISO): a path is
+//     used in place, a URL is downloaded into the cache;
+//  2. the cache (DefaultCacheDir), when it holds the ISO named by the pinned
+//     CoreOS stream metadata and its sha256 matches;
+//  3. a download of that ISO from the URL in the stream metadata, or from
+//     <mirror>/<file name> when a mirror (--os-image-mirror URL) is given.
+//
+// Downloads resume from a .part file with HTTP Range requests, are
+// serialised between runs with a lock file, are verified against the
+// expected sha256 and are renamed into the cache only when complete.
+package baseiso
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/seed-a052040e/agentiso/data"
+)
+
+// EnvBaseISO is the environment variable a caller reads when --base-iso is
+// not given.
+const EnvBaseISO = "AGENTISO_BASE_ISO"
+
+// Defaults used when the matching Options field is zero.
+const (
+	DefaultLockTimeout  = 30 * time.Minute
+	DefaultRetries      = 3
+	DefaultRetryDelay   = 5 * time.Second
+	DefaultStallTimeout = 2 * time.Minute
+)
+
+// Source says where Resolve found the ISO.
+type Source string
+
+// Values of Source.
+const (
+	SourcePath     Source = "path"     // explicit local path, used in place
+	SourceURL      Source = "url"      // explicit URL, downloaded (or reused) in the cache
+	SourceCache    Source = "cache"    // stream ISO already in the cache
+	SourceDownload Source = "download" // stream ISO downloaded from its upstream URL
+	SourceMirror   Source = "mirror"   // stream ISO downloaded from the mirror
+)
+
+// Options configures Resolve. The zero value resolves the ISO of the running
+// architecture from the embedded stream metadata into the default cache.
+type Options struct {
+	// BaseISO is the value of --base-iso, or of AGENTISO_BASE_ISO when the
+	// flag is not set: a local path (or file:// URL) or an http(s) URL.
+	BaseISO string
+	// BaseISOSHA256 is an optional expected sha256 (64 hex digits) for
+	// BaseISO. For a URL without it, <URL>.sha256 is tried, then the stream
+	// checksum when the file name equals the stream ISO's file name.
+	BaseISOSHA256 string
+	// Mirror is the value of --os-image-mirror: a base http(s) URL under
+	// which the stream ISO is fetched as <Mirror>/<file name>.
+	Mirror string
+	// Offline forbids any network access for the stream ISO: when it is not
+	// cached, Resolve returns an *UnavailableError at once.
+	Offline bool
+	// Arch is the target CPU architecture (x86_64/amd64, aarch64/arm64,
+	// ppc64le, s390x). Empty means the architecture of this binary.
+	Arch string
+	// CacheDir overrides DefaultCacheDir(nil).
+	CacheDir string
+	// Stream is CoreOS stream metadata JSON; nil means the pinned stream
+	// embedded in the binary (data.RHCOSStream).
+	Stream []byte
+	// HTTPClient performs downloads; nil means a client with no overall
+	// timeout that honours HTTP(S)_PROXY.
+	HTTPClient *http.Client
+	// Progress receives download progress; nil means none. IsTTY selects an
+	// in-place progress bar instead of periodic lines.
+	Progress io.Writer
+	IsTTY    bool
+	// Logger receives Info/Warn messages; nil discards them.
+	Logger *slog.Logger
+	// LockTimeout bounds the wait for another run holding the cache lock.
+	LockTimeout time.Duration
+	// Retries is the number of extra attempts after an interrupted transfer
+	// or a 5xx answer (0 means DefaultRetries, negative means none).
+	// Connection failures are not retried.
+	Retries int
+	// RetryDelay is the pause between attempts (0 means DefaultRetryDelay).
+	RetryDelay time.Duration
+	// StallTimeout aborts (and retries, resuming) a request that receives no
+	// data for this long (0 means DefaultStallTimeout).
+	StallTimeout time.Duration
+}
+
+// Result is the ISO Resolve settled on.
+type Result struct {
+	Path     string // absolute path of the ISO file
+	Source   Source
+	SHA256   string // sha256 of the file at Path
+	Verified bool   // SHA256 matched an expected checksum
+	URL      string // where it was downloaded from (explicit URL, upstream or mirror), if any
+	Release  string // RHCOS release from the stream metadata, when the ISO is the stream's
+}
+
+// FetchInfo names the ISO the stream metadata asks for, where it is fetched
+// from and where the cache expects it. It is what a user must copy into an
+// air-gapped environment.
+type FetchInfo struct {
+	Stream    string // e.g. "rhcos-4.16"
+	Release   string // e.g. "416.94.202405291527-0"
+	Arch      string // RPM naming
+	FileName  string // e.g. "rhcos-416.94.202405291527-0-live.x86_64.iso"
+	URL       string // upstream URL from the stream metadata
+	MirrorURL string // <mirror>/<file name> when a mirror is set
+	SHA256    string
+	CachePath string // where Resolve looks for (and stores) the ISO
+}
+
+// Describe returns the FetchInfo for opts without touching the network or
+// the cache.
+func Describe(opts Options) (FetchInfo, error) {
+	art, err := streamISO(opts)
+	if err != nil {
+		return FetchInfo{}, err
+	}
+	dir, err := cacheDir(opts)
+	if err != nil {
+		return FetchInfo{}, err
+	}
+	fi := FetchInfo{
+		Stream:    art.Stream,
+		Release:   art.Release,
+		Arch:      art.Arch,
+		FileName:  art.FileName,
+		URL:       art.URL,
+		SHA256:    art.SHA256,
+		CachePath: filepath.Join(dir, art.FileName),
+	}
+	if opts.Mirror != "" {
+		if fi.MirrorURL, err = mirrorURL(opts.Mirror, art.FileName); err != nil {
+			return FetchInfo{}, err
+		}
+	}
+	return fi, nil
+}
+
+// WriteInstructions writes a how-to for fetching the ISO on a connected
+// machine and making it available to an offline run.
+func (fi FetchInfo) WriteInstructions(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Base ISO: RHCOS %s live ISO for %s (stream %s)\n", fi.Release, fi.Arch, fi.Stream)
+	fmt.Fprintf(&b, "Fetch this file on a machine that can reach it:\n")
+	fmt.Fprintf(&b, "  URL:     %s\n", fi.URL)
+	fmt.Fprintf(&b, "  SHA256:  %s\n", fi.SHA256)
+	fmt.Fprintf(&b, "  verify:  echo '%s  %s' | sha256sum -c -\n", fi.SHA256, fi.FileName)
+	fmt.Fprintf(&b, "then do one of:\n")
+	fmt.Fprintf(&b, "  - copy it to the cache:    %s\n", fi.CachePath)
+	fmt.Fprintf(&b, "  - pass --base-iso PATH     (or set %s=PATH)\n", EnvBaseISO)
+	fmt.Fprintf(&b, "  - serve it over HTTP and pass --os-image-mirror URL (the file name must stay %s)\n", fi.FileName)
+	if fi.MirrorURL != "" {
+		fmt.Fprintf(&b, "The mirror in use expects it at %s\n", fi.MirrorURL)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// UnavailableError is returned when the stream ISO is neither cached nor
+// downloadable. Its message carries FetchInfo.WriteInstructions.
+type UnavailableError struct {
+	Info FetchInfo
+	From string // URL that was tried; empty in offline mode
+	Err  error
+}
+
+func (e *UnavailableError) Error() string {
+	var b strings.Builder
+	if e.From == "" {
+		fmt.Fprintf(&b, "base ISO %s is not in the cache and offline mode forbids downloading it", e.Info.FileName)
+	} else {
+		fmt.Fprintf(&b, "base ISO %s is not in the cache and could not be downloaded from %s: %v", e.Info.FileName, e.From, e.Err)
+	}
+	b.WriteString("\n")
+	_ = e.Info.WriteInstructions(&b)
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// resolver carries the defaulted options of one Resolve call.
+type resolver struct {
+	opts       Options
+	client     *http.Client
+	log        *slog.Logger
+	progress   io.Writer
+	tty        bool
+	now        func() time.Time
+	retries    int
+	retryDelay time.Duration
+	lockWait   time.Duration
+	stall      time.Duration
+}
+
+func newResolver(opts Options) *resolver {
+	r := &resolver{
+		opts:       opts,
+		client:     opts.HTTPClient,
+		log:        opts.Logger,
+		progress:   opts.Progress,
+		tty:        opts.IsTTY,
+		now:        time.Now,
+		retries:    opts.Retries,
+		retryDelay: opts.RetryDelay,
+		lockWait:   opts.LockTimeout,
+		stall:      opts.StallTimeout,
+	}
+	if r.client == nil {
+		r.client = &http.Client{}
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	switch {
+	case r.retries == 0:
+		r.retries = DefaultRetries
+	case r.retries < 0:
+		r.retries = 0
+	}
+	if r.retryDelay <= 0 {
+		r.retryDelay = DefaultRetryDelay
+	}
+	if r.lockWait <= 0 {
+		r.lockWait = DefaultLockTimeout
+	}
+	if r.stall <= 0 {
+		r.stall = DefaultStallTimeout
+	}
+	return r
+}
+
+// Resolve returns a local, verified copy of the base ISO following the
+// resolution order in the package documentation.
+func Resolve(ctx context.Context, opts Options) (Result, error) {
+	r := newResolver(opts)
+	if opts.BaseISOSHA256 != "" {
+		sum, err := normalizeSHA256(opts.BaseISOSHA256)
+		if err != nil {
+			return Result{}, fmt.Errorf("base ISO checksum: %w", err)
+		}
+		r.opts.BaseISOSHA256 = sum
+	}
+	if opts.BaseISO != "" {
+		if p, ok, err := localPath(opts.BaseISO); err != nil {
+			return Result{}, err
+		} else if ok {
+			return r.resolvePath(p)
+		}
+		return r.resolveURL(ctx, opts.BaseISO)
+	}
+	if opts.BaseISOSHA256 != "" {
+		return Result{}, errors.New("a base ISO checksum was given without a base ISO (--base-iso PATH|URL)")
+	}
+	return r.resolveStream(ctx)
+}
+
+// localPath classifies an explicit base ISO value: a plain path or file://
+// URL gives (path, true); an http(s) URL gives ("", false); other schemes
+// are an error.
+func localPath(v string) (string, bool, error) {
+	if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
+		return "", false, nil
+	}
+	if strings.HasPrefix(v, "file://") {
+		u, err := url.Parse(v)
+		if err != nil {
+			return "", false, fmt.Errorf("base ISO %q: invalid file URL: %w", v, err)
+		}
+		if u.Host != "" && u.Host != "localhost" {
+			return "", false, fmt.Errorf("base ISO %q: file URLs must not name a host", v)
+		}
+		return filepath.FromSlash(u.Path), true, nil
+	}
+	if i := strings.Index(v, "://"); i > 0 && !strings.ContainsAny(v[:i], `/\`) {
+		return "", false, fmt.Errorf("base ISO %q: unsupported URL scheme %q; use a local path or an http(s) URL", v, v[:i])
+	}
+	return v, true, nil
+}
+
+// resolvePath checks an explicit local ISO and uses it in place.
+func (r *resolver) resolvePath(p string) (Result, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return Result{}, fmt.Errorf("base ISO %s: %w", p, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Result{}, fmt.Errorf("base ISO %s does not exist; check the --base-iso / %s value", abs, EnvBaseISO)
+		}
+		return Result{}, fmt.Errorf("base ISO %s: %w", abs, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return Result{}, fmt.Errorf("base ISO %s is not a regular file; --base-iso / %s must name an ISO file", abs, EnvBaseISO)
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return Result{}, fmt.Errorf("base ISO %s is not readable: %w", abs, err)
+	}
+	_ = f.Close()
+	sum, err := fileSHA256(abs)
+	if err != nil {
+		return Result{}, fmt.Errorf("base ISO %s: %w", abs, err)
+	}
+	res := Result{Path: abs, Source: SourcePath, SHA256: sum}
+	if want := r.opts.BaseISOSHA256; want != "" {
+		if sum != want {
+			return Result{}, &ChecksumError{File: abs, Source: abs, Expected: want, Actual: sum}
+		}
+		res.Verified = true
+	}
+	r.log.Info("Using base ISO", "path", abs, "sha256", sum, "verified", res.Verified)
+	return res, nil
+}
+
+// resolveURL downloads an explicit URL into the cache (or reuses the cached
+// copy when its checksum is known and matches).
+func (r *resolver) resolveURL(ctx context.Context, raw string) (Result, error) {
+	name, err := fileNameFromURL(raw)
+	if err != nil {
+		return Result{}, fmt.Errorf("base ISO: %w", err)
+	}
+	dir, err := r.ensureCacheDir()
+	if err != nil {
+		return Result{}, err
+	}
+	want, wantFrom, release, err := r.urlChecksum(ctx, raw, name)
+	if err != nil {
+		return Result{}, err
+	}
+	f := fetch{url: raw, sha256: want, final: filepath.Join(dir, name), name: name}
+	unlock, err := acquireLock(ctx, f.final+".lock", r.lockWait, r.log)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+
+	if want != "" {
+		if ok, err := r.cachedMatches(f.final, want); err != nil {
+			return Result{}, err
+		} else if ok {
+			r.log.Info("Using cached base ISO", "path", f.final, "url", raw)
+			return Result{Path: f.final, Source: SourceURL, SHA256: want, Verified: true, URL: raw, Release: release}, nil
+		}
+	} else {
+		r.log.Warn("No checksum known for the base ISO URL; it will be downloaded again and not verified. Publish "+raw+".sha256 or pass its sha256 to verify it and reuse the cached copy", "url", raw)
+	}
+	r.log.Info("Downloading base ISO", "url", raw, "cache", f.final, "sha256", wantFrom)
+	sum, err := r.download(ctx, f)
+	if err != nil {
+		return Result{}, fmt.Errorf("base ISO %s: %w", raw, err)
+	}
+	return Result{Path: f.final, Source: SourceURL, SHA256: sum, Verified: want != "", URL: raw, Release: release}, nil
+}
+
+// urlChecksum decides the expected sha256 of an explicit URL: the given
+// checksum, else <url>.sha256 when the server has it, else the stream
+// checksum when the file name is the stream ISO's. from describes the
+// choice for the log; release is set when the stream matched.
+func (r *resolver) urlChecksum(ctx context.Context, raw, name string) (sum, from, release string, err error) {
+	if r.opts.BaseISOSHA256 != "" {
+		return r.opts.BaseISOSHA256, "given", "", nil
+	}
+	sum, err = r.fetchSidecar(ctx, raw)
+	if err != nil {
+		return "", "", "", err
+	}
+	if sum != "" {
+		return sum, raw + ".sha256", "", nil
+	}
+	if art, serr := streamISO(r.opts); serr == nil && art.FileName == name {
+		return art.SHA256, "stream " + art.Stream, art.Release, nil
+	}
+	return "", "none", "", nil
+}
+
+// fetchSidecar reads <raw>.sha256 (sha256sum format: the first field is the
+// digest). A 404/403/410 answer means no sidecar.
+func (r *resolver) fetchSidecar(ctx context.Context, raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("base ISO %q: %w", raw, err)
+	}
+	u.Path += ".sha256"
+	u.RawPath = ""
+	side := u.String()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, side, nil)
+	if err != nil {
+		return "", fmt.Errorf("base ISO checksum %s: %w", side, err)
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("base ISO checksum %s: %w", side, err)
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK:
+	case http.StatusNotFound, http.StatusForbidden, http.StatusGone:
+		return "", nil
+	default:
+		return "", fmt.Errorf("base ISO checksum: %w", &HTTPStatusError{URL: side, StatusCode: resp.StatusCode, Status: resp.Status})
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if err != nil {
+		return "", fmt.Errorf("base ISO checksum %s: %w", side, err)
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) == 0 {
+		return "", fmt.Errorf("base ISO checksum %s is empty; it must start with the 64-hex-digit sha256 of the ISO", side)
+	}
+	sum, err := normalizeSHA256(fields[0])
+	if err != nil {
+		return "", fmt.Errorf("base ISO checksum %s: %w", side, err)
+	}
+	return sum, nil
+}
+
+// resolveStream finds the stream ISO in the cache or downloads it.
+func (r *resolver) resolveStream(ctx context.Context) (Result, error) {
+	art, err := streamISO(r.opts)
+	if err != nil {
+		return Result{}, err
+	}
+	dir, err := r.ensureCacheDir()
+	if err != nil {
+		return Result{}, err
+	}
+	info := FetchInfo{
+		Stream: art.Stream, Release: art.Release, Arch: art.Arch, FileName: art.FileName,
+		URL: art.URL, SHA256: art.SHA256, CachePath: filepath.Join(dir, art.FileName),
+	}
+	src, source := art.URL, SourceDownload
+	if r.opts.Mirror != "" {
+		if src, err = mirrorURL(r.opts.Mirror, art.FileName); err != nil {
+			return Result{}, err
+		}
+		info.MirrorURL, source = src, SourceMirror
+	}
+
+	unlock, err := acquireLock(ctx, info.CachePath+".lock", r.lockWait, r.log)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+
+	if ok, err := r.cachedMatches(info.CachePath, art.SHA256); err != nil {
+		return Result{}, err
+	} else if ok {
+		r.log.Info("Using cached base ISO", "path", info.CachePath, "release", art.Release)
+		return Result{Path: info.CachePath, Source: SourceCache, SHA256: art.SHA256, Verified: true, Release: art.Release}, nil
+	}
+	if r.opts.Offline {
+		return Result{}, &UnavailableError{Info: info}
+	}
+	r.log.Info("Downloading base ISO", "url", src, "cache", info.CachePath, "release", art.Release)
+	f := fetch{url: src, sha256: art.SHA256, final: info.CachePath, name: art.FileName}
+	sum, err := r.download(ctx, f)
+	if err != nil {
+		var ce *ChecksumError
+		if ctx.Err() != nil || errors.As(err, &ce) {
+			return Result{}, fmt.Errorf("base ISO: %w", err)
+		}
+		return Result{}, &UnavailableError{Info: info, From: src, Err: err}
+	}
+	r.log.Info("Base ISO downloaded and cached", "path", info.CachePath)
+	return Result{Path: info.CachePath, Source: source, SHA256: sum, Verified: true, URL: src, Release: art.Release}, nil
+}
+
+// cachedMatches reports whether the cache holds path with digest want. A
+// cached file with another digest is removed (with a warning) so it is
+// fetched again.
+func (r *resolver) cachedMatches(path, want string) (bool, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("cached base ISO %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return false, fmt.Errorf("cached base ISO %s is not a regular file; remove it", path)
+	}
+	sum, err := fileSHA256(path)
+	if err != nil {
+		return false, fmt.Errorf("cached base ISO %s: %w", path, err)
+	}
+	if sum == want {
+		return true, nil
+	}
+	r.log.Warn("Cached base ISO has the wrong sha256; removing it", "path", path, "expected", want, "actual", sum)
+	if err := os.Remove(path); err != nil {
+		return false, fmt.Errorf("remove corrupt cached base ISO %s: %w", path, err)
+	}
+	return false, nil
+}
+
+// ensureCacheDir returns the cache directory, creating it.
+func (r *resolver) ensureCacheDir() (string, error) {
+	dir, err := cacheDir(r.opts)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create base ISO cache directory %s: %w", dir, err)
+	}
+	return dir, nil
+}
+
+// cacheDir is opts.CacheDir or the default.
+func cacheDir(opts Options) (string, error) {
+	if opts.CacheDir != "" {
+		return filepath.Abs(opts.CacheDir)
+	}
+	dir, err := DefaultCacheDir(nil)
+	if err != nil {
+		return "", fmt.Errorf("base ISO cache: %w", err)
+	}
+	return dir, nil
+}
+
+// streamISO parses the stream metadata of opts and picks the live ISO.
+func streamISO(opts Options) (Artifact, error) {
+	b := opts.Stream
+	if b == nil {
+		b = data.RHCOSStream()
+	}
+	st, err := ParseStream(b)
+	if err != nil {
+		return Artifact{}, err
+	}
+	return LiveISO(st, opts.Arch)
+}
+
+// mirrorURL joins the mirror base URL and the ISO file name.
+func mirrorURL(mirror, name string) (string, error) {
+	u, err := parseHTTPURL(mirror)
+	if err != nil {
+		return "", fmt.Errorf("--os-image-mirror: %w", err)
+	}
+	u.Path = path.Join("/", u.Path, name)
+	u.RawPath = ""
+	return u.String(), nil
+}

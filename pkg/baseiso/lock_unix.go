@@ -1,0 +1,37 @@
+//go:build unix && !aix && !solaris && !illumos
+
+package baseiso
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// tryLock opens (creating if needed) the lock file at path and takes an
+// exclusive, non-blocking flock on it. ok is false when another process (or
+// another open file description in this process) holds the lock.
+func tryLock(path string) (release func(), ok bool, err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, false, fmt.Errorf("open lock file %s: %w", path, err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		_ = f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) || errors.Is(err, syscall.EAGAIN) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = f.Close()
+	}, true, nil
+}

@@ -1,0 +1,171 @@
+package baseiso
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/coreos/stream-metadata-go/stream"
+)
+
+// SupportedArches lists the CPU architectures (RPM naming) that agent images
+// can be built for.
+func SupportedArches() []string {
+	return []string{"x86_64", "aarch64", "ppc64le", "s390x"}
+}
+
+// NormalizeArch maps a CPU architecture given in Go/installer naming (amd64,
+// arm64) or RPM naming (x86_64, aarch64, ppc64le, s390x) to RPM naming, which
+// is what CoreOS stream metadata uses. An empty string means the architecture
+// of the running binary.
+func NormalizeArch(arch string) (string, error) {
+	a := strings.ToLower(strings.TrimSpace(arch))
+	if a == "" {
+		a = runtime.GOARCH
+	}
+	switch a {
+	case "x86_64", "amd64", "x86-64":
+		return "x86_64", nil
+	case "aarch64", "arm64":
+		return "aarch64", nil
+	case "ppc64le":
+		return "ppc64le", nil
+	case "s390x":
+		return "s390x", nil
+	}
+	return "", fmt.Errorf("unsupported CPU architecture %q: use one of x86_64 (amd64), aarch64 (arm64), ppc64le, s390x", arch)
+}
+
+// Artifact is the live ISO named by CoreOS stream metadata for one
+// architecture.
+type Artifact struct {
+	Stream   string // stream name, e.g. "rhcos-4.16"
+	Arch     string // RPM architecture, e.g. "x86_64"
+	Release  string // RHCOS build, e.g. "416.94.202405291527-0"
+	URL      string // download location of the ISO
+	SHA256   string // lowercase hex sha256 of the ISO
+	FileName string // base name of URL; also the file name in the cache
+}
+
+// ParseStream decodes CoreOS stream metadata JSON. It only checks that the
+// document is a JSON object with a "stream" name and at least one
+// architecture; per-artifact checks happen in LiveISO.
+func ParseStream(b []byte) (*stream.Stream, error) {
+	var st stream.Stream
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("parse CoreOS stream metadata: %w", err)
+	}
+	if st.Stream == "" {
+		return nil, errors.New("parse CoreOS stream metadata: field \"stream\" is missing or empty")
+	}
+	if len(st.Architectures) == 0 {
+		return nil, fmt.Errorf("parse CoreOS stream metadata %q: field \"architectures\" is missing or empty", st.Stream)
+	}
+	return &st, nil
+}
+
+// LiveISO returns the live ISO artifact
+// (architectures.<arch>.artifacts.metal.formats.iso.disk) of the stream for
+// arch (any naming accepted by NormalizeArch), after checking that its
+// location is an absolute http(s) URL with a usable file name and that its
+// sha256 is 64 hex digits.
+func LiveISO(st *stream.Stream, arch string) (Artifact, error) {
+	a, err := NormalizeArch(arch)
+	if err != nil {
+		return Artifact{}, err
+	}
+	prefix := fmt.Sprintf("CoreOS stream %q", st.Stream)
+	ar, ok := st.Architectures[a]
+	if !ok {
+		have := make([]string, 0, len(st.Architectures))
+		for k := range st.Architectures {
+			have = append(have, k)
+		}
+		sort.Strings(have)
+		return Artifact{}, fmt.Errorf("%s has no architecture %q (it has: %s)", prefix, a, strings.Join(have, ", "))
+	}
+	metal, ok := ar.Artifacts["metal"]
+	if !ok {
+		return Artifact{}, fmt.Errorf("%s: architectures.%s.artifacts.metal is missing", prefix, a)
+	}
+	iso, ok := metal.Formats["iso"]
+	if !ok || iso.Disk == nil {
+		return Artifact{}, fmt.Errorf("%s: architectures.%s.artifacts.metal.formats.iso.disk is missing", prefix, a)
+	}
+	field := fmt.Sprintf("architectures.%s.artifacts.metal.formats.iso.disk", a)
+	name, err := fileNameFromURL(iso.Disk.Location)
+	if err != nil {
+		return Artifact{}, fmt.Errorf("%s: %s.location: %w", prefix, field, err)
+	}
+	sum, err := normalizeSHA256(iso.Disk.Sha256)
+	if err != nil {
+		return Artifact{}, fmt.Errorf("%s: %s.sha256: %w", prefix, field, err)
+	}
+	return Artifact{
+		Stream:   st.Stream,
+		Arch:     a,
+		Release:  metal.Release,
+		URL:      iso.Disk.Location,
+		SHA256:   sum,
+		FileName: name,
+	}, nil
+}
+
+// fileNameFromURL checks that raw is an absolute http(s) URL and returns the
+// last element of its path, which must be a plain file name.
+func fileNameFromURL(raw string) (string, error) {
+	u, err := parseHTTPURL(raw)
+	if err != nil {
+		return "", err
+	}
+	name := path.Base(u.Path)
+	if !safeFileName(name) {
+		return "", fmt.Errorf("URL %q does not end in a file name", raw)
+	}
+	return name, nil
+}
+
+// parseHTTPURL parses raw and requires an http or https scheme and a host.
+func parseHTTPURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("invalid URL %q: %w", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("URL %q must use http or https", raw)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("URL %q has no host", raw)
+	}
+	return u, nil
+}
+
+// safeFileName reports whether name can be used as a single file name inside
+// the cache directory.
+func safeFileName(name string) bool {
+	if name == "" || name == "." || name == ".." || name == "/" {
+		return false
+	}
+	if strings.ContainsAny(name, "/\\\x00") {
+		return false
+	}
+	return true
+}
+
+// normalizeSHA256 lower-cases s and checks it is a 64-digit hex string.
+func normalizeSHA256(s string) (string, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if len(s) != 64 {
+		return "", fmt.Errorf("sha256 %q must be 64 hex digits", s)
+	}
+	if _, err := hex.DecodeString(s); err != nil {
+		return "", fmt.Errorf("sha256 %q is not hex", s)
+	}
+	return s, nil
+}
