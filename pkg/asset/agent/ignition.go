@@ -2,9 +2,10 @@ package agent
 
 import (
 	"bytes"
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"fmt"
+	"github.com/seed-a052040e/agentiso/data"
 	"sort"
 	"strings"
 
@@ -260,10 +261,14 @@ func (a *OSImage) Generate(_ context.Context, p asset.Parents) error {
 	if arch == "" {
 		arch = "x86_64"
 	}
-	fi, err := baseiso.Describe(baseiso.Options{Arch: arch, CacheDir: "/nonexistent"})
+	st, err := baseiso.ParseStream(data.RHCOSStream())
+	if err != nil {
+		return fmt.Errorf("embedded RHCOS stream metadata: %w", err)
+	}
+	art, err := baseiso.LiveISO(st, arch)
 	if err != nil {
 		return err
 	}
-	a.Image = ignition.OSImage{CPUArchitecture: fi.Arch, URL: fi.URL, Version: fi.Release}
+	a.Image = ignition.OSImage{CPUArchitecture: art.Arch, URL: art.URL, Version: art.Release}
 	return nil
 }

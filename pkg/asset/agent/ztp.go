@@ -203,6 +203,11 @@ func (a *RendezvousIP) Generate(_ context.Context, p asset.Parents) error {
 	return nil
 }
 
+// Files implements asset.Writable: the rendezvousIP file next to the ISO.
+func (a *RendezvousIP) Files() []asset.File {
+	return []asset.File{{Path: RendezvousIPFile, Data: []byte(a.IP), Mode: 0o644}}
+}
+
 // InfraEnv is cluster-manifests/infraenv.yaml.
 type InfraEnv struct {
 	Warnings
