@@ -204,7 +204,9 @@ type walker struct {
 }
 
 // walk checks node against type t, recording lines, unknown fields and
-// case-insensitive matches. Type mismatches are left to encoding/json.
+// case-insensitive matches. Type mismatches that encoding/json would
+// report without list indices (so without a usable path or line) are
+// reported here; the rest are left to encoding/json.
 func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -216,6 +218,11 @@ func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
 		n = n.Alias
 	}
 	if t == rawType || t.Kind() == reflect.Interface {
+		return
+	}
+	if got := scalarMismatch(n, t); got != "" {
+		w.errs = append(w.errs, &FieldError{File: w.file, Line: n.Line, Path: path, Type: TypeInvalid,
+			Detail: fmt.Sprintf("expected %s, got a %s", describeType(t), got)})
 		return
 	}
 	switch t.Kind() {
@@ -262,6 +269,37 @@ func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
 			w.walk(n.Content[i+1], t.Elem(), joinPath(path, n.Content[i].Value))
 		}
 	}
+}
+
+// scalarMismatch returns what n holds ("number", "bool", "list",
+// "mapping") when it can never decode into t, or "" when it may.
+func scalarMismatch(n *yaml3.Node, t reflect.Type) string {
+	got := ""
+	switch {
+	case n.Kind == yaml3.MappingNode:
+		got = "mapping"
+	case n.Kind == yaml3.SequenceNode:
+		got = "list"
+	case n.Kind == yaml3.ScalarNode && (n.Tag == "!!int" || n.Tag == "!!float"):
+		got = "number"
+	case n.Kind == yaml3.ScalarNode && n.Tag == "!!bool":
+		got = "bool"
+	default:
+		return ""
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return got
+	case reflect.Struct, reflect.Map:
+		if got != "mapping" {
+			return got
+		}
+	case reflect.Slice:
+		if got != "list" && t.Elem().Kind() != reflect.Uint8 {
+			return got
+		}
+	}
+	return ""
 }
 
 func joinPath(path, name string) string {
