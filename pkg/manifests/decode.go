@@ -139,11 +139,8 @@ func decodeNode(file string, doc *yaml3.Node, out any) (*Decoded, error) {
 	if len(w.errs) > 0 {
 		return nil, w.errs
 	}
-	js, err := yaml.YAMLToJSON(mustMarshalNode(doc))
-	if err != nil {
-		return nil, &FileError{File: file, Msg: "not valid YAML: " + err.Error()}
-	}
-	if err := json.Unmarshal(js, out); err != nil {
+	// sigs.k8s.io/yaml converts scalars to the target field's type.
+	if err := yaml.Unmarshal(mustMarshalNode(doc), out); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			path := jsonFieldToPath(te.Field)
@@ -204,7 +201,9 @@ type walker struct {
 }
 
 // walk checks node against type t, recording lines, unknown fields and
-// case-insensitive matches. Type mismatches are left to encoding/json.
+// case-insensitive matches. Type mismatches that encoding/json would
+// report without list indices (so without a usable path or line) are
+// reported here; the rest are left to encoding/json.
 func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -217,6 +216,15 @@ func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
 	}
 	if t == rawType || t.Kind() == reflect.Interface {
 		w.recordLines(n, path)
+		return
+	}
+	if t.Kind() == reflect.String && n.Kind == yaml3.ScalarNode && n.Tag != "!!null" && n.Tag != "!!str" {
+		// Keep the text exactly as written (000000 stays "000000").
+		n.Tag, n.Style = "!!str", yaml3.DoubleQuotedStyle
+	}
+	if got := scalarMismatch(n, t); got != "" {
+		w.errs = append(w.errs, &FieldError{File: w.file, Line: n.Line, Path: path, Type: TypeInvalid,
+			Detail: fmt.Sprintf("expected %s, got a %s", describeType(t), got)})
 		return
 	}
 	switch t.Kind() {
@@ -281,6 +289,41 @@ func (w *walker) recordLines(n *yaml3.Node, path string) {
 			w.recordLines(c, fmt.Sprintf("%s[%d]", path, i))
 		}
 	}
+}
+
+// scalarMismatch returns what n holds ("number", "bool", "list",
+// "mapping") when it can never decode into t, or "" when it may.
+func scalarMismatch(n *yaml3.Node, t reflect.Type) string {
+	got := ""
+	switch {
+	case n.Kind == yaml3.MappingNode:
+		got = "mapping"
+	case n.Kind == yaml3.SequenceNode:
+		got = "list"
+	case n.Kind == yaml3.ScalarNode && (n.Tag == "!!int" || n.Tag == "!!float"):
+		got = "number"
+	case n.Kind == yaml3.ScalarNode && n.Tag == "!!bool":
+		got = "bool"
+	default:
+		return ""
+	}
+	switch t.Kind() {
+	case reflect.String:
+		// Like upstream's decoding, numbers and booleans are accepted as
+		// text (serialNumber: 12345); only structure is a mismatch.
+		if got == "mapping" || got == "list" {
+			return got
+		}
+	case reflect.Struct, reflect.Map:
+		if got != "mapping" {
+			return got
+		}
+	case reflect.Slice:
+		if got != "list" && t.Elem().Kind() != reflect.Uint8 {
+			return got
+		}
+	}
+	return ""
 }
 
 func joinPath(path, name string) string {

@@ -57,10 +57,10 @@ func loadOne(d asset.Dir, file string, out any) (bool, manifests.Lines, []manife
 	return true, dec.Lines, dec.Warnings, nil
 }
 
-func needInstallConfig(p asset.Parents) (*manifests.InstallConfig, error) {
+func needInstallConfig(p asset.Parents, file string) (*manifests.InstallConfig, error) {
 	ic := asset.Get[*InstallConfig](p).Config
 	if ic == nil {
-		return nil, fmt.Errorf("%w: add install-config.yaml (and agent-config.yaml), or supply this file under %s/", asset.ErrMissingInput, manifests.ClusterManifestsDir)
+		return nil, fmt.Errorf("%w: %s: add install-config.yaml (and agent-config.yaml), or supply this file", asset.ErrMissingInput, file)
 	}
 	return ic, nil
 }
@@ -79,7 +79,7 @@ func (*PullSecret) Dependencies() []asset.Asset { return []asset.Asset{&InstallC
 
 // Generate implements asset.Asset.
 func (a *PullSecret) Generate(_ context.Context, p asset.Parents) error {
-	ic, err := needInstallConfig(p)
+	ic, err := needInstallConfig(p, manifests.PullSecretFile)
 	if err != nil {
 		return err
 	}
@@ -224,7 +224,7 @@ func (*InfraEnv) Dependencies() []asset.Asset {
 
 // Generate implements asset.Asset.
 func (a *InfraEnv) Generate(_ context.Context, p asset.Parents) error {
-	ic, err := needInstallConfig(p)
+	ic, err := needInstallConfig(p, manifests.InfraEnvFile)
 	if err != nil {
 		return err
 	}
@@ -273,7 +273,7 @@ func (*AgentClusterInstall) Dependencies() []asset.Asset {
 
 // Generate implements asset.Asset.
 func (a *AgentClusterInstall) Generate(_ context.Context, p asset.Parents) error {
-	ic, err := needInstallConfig(p)
+	ic, err := needInstallConfig(p, manifests.AgentClusterInstallF)
 	if err != nil {
 		return err
 	}
@@ -325,7 +325,7 @@ func (*ClusterDeployment) Dependencies() []asset.Asset { return []asset.Asset{&I
 
 // Generate implements asset.Asset.
 func (a *ClusterDeployment) Generate(_ context.Context, p asset.Parents) error {
-	ic, err := needInstallConfig(p)
+	ic, err := needInstallConfig(p, manifests.ClusterDeploymentFile)
 	if err != nil {
 		return err
 	}
