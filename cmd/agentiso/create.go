@@ -145,6 +145,20 @@ func openStore(g *globals, releaseImage string) (*asset.Store, error) {
 
 // fetchAll resolves every asset, then shows the warnings collected on the way.
 func fetchAll(ctx context.Context, g *globals, s *asset.Store, as ...asset.Asset) error {
+	// The user's input files do not depend on each other: check them all
+	// first so every problem in every file is reported in one run.
+	var inputErrs []error
+	for _, in := range []asset.Asset{&agent.InstallConfig{}, &agent.AgentConfig{}} {
+		if _, err := s.Fetch(ctx, in); err != nil {
+			inputErrs = append(inputErrs, err)
+		}
+	}
+	if len(inputErrs) > 0 {
+		for _, w := range s.Warnings() {
+			g.log.Warn(w)
+		}
+		return errors.Join(inputErrs...)
+	}
 	var firstErr error
 	for _, a := range as {
 		if _, err := s.Fetch(ctx, a); err != nil {
