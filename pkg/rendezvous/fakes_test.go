@@ -43,7 +43,7 @@ type recordReporter struct {
 }
 
 func (r *recordReporter) Log(l slog.Level, msg string) { r.lines = append(r.lines, logLine{l, msg}) }
-func (r *recordReporter) Hosts(rows []HostRow)        { r.rows = append(r.rows, rows) }
+func (r *recordReporter) Hosts(rows []HostRow)         { r.rows = append(r.rows, rows) }
 
 func (r *recordReporter) count(msg string) int {
 	n := 0
