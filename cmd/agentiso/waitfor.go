@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -145,7 +146,11 @@ func runWaitFor(ctx context.Context, g *globals, o waitForOptions) error {
 	}
 	var rep rendezvous.Reporter
 	if isTerminal(g.errOut) {
-		rep = rendezvous.NewTerminalReporter(g.errOut, lvl, clock)
+		tr := rendezvous.NewTerminalReporter(g.errOut, lvl, clock)
+		if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+			tr.SetWidth(n)
+		}
+		rep = tr
 	} else {
 		rep = rendezvous.NewPlainReporter(g.errOut, lvl, clock)
 	}

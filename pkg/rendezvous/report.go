@@ -102,6 +102,15 @@ type TerminalReporter struct {
 	rows   []HostRow
 	drawn  int // lines of the table currently on screen
 	colour bool
+	width  int
+}
+
+// SetWidth cuts table lines to the terminal width so that none wraps (a
+// wrapped line would break the in-place redraw). 0 means no limit.
+func (t *TerminalReporter) SetWidth(w int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.width = w
 }
 
 // NewTerminalReporter writes to a terminal w.
@@ -137,7 +146,11 @@ func (t *TerminalReporter) draw(b *bytes.Buffer) {
 	_ = tw.Flush()
 	lines := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
 	for _, l := range lines {
-		b.WriteString(strings.TrimRight(l, " "))
+		l = strings.TrimRight(l, " ")
+		if t.width > 0 && len(l) > t.width-1 {
+			l = l[:t.width-1]
+		}
+		b.WriteString(l)
 		b.WriteByte('\n')
 	}
 	t.drawn = len(lines)

@@ -55,6 +55,16 @@ func TestTerminalReporterRedraws(t *testing.T) {
 	assert.True(t, strings.HasSuffix(out, "60%\n"), "table redrawn below the message: %q", out)
 }
 
+func TestTerminalReporterWidth(t *testing.T) {
+	var b bytes.Buffer
+	tr := NewTerminalReporter(&b, slog.LevelInfo, newFakeClock())
+	tr.SetWidth(30)
+	tr.Hosts([]HostRow{{Name: "a-very-long-host-name.example.com", Role: "master", Status: "installing-in-progress"}})
+	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		assert.LessOrEqual(t, len(l), 29, l)
+	}
+}
+
 func TestHint(t *testing.T) {
 	for _, id := range []string{"ntp-synced", "ntp-server-configured", "has-min-valid-disks", "sufficient-installation-disk-speed",
 		"hostname-unique", "hostname-valid", "belongs-to-machine-cidr", "machine-cidr-defined", "connected", "belongs-to-majority-group"} {
