@@ -314,21 +314,32 @@ func liveText(err error) string {
 	return "down (" + err.Error() + ")"
 }
 
-var statusMessages = map[string]string{
-	ClusterAddingHosts:           "Cluster is adding hosts",
-	ClusterCancelled:             "Cluster installation cancelled",
-	ClusterError:                 "Cluster has hosts in error",
-	ClusterFinalizing:            "Finalizing cluster installation",
-	ClusterInstalling:            "Cluster installation in progress",
-	ClusterInstallingPendingUser: "Cluster has hosts requiring user input",
-	ClusterInsufficient:          "Cluster is not ready for install. Check validations",
-	ClusterPendingForInput:       "User input is required to continue cluster installation",
-	ClusterPreparing:             "Preparing cluster for installation",
-	ClusterReady:                 "Cluster is ready for install",
-}
-
 // StatusMessage is the line logged when the cluster enters status ("" for unknown ones).
-func StatusMessage(status string) string { return statusMessages[status] }
+func StatusMessage(status string) string {
+	switch status {
+	case ClusterAddingHosts:
+		return "Cluster is adding hosts"
+	case ClusterCancelled:
+		return "Cluster installation cancelled"
+	case ClusterError:
+		return "Cluster has hosts in error"
+	case ClusterFinalizing:
+		return "Finalizing cluster installation"
+	case ClusterInstalling:
+		return "Cluster installation in progress"
+	case ClusterInstallingPendingUser:
+		return "Cluster has hosts requiring user input"
+	case ClusterInsufficient:
+		return "Cluster is not ready for install. Check validations"
+	case ClusterPendingForInput:
+		return "User input is required to continue cluster installation"
+	case ClusterPreparing:
+		return "Preparing cluster for installation"
+	case ClusterReady:
+		return "Cluster is ready for install"
+	}
+	return ""
+}
 
 func (w *Waiter) monitorREST(ctx context.Context, infraEnvs []InfraEnv) error {
 	if !w.restSeen {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -135,11 +136,15 @@ type OperatorSpec struct {
 	Message     string `json:"message,omitempty"`
 }
 
-var (
-	validREST   = map[string]bool{"": true, "up": true, "down": true}
-	validSev    = map[string]bool{"": true, "info": true, "warning": true, "error": true, "critical": true}
-	validVStats = map[string]bool{"success": true, "success-suppress-output": true, "failure": true, "pending": true, "error": true, "disabled": true}
-)
+func validUpDown(s string) bool { return s == "" || s == "up" || s == "down" }
+
+func validSeverity(s string) bool {
+	return slices.Contains([]string{"", "info", "warning", "error", "critical"}, s)
+}
+
+func validValidationStatus(s string) bool {
+	return slices.Contains([]string{"success", "success-suppress-output", "failure", "pending", "error", "disabled"}, s)
+}
 
 // ParseScenario reads and checks a scenario (YAML or JSON). name is used in errors.
 func ParseScenario(name string, data []byte) (*Scenario, error) {
@@ -157,7 +162,7 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 			return nil, fmt.Errorf("%s: at %s is before the previous step (%s); keep steps in time order", where, time.Duration(st.At), time.Duration(last))
 		}
 		last = st.At
-		if !validREST[st.REST] || !validREST[st.Kube] {
+		if !validUpDown(st.REST) || !validUpDown(st.Kube) {
 			return nil, fmt.Errorf("%s: rest/kube must be \"up\" or \"down\"", where)
 		}
 		for _, h := range st.Hosts {
@@ -174,7 +179,7 @@ func ParseScenario(name string, data []byte) (*Scenario, error) {
 			}
 		}
 		for _, e := range st.Events {
-			if !validSev[e.Severity] {
+			if !validSeverity(e.Severity) {
 				return nil, fmt.Errorf("%s: event severity %q: use info, warning, error or critical", where, e.Severity)
 			}
 		}
@@ -190,7 +195,7 @@ func checkValidations(vs []ValidationSpec) error {
 		if v.ID == "" || v.Category == "" {
 			return errors.New("validations[]: id and category are required")
 		}
-		if !validVStats[v.Status] {
+		if !validValidationStatus(v.Status) {
 			return fmt.Errorf("validation %s: status %q is not one of success, success-suppress-output, failure, pending, error, disabled", v.ID, v.Status)
 		}
 	}

@@ -103,7 +103,7 @@ func New(cfg Config) (*Simulator, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Simulator{cfg: cfg, log: cfg.Log}
+	s := &Simulator{cfg: cfg, log: cfg.Log, start: time.Now()}
 	s.st.cluster = rendezvous.Cluster{Kind: "Cluster", ID: ClusterID, Href: "/api/assisted-install/v2/clusters/" + ClusterID,
 		Name: cfg.ClusterName, BaseDNSDomain: cfg.BaseDomain}
 	var err error
@@ -309,18 +309,33 @@ func stageOrder(role string, bootstrap, sno bool) []string {
 	return []string{"Starting installation", "Installing", "Writing image to disk", "Copying registry data to disk", "Rebooting", "Configuring", "Joined", "Done"}
 }
 
-var defaultHostStatusInfo = map[string]string{
-	"discovering":                    "Waiting for host to send hardware details",
-	"known":                          "Host is ready to be installed",
-	"insufficient":                   "Host cannot be installed due to failing validations",
-	"preparing-for-installation":     "Host is preparing for installation",
-	"preparing-successful":           "Host finished successfully to prepare for installation",
-	"installing":                     "Installation is in progress",
-	"installing-in-progress":         "Host is being installed",
-	"installed":                      "Done",
-	"installing-pending-user-action": "Expected the host to boot from disk, but it booted the installation image - please reboot and fix boot order to boot from disk",
-	"error":                          "Host failed to install",
-	"cancelled":                      "Installation was cancelled by user",
+// defaultHostStatusInfo is a typical status_info for a host status.
+func defaultHostStatusInfo(status string) string {
+	switch status {
+	case "discovering":
+		return "Waiting for host to send hardware details"
+	case "known":
+		return "Host is ready to be installed"
+	case "insufficient":
+		return "Host cannot be installed due to failing validations"
+	case "preparing-for-installation":
+		return "Host is preparing for installation"
+	case "preparing-successful":
+		return "Host finished successfully to prepare for installation"
+	case "installing":
+		return "Installation is in progress"
+	case "installing-in-progress":
+		return "Host is being installed"
+	case "installed":
+		return "Done"
+	case "installing-pending-user-action":
+		return "Expected the host to boot from disk, but it booted the installation image - please reboot and fix boot order to boot from disk"
+	case "error":
+		return "Host failed to install"
+	case "cancelled":
+		return "Installation was cancelled by user"
+	}
+	return ""
 }
 
 func (s *Simulator) applyLocked(st Step) {
@@ -384,7 +399,7 @@ func (s *Simulator) applyLocked(st Step) {
 		if hp.StatusInfo != "" {
 			h.StatusInfo = hp.StatusInfo
 		} else if hp.Status != "" && hp.Status != h.Status {
-			h.StatusInfo = defaultHostStatusInfo[hp.Status]
+			h.StatusInfo = defaultHostStatusInfo(hp.Status)
 		}
 		if hp.Status != "" && hp.Status != h.Status {
 			info := ""
@@ -470,10 +485,16 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-var schemeHeader = map[string]string{
-	credentials.SchemeAgent:   "X-Secret-Key",
-	credentials.SchemeUser:    "Authorization",
-	credentials.SchemeWatcher: rendezvous.WatcherHeader,
+func schemeHeader(scheme string) string {
+	switch scheme {
+	case credentials.SchemeAgent:
+		return "X-Secret-Key"
+	case credentials.SchemeUser:
+		return "Authorization"
+	case credentials.SchemeWatcher:
+		return rendezvous.WatcherHeader
+	}
+	return ""
 }
 
 // authorize applies assisted-service's local authenticator: the first
@@ -482,7 +503,7 @@ var schemeHeader = map[string]string{
 // differs from the matched scheme is 403.
 func (s *Simulator) authorize(w http.ResponseWriter, r *http.Request, schemes ...string) bool {
 	for _, sch := range schemes {
-		tok := r.Header.Get(schemeHeader[sch])
+		tok := r.Header.Get(schemeHeader(sch))
 		if tok == "" {
 			continue
 		}
