@@ -92,6 +92,8 @@ itself. Everything works offline.`,
 	root.AddCommand(newCreateCmd(g))
 	root.AddCommand(newGraphCmd(g))
 	root.AddCommand(newNmstateCmd(g))
+	root.AddCommand(newWaitForCmd(g))
+	addWaitForDevCmds(g, root)
 	return root
 }
 

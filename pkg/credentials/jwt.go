@@ -58,7 +58,8 @@ func (c Claims) Expiry() (time.Time, bool) {
 	return time.Time{}, false
 }
 
-var jwtHeaderES256 = base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"ES256","typ":"JWT"}`))
+// jwtHeaderES256 is base64url({"alg":"ES256","typ":"JWT"}).
+const jwtHeaderES256 = "eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9"
 
 // SignToken encodes claims as a compact ES256 JWT signed with key.
 // The signature is the raw 64-byte R||S pair, base64url without padding.

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
+)
+
+type waitForOptions struct {
+	target         string // bootstrap-complete or install-complete
+	timeout        time.Duration
+	timeScale      float64
+	restURL        string
+	requestTimeout time.Duration
+}
+
+func newWaitForCmd(g *globals) *cobra.Command {
+	o := &waitForOptions{}
+	cmd := &cobra.Command{
+		Use:   "wait-for",
+		Short: "Watch the installation until bootstrap or the whole install completes",
+		Long: `wait-for follows an agent-based installation from the workstation.
+
+It polls the assisted-service REST API on the rendezvous host
+(http://<rendezvousIP>:8090/api/assisted-install/v2, authenticated with the
+watcher token only) and shows cluster and host status, validations that
+start or stop failing (with a hint for common causes) and install events.
+When the rendezvous host reboots and its API goes away, wait-for switches to
+the new cluster's Kubernetes API with <dir>/auth/kubeconfig.
+
+On a terminal the hosts are shown as a live table; otherwise each message is
+one timestamped line. Use --log-level debug to see every poll.
+
+Exit codes: 0 done, 1 usage or missing inputs, 5 bootstrap failed or timed
+out, 6 installation failed or timed out, 130 interrupted (Ctrl-C).`,
+		Example: `  agentiso wait-for bootstrap-complete --dir mycluster
+  agentiso wait-for install-complete --dir mycluster --log-level debug
+  agentiso wait-for install-complete --dir mycluster --timeout 3h`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return &exitError{code: 1, err: errors.New("wait-for needs a target: bootstrap-complete or install-complete")}
+		},
+	}
+	cmd.PersistentFlags().DurationVar(&o.timeout, "timeout", 0, "give up after this long (default 60m for bootstrap, 90m for install after bootstrap)")
+	cmd.PersistentFlags().Float64Var(&o.timeScale, "time-scale", 1, "run the clock this many times faster (for the simulator)")
+	cmd.PersistentFlags().StringVar(&o.restURL, "rendezvous-url", "", "assisted-service v2 base URL (default from --dir)")
+	cmd.PersistentFlags().DurationVar(&o.requestTimeout, "request-timeout", 10*time.Second, "timeout of each API request")
+	for _, f := range []string{"time-scale", "rendezvous-url", "request-timeout"} {
+		_ = cmd.PersistentFlags().MarkHidden(f)
+	}
+
+	sub := func(target, short, long, example string) *cobra.Command {
+		return &cobra.Command{
+			Use:     target,
+			Short:   short,
+			Long:    long,
+			Example: example,
+			Args:    cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				oo := *o
+				oo.target = target
+				return runWaitFor(cmd.Context(), g, oo)
+			},
+		}
+	}
+	cmd.AddCommand(
+		sub("bootstrap-complete", "Wait until the cluster's control plane has bootstrapped",
+			`Wait until the bootstrap configmap (kube-system/bootstrap) of the new cluster says
+"complete". Before the cluster API exists, progress comes from the rendezvous
+host's REST API. Times out after 60 minutes (--timeout). Exit code 5 on failure.`,
+			`  agentiso wait-for bootstrap-complete --dir mycluster`),
+		sub("install-complete", "Wait until the cluster is installed and the console is up",
+			`Wait for bootstrap (as bootstrap-complete), then until the ClusterVersion is
+Available and neither Progressing nor Failing and the console route is
+admitted (90 minutes, --timeout). Prints how to log in at the end.
+Exit code 5 when bootstrap fails, 6 when the installation fails.`,
+			`  agentiso wait-for install-complete --dir mycluster`),
+	)
+	return cmd
+}
+
+func parseReportLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(s) {
+	case "trace":
+		return rendezvous.LevelTrace, nil
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info", "":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("invalid --log-level %q: use trace, debug, info, warn or error", s)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb"
+}
+
+func runWaitFor(ctx context.Context, g *globals, o waitForOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.timeout < 0 || o.timeScale <= 0 {
+		return &exitError{code: 1, err: errors.New("--timeout must be positive and --time-scale greater than zero")}
+	}
+	lvl, err := parseReportLevel(g.logLevel)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	in, err := loadWaitForInputs(g.dir, o.restURL, rendezvous.BaseURL)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	rest, err := rendezvous.NewClient(in.restURL, in.auth.WatcherAuthToken, o.requestTimeout, nil)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	kube, err := rendezvous.NewKubeClient(in.kubeconfig, "", o.requestTimeout)
+	if err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("%s: %w", in.kubeconfigPath, err)}
+	}
+	var clock rendezvous.Clock = rendezvous.RealClock{}
+	if o.timeScale != 1 {
+		clock = &rendezvous.ScaledClock{Scale: o.timeScale}
+	}
+	var rep rendezvous.Reporter
+	if isTerminal(g.errOut) {
+		tr := rendezvous.NewTerminalReporter(g.errOut, lvl, clock)
+		if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+			tr.SetWidth(n)
+		}
+		rep = tr
+	} else {
+		rep = rendezvous.NewPlainReporter(g.errOut, lvl, clock)
+	}
+	if in.restURLSource != "" {
+		rep.Log(slog.LevelInfo, fmt.Sprintf("Using the rendezvous API at %s (from %s)", in.restURL, in.restURLSource))
+	}
+	rep.Log(slog.LevelDebug, fmt.Sprintf("Rendezvous API %s, cluster API %s", rest.URL(), kube.Server()))
+
+	ip := in.rendezvousIP
+	w := rendezvous.NewWaiter(rendezvous.Options{
+		REST: rest, Kube: kube, Reporter: rep, Clock: clock,
+		BootstrapTimeout: o.timeout, InstallTimeout: o.timeout,
+		KubeconfigPath: in.kubeconfigPath, PasswordPath: in.passwordPath,
+		ProbeSSH: func(ctx context.Context) error {
+			d := net.Dialer{Timeout: 5 * time.Second}
+			c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(ip, "22"))
+			if err == nil {
+				_ = c.Close()
+			}
+			return err
+		},
+	})
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if o.target == "install-complete" {
+		err = w.WaitForInstallComplete(ctx)
+	} else {
+		err = w.WaitForBootstrapComplete(ctx)
+		if err == nil {
+			rep.Log(slog.LevelInfo, "Bootstrap is complete")
+			rep.Log(slog.LevelInfo, "The cluster is ready when 'agentiso wait-for install-complete' succeeds")
+		}
+	}
+	var we *rendezvous.WaitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, rendezvous.ErrInterrupted):
+		return &exitError{code: rendezvous.ExitInterrupted, err: err}
+	case errors.As(err, &we):
+		return &exitError{code: we.ExitCode(), err: err}
+	}
+	return &exitError{code: 1, err: err}
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
+)
+
+// addWaitForDevCmds registers the hidden dev commands that go with wait-for.
+func addWaitForDevCmds(g *globals, root *cobra.Command) {
+	devCmd(root).AddCommand(newDevSimulateCmd(g), newDevInitDirCmd(g))
+}
+
+type simulateOptions struct {
+	scenario   string
+	listen     string
+	kubeListen string
+	speed      float64
+}
+
+func newDevSimulateCmd(g *globals) *cobra.Command {
+	o := &simulateOptions{}
+	cmd := &cobra.Command{
+		Use:   "simulate",
+		Short: "Serve a simulated rendezvous host and cluster API for wait-for",
+		Long: `Serve a fake assisted-service REST API and a fake Kubernetes API (TLS, client
+certificate required) that play a scenario: a timeline of cluster and host
+states, validations, events, API outages and cluster readiness. Tokens are
+checked against the public key in --dir like the real service (401/403).
+
+--scenario takes a YAML file or a built-in name: ` + strings.Join(sim.BuiltinNames(), ", ") + `.
+--speed N plays N scenario seconds per real second; run wait-for with the
+same --time-scale. Listen addresses default to .agentiso/dev-sim.json
+(written by 'dev init-dir --local'), else <rendezvousIP>:8090 and the
+kubeconfig server's host:port. Runs until interrupted.`,
+		Example: `  agentiso dev init-dir --dir demo --rendezvous-ip 127.0.0.1 --local
+  agentiso dev simulate --dir demo --scenario ha-happy --speed 60 &
+  agentiso wait-for install-complete --dir demo --time-scale 60`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd.Context(), g, *o) },
+	}
+	cmd.Flags().StringVar(&o.scenario, "scenario", "", "scenario YAML file or built-in scenario name (required)")
+	cmd.Flags().StringVar(&o.listen, "listen", "", "REST API listen address host:port")
+	cmd.Flags().StringVar(&o.kubeListen, "kube-listen", "", "Kubernetes API listen address host:port")
+	cmd.Flags().Float64Var(&o.speed, "speed", 1, "scenario seconds per real second")
+	_ = cmd.MarkFlagRequired("scenario")
+	return cmd
+}
+
+func runSimulate(ctx context.Context, g *globals, o simulateOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.speed <= 0 {
+		return &exitError{code: 1, err: errors.New("--speed must be greater than zero")}
+	}
+	sc, err := sim.Load(o.scenario)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	in, err := loadSimInputs(g.dir)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	pub, err := in.auth.ECPublicKey()
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	kcl, _, err := in.kubeconfig.Current()
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	clusterName := in.kubeconfig.Clusters[0].Name
+	baseDomain := ""
+	if u, err := url.Parse(kcl.Server); err == nil {
+		baseDomain = strings.TrimPrefix(u.Hostname(), "api."+clusterName+".")
+		if baseDomain == u.Hostname() {
+			baseDomain = ""
+		}
+	}
+	restAddr, kubeAddr := o.listen, o.kubeListen
+	if d := in.dev; d != nil {
+		restAddr = firstNonEmpty(restAddr, d.RESTAddr)
+		kubeAddr = firstNonEmpty(kubeAddr, d.KubeAddr)
+		clusterName = firstNonEmpty(d.ClusterName, clusterName)
+		baseDomain = firstNonEmpty(d.BaseDomain, baseDomain)
+	}
+	restAddr = firstNonEmpty(restAddr, net.JoinHostPort(in.rendezvousIP, fmt.Sprint(rendezvous.Port)))
+	if kubeAddr == "" {
+		u, err := url.Parse(kcl.Server)
+		if err != nil {
+			return &exitError{code: 1, err: fmt.Errorf("kubeconfig server %q: %w", kcl.Server, err)}
+		}
+		kubeAddr = u.Host
+	}
+	cert, err := sim.NewKubeServerCert(rand.Reader, in.signers, clusterName, firstNonEmpty(baseDomain, "example.com"), time.Now())
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	pool, err := sim.ClientCAPool(in.signers)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	s, err := sim.New(sim.Config{
+		Scenario: sc, Speed: o.speed, PublicKey: pub, RESTAddr: restAddr, KubeAddr: kubeAddr,
+		KubeServerCert: cert, ClientCAs: pool, ClusterName: clusterName, BaseDomain: baseDomain, Log: g.log,
+	})
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	g.log.Info("simulating", "scenario", sc.Name, "speed", o.speed, "rest", "http://"+s.RESTAddr()+rendezvous.APIPath, "kube", "https://"+s.KubeAddr())
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := s.Run(ctx); err != nil {
+		return err
+	}
+	reqs := s.Requests()
+	denied := 0
+	for _, r := range reqs {
+		if r.Status == 401 || r.Status == 403 {
+			denied++
+		}
+	}
+	g.log.Info("simulator stopped", "requests", len(reqs), "denied", denied)
+	return nil
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func newDevInitDirCmd(g *globals) *cobra.Command {
+	o := devInitOptions{}
+	cmd := &cobra.Command{
+		Use:   "init-dir",
+		Short: "Write the files wait-for reads, with freshly generated credentials",
+		Long: `Write the inputs of wait-for into --dir, as the image build would: rendezvousIP,
+auth/kubeconfig, auth/kubeadmin-password and .agentiso/state.json (auth
+tokens and signer CAs, generated now). Secrets are written 0600.
+
+With --local the simulator addresses are picked on free loopback ports and
+recorded in .agentiso/dev-sim.json, and the kubeconfig points at them, so
+'dev simulate' and 'wait-for' find each other with no other flags.`,
+		Example: `  agentiso dev init-dir --dir demo --rendezvous-ip 127.0.0.1 --local`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.dir = g.dir
+			if err := writeDevInputs(o); err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			g.log.Info("wrote wait-for inputs", "dir", g.dir, "local", o.local)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&o.rendezvousIP, "rendezvous-ip", "", "IP address of the rendezvous host (required)")
+	cmd.Flags().StringVar(&o.clusterName, "cluster-name", "ocp", "cluster name")
+	cmd.Flags().StringVar(&o.baseDomain, "base-domain", "example.com", "base DNS domain")
+	cmd.Flags().BoolVar(&o.local, "local", false, "serve the simulator on free loopback ports and point the inputs at them")
+	_ = cmd.MarkFlagRequired("rendezvous-ip")
+	return cmd
+}

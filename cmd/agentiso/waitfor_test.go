@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/seed-a052040e/agentiso/pkg/credentials"
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
+)
+
+// startDirSim serves scenario sc for the inputs in dir, as `dev simulate` does.
+func startDirSim(t *testing.T, dir string, sc *sim.Scenario, speed float64) *sim.Simulator {
+	t.Helper()
+	in, err := loadSimInputs(dir)
+	require.NoError(t, err)
+	require.NotNil(t, in.dev)
+	pub, err := in.auth.ECPublicKey()
+	require.NoError(t, err)
+	cert, err := sim.NewKubeServerCert(rand.Reader, in.signers, in.dev.ClusterName, in.dev.BaseDomain, time.Now())
+	require.NoError(t, err)
+	pool, err := sim.ClientCAPool(in.signers)
+	require.NoError(t, err)
+	s, err := sim.New(sim.Config{Scenario: sc, Speed: speed, PublicKey: pub, RESTAddr: in.dev.RESTAddr, KubeAddr: in.dev.KubeAddr,
+		KubeServerCert: cert, ClientCAs: pool, ClusterName: in.dev.ClusterName, BaseDomain: in.dev.BaseDomain})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	return s
+}
+
+func initDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	code := run([]string{"dev", "init-dir", "--dir", dir, "--rendezvous-ip", "127.0.0.1", "--local"}, nil, &out, &errOut)
+	require.Equal(t, 0, code, errOut.String())
+	return dir
+}
+
+// TestWaitForExitCodes runs the real wait-for command against every shipped
+// scenario and checks the exit code the scenario documents.
+func TestWaitForExitCodes(t *testing.T) {
+	const speed = 600
+	for _, name := range sim.BuiltinNames() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := sim.Builtin(name)
+			require.NoError(t, err)
+			dir := initDir(t)
+			s := startDirSim(t, dir, sc, speed)
+			args := []string{"--dir", dir, "wait-for", sc.Expect.Command, "--time-scale", "600"}
+			if sc.Expect.Timeout != 0 {
+				args = append(args, "--timeout", time.Duration(sc.Expect.Timeout).String())
+			}
+			var out, errOut bytes.Buffer
+			code := run(args, nil, &out, &errOut)
+			assert.Equal(t, sc.Expect.ExitCode, code, errOut.String())
+			if code == 0 && sc.Expect.Command == "install-complete" {
+				assert.Contains(t, errOut.String(), "export KUBECONFIG="+filepath.Join(dir, "auth/kubeconfig"))
+			}
+			// Only the watcher token was ever sent, and never refused.
+			for _, r := range s.Requests() {
+				assert.Equal(t, []string{rendezvous.WatcherHeader}, r.AuthHeaders)
+				assert.Equal(t, 200, r.Status)
+			}
+		})
+	}
+}
+
+func TestWaitForInterrupted(t *testing.T) {
+	dir := initDir(t)
+	var errOut bytes.Buffer
+	g := &globals{dir: dir, logLevel: "info", out: io.Discard, errOut: &errOut, log: slog.New(slog.DiscardHandler)}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := runWaitFor(ctx, g, waitForOptions{target: "install-complete", timeScale: 1, requestTimeout: time.Second})
+	var ee *exitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, 130, ee.code)
+	assert.ErrorIs(t, err, rendezvous.ErrInterrupted)
+}
+
+func TestInitDirFiles(t *testing.T) {
+	dir := initDir(t)
+	for _, f := range []string{stateFile, kubeconfigFile, kubeadminPassFile} {
+		fi, err := os.Stat(filepath.Join(dir, f))
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), f)
+	}
+	in, err := loadWaitForInputs(dir, "", rendezvous.BaseURL)
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.1", in.rendezvousIP)
+	assert.True(t, strings.HasPrefix(in.restURL, "http://127.0.0.1:"), in.restURL)
+	pub, err := in.auth.ECPublicKey()
+	require.NoError(t, err)
+	c, err := credentials.Verify(in.auth.WatcherAuthToken, pub)
+	require.NoError(t, err)
+	assert.Equal(t, credentials.Claims{"auth_scheme": "watcherAuth"}, c)
+
+	// The state file is the documented shape.
+	st, err := readState(dir)
+	require.NoError(t, err)
+	assert.Equal(t, 1, st.Version)
+	assert.Contains(t, string(st.Assets[assetAuthConfig].Data), `"watcherAuthToken"`)
+	assert.NotEmpty(t, st.Assets[assetAuthConfig].Hash)
+
+	t.Setenv(envRendezvousURL, "http://[fd00::5]:8090/api/assisted-install/v2")
+	in, err = loadWaitForInputs(dir, "", rendezvous.BaseURL)
+	require.NoError(t, err)
+	assert.Equal(t, "http://[fd00::5]:8090/api/assisted-install/v2", in.restURL)
+
+	// Without the dev file the URL comes from rendezvousIP, IPv6 bracketed.
+	t.Setenv(envRendezvousURL, "")
+	require.NoError(t, os.Remove(filepath.Join(dir, devSimFile)))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, rendezvousIPFile), []byte("fd00::0005\n"), 0o644))
+	in, err = loadWaitForInputs(dir, "", rendezvous.BaseURL)
+	require.NoError(t, err)
+	assert.Equal(t, "http://[fd00::5]:8090/api/assisted-install/v2", in.restURL)
+}
+
+func TestWaitForInputErrors(t *testing.T) {
+	dir := initDir(t)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, stateFile), []byte(`{"version":1,"assets":{}}`), 0o600))
+	_, err := loadWaitForInputs(dir, "", rendezvous.BaseURL)
+	assert.ErrorContains(t, err, `failed to load AuthConfig`)
+	assert.ErrorContains(t, err, `asset "Agent Auth Config" is missing`)
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, rendezvousIPFile), []byte("not-an-ip"), 0o644))
+	_, err = loadWaitForInputs(dir, "", rendezvous.BaseURL)
+	assert.ErrorContains(t, err, `"not-an-ip" is not an IP address`)
+	assert.False(t, errors.Is(err, os.ErrNotExist))
+}

@@ -1,0 +1,153 @@
+package rendezvous
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Port is the assisted-service REST port on the rendezvous host.
+const Port = 8090
+
+// APIPath is the v2 REST base path.
+const APIPath = "/api/assisted-install/v2"
+
+// WatcherHeader carries the watcher token; no other credential is ever sent.
+const WatcherHeader = "Watcher-Authorization"
+
+// BaseURL returns http://<ip>:8090/api/assisted-install/v2, bracketing IPv6.
+func BaseURL(rendezvousIP string) string {
+	return "http://" + net.JoinHostPort(rendezvousIP, fmt.Sprint(Port)) + APIPath
+}
+
+// RESTAPI is what the wait logic needs from assisted-service.
+type RESTAPI interface {
+	ListInfraEnvs(ctx context.Context) ([]InfraEnv, error)
+	ListClusters(ctx context.Context) ([]Cluster, error)
+	GetCluster(ctx context.Context, id string) (*Cluster, error)
+	ListEvents(ctx context.Context, infraEnvID string) ([]Event, error)
+}
+
+// StatusError is a non-2xx answer from the REST API.
+type StatusError struct {
+	Method, URL string
+	StatusCode  int
+	Message     string
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("%s %s: HTTP %d: %s", e.Method, e.URL, e.StatusCode, e.Message)
+}
+
+// Client is a small assisted-service v2 client that authenticates with the
+// watcher token only.
+type Client struct {
+	base    *url.URL
+	token   string
+	http    *http.Client
+	timeout time.Duration
+}
+
+// NewClient returns a client for baseURL (e.g. BaseURL(ip)). requestTimeout
+// bounds each request (0 means 10 s). httpClient may be nil.
+func NewClient(baseURL, watcherToken string, requestTimeout time.Duration, httpClient *http.Client) (*Client, error) {
+	u, err := url.Parse(strings.TrimSuffix(baseURL, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("rendezvous API URL %q: want http(s)://host:port/path", baseURL)
+	}
+	if watcherToken == "" {
+		return nil, errors.New("rendezvous client: the watcher token is empty")
+	}
+	if requestTimeout <= 0 {
+		requestTimeout = 10 * time.Second
+	}
+	if httpClient == nil {
+		httpClient = &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: false, MaxIdleConns: 4}}
+	}
+	return &Client{base: u, token: watcherToken, http: httpClient, timeout: requestTimeout}, nil
+}
+
+// URL is the client's base URL.
+func (c *Client) URL() string { return c.base.String() }
+
+func (c *Client) get(ctx context.Context, path string, q url.Values, out any) error {
+	u := *c.base
+	u.Path += path
+	if q != nil {
+		u.RawQuery = q.Encode()
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set(WatcherHeader, c.token)
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("GET %s: read body: %w", u.String(), err)
+	}
+	if resp.StatusCode/100 != 2 {
+		return &StatusError{Method: "GET", URL: u.String(), StatusCode: resp.StatusCode, Message: errorMessage(body)}
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("GET %s: decode answer: %w", u.String(), err)
+	}
+	return nil
+}
+
+func errorMessage(body []byte) string {
+	var ie InfraError
+	if json.Unmarshal(body, &ie) == nil && ie.Message != "" {
+		return ie.Message
+	}
+	var ae APIError
+	if json.Unmarshal(body, &ae) == nil && ae.Reason != "" {
+		return ae.Reason
+	}
+	s := strings.TrimSpace(string(body))
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
+
+// ListInfraEnvs is GET /v2/infra-envs.
+func (c *Client) ListInfraEnvs(ctx context.Context) ([]InfraEnv, error) {
+	var out []InfraEnv
+	return out, c.get(ctx, "/infra-envs", nil, &out)
+}
+
+// ListClusters is GET /v2/clusters (no query parameters).
+func (c *Client) ListClusters(ctx context.Context) ([]Cluster, error) {
+	var out []Cluster
+	return out, c.get(ctx, "/clusters", nil, &out)
+}
+
+// GetCluster is GET /v2/clusters/{id}, which includes hosts.
+func (c *Client) GetCluster(ctx context.Context, id string) (*Cluster, error) {
+	out := &Cluster{}
+	if err := c.get(ctx, "/clusters/"+url.PathEscape(id), nil, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListEvents is GET /v2/events?infra_env_id=<id> (ascending event_time).
+func (c *Client) ListEvents(ctx context.Context, infraEnvID string) ([]Event, error) {
+	var out []Event
+	return out, c.get(ctx, "/events", url.Values{"infra_env_id": {infraEnvID}}, &out)
+}

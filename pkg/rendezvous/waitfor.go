@@ -1,0 +1,613 @@
+package rendezvous
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"time"
+)
+
+// Defaults of the wait loop.
+const (
+	DefaultPollInterval     = 2 * time.Second
+	DefaultMaxBackoff       = 16 * time.Second
+	DefaultBootstrapTimeout = 60 * time.Minute
+	DefaultInstallTimeout   = 90 * time.Minute
+	// InitSleep is how long to wait while neither API has ever answered.
+	InitSleep = 30 * time.Second
+	// ReadyStuckAfter is how long the cluster may sit in ready before wait-for gives up.
+	ReadyStuckAfter = time.Minute
+	// SSHProbeAfter is when, with no API ever seen, the rendezvous host is probed on port 22.
+	SSHProbeAfter = 2 * time.Minute
+)
+
+// Exit codes of the wait-for commands.
+const (
+	ExitOK              = 0
+	ExitUsage           = 1
+	ExitBootstrapFailed = 5
+	ExitInstallFailed   = 6
+	ExitInterrupted     = 130
+)
+
+// Phase names the part of the install a failure belongs to.
+type Phase string
+
+// The two phases.
+const (
+	PhaseBootstrap Phase = "bootstrap"
+	PhaseInstall   Phase = "install"
+)
+
+// ErrInterrupted is returned (wrapped) when the context is cancelled, e.g. by Ctrl-C.
+var ErrInterrupted = errors.New("interrupted: stopped waiting (the installation itself goes on)")
+
+// WaitError is a failed wait; ExitCode gives the process exit code (5 or 6).
+type WaitError struct {
+	Phase Phase
+	Err   error
+}
+
+func (e *WaitError) Error() string {
+	if e.Phase == PhaseBootstrap {
+		return "Bootstrap failed to complete: " + e.Err.Error()
+	}
+	return "Cluster installation failed: " + e.Err.Error()
+}
+
+func (e *WaitError) Unwrap() error { return e.Err }
+
+// ExitCode is 5 for bootstrap failures and 6 for install failures.
+func (e *WaitError) ExitCode() int {
+	if e.Phase == PhaseBootstrap {
+		return ExitBootstrapFailed
+	}
+	return ExitInstallFailed
+}
+
+// apiError marks a failure to talk to an API; only these back off.
+type apiError struct{ err error }
+
+func (a *apiError) Error() string { return a.err.Error() }
+func (a *apiError) Unwrap() error { return a.err }
+
+// fatalError stops the wait at once.
+type fatalError struct{ err error }
+
+func (f *fatalError) Error() string { return f.err.Error() }
+
+// Options configure a Waiter.
+type Options struct {
+	REST     RESTAPI
+	Kube     KubeAPI
+	Reporter Reporter
+	// Clock defaults to RealClock.
+	Clock Clock
+	// PollInterval defaults to 2 s; errors back off up to MaxBackoff (16 s).
+	PollInterval time.Duration
+	MaxBackoff   time.Duration
+	// BootstrapTimeout (60 min) and InstallTimeout (90 min) bound the two phases.
+	BootstrapTimeout time.Duration
+	InstallTimeout   time.Duration
+	// ProbeSSH, when set, checks that the rendezvous host answers on port 22;
+	// it is used when no API has answered for SSHProbeAfter.
+	ProbeSSH func(ctx context.Context) error
+	// KubeconfigPath and PasswordPath appear in the completion message.
+	KubeconfigPath string
+	PasswordPath   string
+}
+
+// Waiter runs the bootstrap-complete and install-complete waits. It is not safe for concurrent use.
+type Waiter struct {
+	o     Options
+	start time.Time
+
+	bootstrapDone bool
+	restSeen      bool
+	kubeSeen      bool
+	lastNonFatal  string
+	failures      int
+
+	infraEnvID  string
+	clusterID   string
+	lastStatus  string
+	readySince  time.Time
+	validations map[string]Validation
+	eventsSeen  int
+	lastEvent   string
+	events      []Event
+	lastMsg     map[string]string
+
+	cvVersion  string
+	cvMessage  string
+	consoleURL string
+}
+
+// NewWaiter fills defaults and returns a Waiter.
+func NewWaiter(o Options) *Waiter {
+	if o.Clock == nil {
+		o.Clock = RealClock{}
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = DefaultPollInterval
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = DefaultMaxBackoff
+	}
+	if o.BootstrapTimeout <= 0 {
+		o.BootstrapTimeout = DefaultBootstrapTimeout
+	}
+	if o.InstallTimeout <= 0 {
+		o.InstallTimeout = DefaultInstallTimeout
+	}
+	return &Waiter{o: o, validations: map[string]Validation{}, lastMsg: map[string]string{}}
+}
+
+// ConsoleURL is the console URL once install-complete has seen the route.
+func (w *Waiter) ConsoleURL() string { return w.consoleURL }
+
+func (w *Waiter) log(l slog.Level, format string, args ...any) {
+	w.o.Reporter.Log(l, fmt.Sprintf(format, args...))
+}
+
+// logOnce logs msg unless the last message under key was the same.
+func (w *Waiter) logOnce(key string, l slog.Level, msg string) {
+	if w.lastMsg[key] == msg {
+		return
+	}
+	w.lastMsg[key] = msg
+	w.o.Reporter.Log(l, msg)
+}
+
+type tickFunc func(ctx context.Context) (done bool, next time.Duration, err error)
+
+func (w *Waiter) loop(ctx context.Context, timeout time.Duration, tick tickFunc) (bool, error) {
+	deadline := w.o.Clock.Now().Add(timeout)
+	for {
+		if ctx.Err() != nil {
+			return false, ErrInterrupted
+		}
+		done, next, err := tick(ctx)
+		if ctx.Err() != nil {
+			return false, ErrInterrupted
+		}
+		if err != nil {
+			var f *fatalError
+			if errors.As(err, &f) {
+				return false, f.err
+			}
+			var ae *apiError
+			if errors.As(err, &ae) {
+				w.failures++
+			} else {
+				w.failures = 0
+			}
+			if msg := err.Error(); msg != w.lastNonFatal {
+				w.lastNonFatal = msg
+				w.log(slog.LevelInfo, "%s", msg)
+			}
+		} else {
+			w.failures = 0
+			w.lastNonFatal = ""
+		}
+		if done {
+			return true, nil
+		}
+		now := w.o.Clock.Now()
+		if !now.Before(deadline) {
+			return false, nil
+		}
+		if next <= 0 {
+			next = w.o.PollInterval
+			for i := 1; i < w.failures && next < w.o.MaxBackoff; i++ {
+				next *= 2
+			}
+			next = min(next, w.o.MaxBackoff)
+		}
+		next = min(next, deadline.Sub(now))
+		select {
+		case <-ctx.Done():
+			return false, ErrInterrupted
+		case <-w.o.Clock.After(next):
+		}
+	}
+}
+
+// WaitForBootstrapComplete waits until the bootstrap configmap says complete.
+func (w *Waiter) WaitForBootstrapComplete(ctx context.Context) error {
+	if w.start.IsZero() {
+		w.start = w.o.Clock.Now()
+	}
+	done, err := w.loop(ctx, w.o.BootstrapTimeout, w.bootstrapTick)
+	if errors.Is(err, ErrInterrupted) {
+		return err
+	}
+	if done {
+		return nil
+	}
+	if err == nil {
+		err = fmt.Errorf("bootstrap process timed out after %s", w.o.BootstrapTimeout)
+	} else {
+		err = fmt.Errorf("bootstrap process returned error: %w", err)
+	}
+	w.reportFailure(ctx, PhaseBootstrap)
+	return &WaitError{Phase: PhaseBootstrap, Err: err}
+}
+
+// WaitForInstallComplete waits for bootstrap, then for the cluster to be
+// installed, and reports the completion message.
+func (w *Waiter) WaitForInstallComplete(ctx context.Context) error {
+	if err := w.WaitForBootstrapComplete(ctx); err != nil {
+		return err
+	}
+	done, err := w.loop(ctx, w.o.InstallTimeout, w.installTick)
+	if errors.Is(err, ErrInterrupted) {
+		return err
+	}
+	if done {
+		w.printComplete()
+		return nil
+	}
+	if err == nil {
+		err = fmt.Errorf("Cluster installation timed out after %s", w.o.InstallTimeout)
+	}
+	w.reportFailure(ctx, PhaseInstall)
+	w.log(slog.LevelError, "Cluster initialization failed because one or more operators are not functioning properly. "+
+		"The cluster should be accessible for troubleshooting as detailed in the documentation linked below, "+
+		"https://docs.openshift.com/container-platform/latest/support/troubleshooting/troubleshooting-installations.html")
+	return &WaitError{Phase: PhaseInstall, Err: err}
+}
+
+func (w *Waiter) bootstrapTick(ctx context.Context) (bool, time.Duration, error) {
+	if w.bootstrapDone {
+		w.log(slog.LevelInfo, "Bootstrap is complete")
+		return true, 0, nil
+	}
+	_, kubeErr := w.o.Kube.Version(ctx)
+	infraEnvs, restErr := w.o.REST.ListInfraEnvs(ctx)
+	kubeLive, restLive := kubeErr == nil, restErr == nil
+	w.log(slog.LevelDebug, "poll: rest api %s, kube api %s", liveText(restErr), liveText(kubeErr))
+
+	if !kubeLive && !restLive {
+		if !w.restSeen && !w.kubeSeen {
+			if w.o.Clock.Now().Sub(w.start) > SSHProbeAfter && (w.o.ProbeSSH == nil || w.o.ProbeSSH(ctx) != nil) {
+				w.log(slog.LevelInfo, "Cannot access Rendezvous Host. There may be a network configuration problem, check console for additional info")
+			} else {
+				w.log(slog.LevelInfo, "Waiting for cluster install to initialize. Sleeping for 30 seconds")
+			}
+			return false, InitSleep, nil
+		}
+		if !w.kubeSeen {
+			return false, 0, &apiError{errors.New("cluster bootstrap did not complete")}
+		}
+		return false, 0, &apiError{fmt.Errorf("the cluster API is not reachable: %v", kubeErr)}
+	}
+
+	if kubeLive {
+		if !w.kubeSeen {
+			w.kubeSeen = true
+			w.log(slog.LevelInfo, "Bootstrap Kube API Initialized")
+		}
+		cm, err := w.o.Kube.ConfigMap(ctx, "kube-system", "bootstrap")
+		if err == nil && cm.Data["status"] == "complete" {
+			w.log(slog.LevelInfo, "Bootstrap configMap status is complete")
+			w.bootstrapDone = true
+			w.log(slog.LevelInfo, "cluster bootstrap is complete")
+			return true, 0, nil
+		}
+		if err != nil {
+			w.log(slog.LevelDebug, "bootstrap configmap: %v", err)
+		}
+	}
+	if restLive {
+		return false, 0, w.monitorREST(ctx, infraEnvs)
+	}
+	return false, 0, nil
+}
+
+func liveText(err error) string {
+	if err == nil {
+		return "up"
+	}
+	return "down (" + err.Error() + ")"
+}
+
+// StatusMessage is the line logged when the cluster enters status ("" for unknown ones).
+func StatusMessage(status string) string {
+	switch status {
+	case ClusterAddingHosts:
+		return "Cluster is adding hosts"
+	case ClusterCancelled:
+		return "Cluster installation cancelled"
+	case ClusterError:
+		return "Cluster has hosts in error"
+	case ClusterFinalizing:
+		return "Finalizing cluster installation"
+	case ClusterInstalling:
+		return "Cluster installation in progress"
+	case ClusterInstallingPendingUser:
+		return "Cluster has hosts requiring user input"
+	case ClusterInsufficient:
+		return "Cluster is not ready for install. Check validations"
+	case ClusterPendingForInput:
+		return "User input is required to continue cluster installation"
+	case ClusterPreparing:
+		return "Preparing cluster for installation"
+	case ClusterReady:
+		return "Cluster is ready for install"
+	}
+	return ""
+}
+
+func (w *Waiter) monitorREST(ctx context.Context, infraEnvs []InfraEnv) error {
+	if !w.restSeen {
+		w.restSeen = true
+		w.log(slog.LevelDebug, "Agent Rest API Initialized")
+	}
+	if w.infraEnvID == "" {
+		switch len(infraEnvs) {
+		case 0:
+			w.log(slog.LevelDebug, "infraenv is not registered in rest API")
+		case 1:
+			w.infraEnvID = infraEnvs[0].ID
+		default:
+			w.logOnce("infraenvs", slog.LevelInfo, fmt.Sprintf("found too many infraenvs. number of infraenvs found: %d", len(infraEnvs)))
+		}
+	}
+	if w.clusterID == "" {
+		cs, err := w.o.REST.ListClusters(ctx)
+		if err != nil {
+			return &apiError{fmt.Errorf("Unable to retrieve cluster metadata from Agent Rest API: %w", err)}
+		}
+		switch len(cs) {
+		case 0:
+			w.log(slog.LevelDebug, "cluster is not registered in rest API")
+		case 1:
+			w.clusterID = cs[0].ID
+		default:
+			w.logOnce("clusters", slog.LevelInfo, fmt.Sprintf("found too many clusters. number of clusters found: %d", len(cs)))
+		}
+		if w.clusterID == "" {
+			return errors.New("Unable to retrieve cluster metadata from Agent Rest API: no clusterID known for the cluster")
+		}
+	}
+	c, err := w.o.REST.GetCluster(ctx, w.clusterID)
+	if err != nil {
+		return &apiError{fmt.Errorf("Unable to retrieve cluster metadata from Agent Rest API: %w", err)}
+	}
+	prev := w.lastStatus
+	w.lastStatus = c.Status
+	w.log(slog.LevelDebug, "poll: cluster %s (%s), %d hosts", c.Status, c.StatusInfo, len(c.Hosts))
+	if c.Status != prev {
+		if msg := StatusMessage(c.Status); msg != "" {
+			w.log(slog.LevelInfo, "%s", msg)
+		}
+		if c.Status == ClusterInstallingPendingUser {
+			for _, h := range c.Hosts {
+				if h.Status == HostInstallingPendingUser {
+					w.log(slog.LevelWarn, "Host %s %s", h.Name(), h.StatusInfo)
+				}
+			}
+		}
+	}
+	w.o.Reporter.Hosts(hostRows(c))
+
+	var valErr error
+	if err := w.checkValidations("Cluster validation: ", "cluster", c.ValidationsInfo); err != nil {
+		valErr = err
+	}
+	for _, h := range c.Hosts {
+		if err := w.checkValidations("Host "+h.Name()+" validation: ", "host/"+h.Name(), h.ValidationsInfo); err != nil {
+			valErr = err
+		}
+	}
+	if w.infraEnvID != "" {
+		evs, err := w.o.REST.ListEvents(ctx, w.infraEnvID)
+		if err != nil {
+			w.log(slog.LevelDebug, "events: %v", err)
+		} else {
+			w.reportEvents(evs)
+		}
+	}
+
+	now := w.o.Clock.Now()
+	switch c.Status {
+	case ClusterReady:
+		if prev == ClusterPreparing {
+			w.readySince = now
+			return errors.New("failed to prepare cluster installation, retrying")
+		}
+		if w.readySince.IsZero() {
+			w.readySince = now
+		} else if now.Sub(w.readySince) > ReadyStuckAfter {
+			return &fatalError{errors.New("failed to progress after all hosts available")}
+		}
+		return valErr
+	case ClusterError, ClusterInstallingPendingUser:
+		w.readySince = time.Time{}
+		return errors.New("cluster has stopped installing... working to recover installation")
+	case ClusterCancelled:
+		w.readySince = time.Time{}
+		return &fatalError{errors.New("cluster installation was cancelled")}
+	}
+	w.readySince = time.Time{}
+	return valErr
+}
+
+func hostRows(c *Cluster) []HostRow {
+	rows := make([]HostRow, 0, len(c.Hosts))
+	for _, h := range c.Hosts {
+		role := h.Role
+		if role == "" || role == "auto-assign" {
+			role = h.SuggestedRole
+		}
+		if h.Bootstrap {
+			role += " (bootstrap)"
+		}
+		r := HostRow{Name: h.Name(), Role: role, Status: h.Status, StatusInfo: h.StatusInfo}
+		if h.StatusUpdatedAt != nil {
+			r.LastChange = *h.StatusUpdatedAt
+		}
+		if p := h.Progress; p != nil {
+			r.Stage, r.Percent = p.CurrentStage, p.InstallationPercentage
+			if p.StageUpdatedAt != nil && p.StageUpdatedAt.After(r.LastChange) {
+				r.LastChange = *p.StageUpdatedAt
+			}
+		}
+		rows = append(rows, r)
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
+	return rows
+}
+
+func (w *Waiter) checkValidations(prefix, key, info string) error {
+	vs, err := ParseValidations(info)
+	if err != nil {
+		return fmt.Errorf("host validations failed: %w", err)
+	}
+	for _, v := range vs {
+		k := key + "/" + v.ID
+		prev, seen := w.validations[k]
+		w.validations[k] = v
+		failing := v.Status == ValidationFailure || v.Status == ValidationError
+		msg := prefix + v.Message
+		if failing {
+			if h := Hint(v.ID); h != "" {
+				msg += " (hint: " + h + ")"
+			}
+		}
+		switch {
+		case !seen:
+			switch {
+			case v.Status == ValidationSuccess:
+				w.o.Reporter.Log(slog.LevelDebug, msg)
+			case failing:
+				w.o.Reporter.Log(slog.LevelWarn, msg)
+			default:
+				w.o.Reporter.Log(LevelTrace, msg)
+			}
+		case prev.Message != v.Message || prev.Status != v.Status:
+			wasFailing := prev.Status == ValidationFailure || prev.Status == ValidationError
+			switch {
+			case v.Status == ValidationSuccess && wasFailing:
+				w.o.Reporter.Log(slog.LevelInfo, msg)
+			case v.Status == ValidationSuccess:
+				w.o.Reporter.Log(slog.LevelDebug, msg)
+			case failing:
+				w.o.Reporter.Log(slog.LevelWarn, msg)
+			default:
+				w.o.Reporter.Log(LevelTrace, msg)
+			}
+		}
+	}
+	return nil
+}
+
+// reportEvents logs every event not seen yet (the list is ascending and
+// grows); consecutive duplicates are dropped. If the list shrank, only the
+// newest event is considered.
+func (w *Waiter) reportEvents(evs []Event) {
+	start := w.eventsSeen
+	if len(evs) < w.eventsSeen {
+		start = max(len(evs)-1, 0)
+	}
+	for _, e := range evs[start:] {
+		w.events = append(w.events, e)
+		if e.Message == w.lastEvent {
+			continue
+		}
+		w.lastEvent = e.Message
+		if e.Severity == "info" {
+			w.o.Reporter.Log(slog.LevelInfo, e.Message)
+		} else {
+			w.o.Reporter.Log(slog.LevelWarn, e.Message)
+		}
+	}
+	w.eventsSeen = len(evs)
+}
+
+func (w *Waiter) installTick(ctx context.Context) (bool, time.Duration, error) {
+	cv, err := w.o.Kube.ClusterVersion(ctx)
+	if err != nil {
+		return false, 0, &apiError{fmt.Errorf("failed to get ClusterVersion: %w", err)}
+	}
+	if !cv.Initialized() {
+		msg := ""
+		if c := cv.Condition("Failing"); c != nil && c.Status == "True" {
+			msg = c.Message
+		} else if c := cv.Condition("Progressing"); c != nil {
+			msg = c.Message
+		}
+		if cv.Metadata.ResourceVersion != w.cvVersion {
+			w.cvVersion = cv.Metadata.ResourceVersion
+			lvl := slog.LevelDebug
+			if msg != w.cvMessage {
+				lvl = slog.LevelInfo
+			}
+			w.cvMessage = msg
+			w.log(lvl, "Still waiting for the cluster to initialize: %s", msg)
+		}
+		return false, 0, nil
+	}
+	r, err := w.o.Kube.ConsoleRoute(ctx)
+	if err != nil {
+		return false, 0, &apiError{fmt.Errorf("failed to get the console route: %w", err)}
+	}
+	u := r.AdmittedURL()
+	if u == "" {
+		w.logOnce("route", slog.LevelDebug, "Waiting for the console route to be admitted")
+		return false, 0, nil
+	}
+	w.consoleURL = u
+	w.log(slog.LevelInfo, "Cluster is installed")
+	return true, 0, nil
+}
+
+func (w *Waiter) printComplete() {
+	w.log(slog.LevelInfo, "Install complete!")
+	w.log(slog.LevelInfo, "To access the cluster as the system:admin user when using 'oc', run\n    export KUBECONFIG=%s", w.o.KubeconfigPath)
+	w.log(slog.LevelInfo, "Access the OpenShift web-console here: %s", w.consoleURL)
+	w.log(slog.LevelInfo, "Login to the console with user: %q, and the password in %s", "kubeadmin", w.o.PasswordPath)
+}
+
+func (w *Waiter) reportFailure(ctx context.Context, phase Phase) {
+	if len(w.events) > 0 {
+		w.log(slog.LevelDebug, "Printing the event list gathered from the Agent Rest API")
+		for _, e := range w.events {
+			w.log(slog.LevelDebug, "%s %s %s", e.EventTime.UTC().Format(time.RFC3339), e.Severity, e.Message)
+		}
+	}
+	if w.kubeSeen && ctx.Err() == nil {
+		w.logClusterOperators(ctx)
+	}
+	if phase == PhaseBootstrap {
+		w.log(slog.LevelError, "Use the following commands to gather logs from the cluster")
+		w.log(slog.LevelError, "openshift-install gather bootstrap --help")
+	}
+}
+
+func (w *Waiter) logClusterOperators(ctx context.Context) {
+	cos, err := w.o.Kube.ClusterOperators(ctx)
+	if err != nil {
+		w.log(slog.LevelDebug, "listing cluster operators: %v", err)
+		return
+	}
+	for _, co := range cos {
+		for _, c := range co.Status.Conditions {
+			switch {
+			case c.Type == "Upgradeable",
+				c.Type == "Available" && c.Status == "True",
+				c.Type == "Degraded" && c.Status == "False",
+				c.Type == "Progressing" && c.Status == "False":
+				continue
+			}
+			lvl := slog.LevelInfo
+			if c.Type == "Degraded" {
+				lvl = slog.LevelError
+			}
+			w.log(lvl, "Cluster operator %s %s is %s with %s: %s", co.Metadata.Name, c.Type, c.Status, c.Reason, c.Message)
+		}
+	}
+}
