@@ -104,7 +104,7 @@ out=/dev/ttyS0
     fi
   done
   echo "CMDLINE $(cat /proc/cmdline)"
-  dmesg | grep -iE 'initramfs|initrd|unpack' | sed 's/^/DMESG /'
+  dmesg | grep -iE 'initramfs|initrd|unpack' | grep -iv 'command line' | sed 's/^/DMESG /'
   if dmesg | grep -qiE 'Initramfs unpacking failed|rootfs image is not initramfs'; then
     echo "UNPACK-FAILED"
   fi
