@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,6 +64,9 @@ func ParseCases(raw []byte, base string) ([]Case, error) {
 	if err := dec.Decode(&cases); err != nil {
 		return nil, fmt.Errorf("cases file: %w", err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("cases file: trailing data after the JSON array")
+	}
 	if len(cases) == 0 {
 		return nil, errors.New("cases file: no cases: list at least one {\"name\", \"iso\", ...}")
 	}
@@ -86,6 +90,9 @@ func ParseCases(raw []byte, base string) ([]Case, error) {
 			return nil, fmt.Errorf("%s: give ignitionFile or ignitionSHA256, not both", where)
 		case c.IgnitionFile != "":
 			c.IgnitionFile = resolve(base, c.IgnitionFile)
+			if st, err := os.Stat(c.IgnitionFile); err != nil || !st.Mode().IsRegular() {
+				return nil, fmt.Errorf("%s: field ignitionFile: %s is not a readable regular file", where, c.IgnitionFile)
+			}
 			b, err := os.ReadFile(c.IgnitionFile)
 			if err != nil {
 				return nil, fmt.Errorf("%s: field ignitionFile: %w", where, err)

@@ -54,12 +54,12 @@ func (r Report) Kargs() []string { return strings.Fields(r.Cmdline) }
 
 // ParseReport extracts the last complete report from a serial console log.
 func ParseReport(console []byte) (Report, error) {
-	console = bytes.ReplaceAll(console, []byte("\r"), nil)
-	begin := bytes.LastIndex(console, []byte(beginMarker+"\n"))
+	console = append([]byte("\n"), bytes.ReplaceAll(console, []byte("\r"), nil)...)
+	begin := bytes.LastIndex(console, []byte("\n"+beginMarker+"\n"))
 	if begin < 0 {
 		return Report{}, errors.New("no report on the serial console (the guest never reached the fixture's /init)")
 	}
-	body := console[begin+len(beginMarker):] // starts with "\n"
+	body := console[begin+1+len(beginMarker):] // starts with "\n"
 	end := bytes.Index(body, []byte("\n"+endMarker))
 	if end < 0 {
 		return Report{}, errors.New("the guest's report is truncated (no end marker)")
