@@ -211,8 +211,16 @@ func TestBoot(t *testing.T) {
 	require.NoError(t, err, CasesEnv)
 	for _, c := range loaded {
 		t.Run("case/"+c.Name, func(t *testing.T) {
-			require.FileExists(t, c.ISO)
-			bootAndCheck(t, q, c.ISO, c.Expect, c.BootModes())
+			f, err := os.Open(c.ISO)
+			require.NoError(t, err)
+			kargs, err := Kargs(f)
+			f.Close()
+			require.NoError(t, err, "%s: read the kargs embed areas", c.ISO)
+			// Whatever the ISO's kargs areas hold must reach the kernel.
+			exp := c.Expect
+			exp.Kargs = append(append([]string(nil), exp.Kargs...), strings.Fields(kargs)...)
+			t.Logf("%s: kargs %q, expecting /config.ign sha256 %s", c.ISO, kargs, exp.IgnitionSHA256)
+			bootAndCheck(t, q, c.ISO, exp, c.BootModes())
 		})
 	}
 }
