@@ -23,7 +23,7 @@ import (
 //	AGENTISO_E2E_FIXTURE  boot fixture ISO (default: built into a temp dir
 //	                      with hack/build-boot-fixture.sh)
 //	AGENTISO_E2E_CASES    JSON cases file of further ISOs to boot (optional)
-//	AGENTISO_E2E_ACCEL    auto (default), tcg or kvm
+//	AGENTISO_E2E_ACCEL    tcg (default) or kvm
 
 const defaultKargs = "rw coreos.liveiso=rhcos-9.6.20250523-0 ignition.firstboot ignition.platform.id=metal"
 
