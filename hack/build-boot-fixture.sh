@@ -39,19 +39,30 @@ debs=$CACHE/debs
 mkdir -p "$debs"
 
 # fetch PKG: make sure a .deb of PKG is in the cache (apt-get download once).
+updated=no
+apt_update_once() {
+  [ "$updated" = no ] || return 1
+  updated=yes
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -o DPkg::Lock::Timeout=600 >&2
+}
 fetch() {
   local pkg=$1
   if ! compgen -G "$debs/${pkg}_*.deb" >/dev/null; then
-    (cd "$debs" && apt-get download -o APT::Sandbox::User=root "$pkg") ||
-      { echo "$0: apt-get download $pkg failed (run apt-get update?)" >&2; exit 1; }
+    until (cd "$debs" && apt-get download -o APT::Sandbox::User=root "$pkg"); do
+      apt_update_once || { echo "$0: apt-get download $pkg failed" >&2; exit 1; }
+    done
   fi
 }
 
 # The kernel: linux-image-amd64 is a metapackage; take the image it depends on.
 kpkg=$(ls "$debs"/linux-image-*-amd64_*.deb 2>/dev/null | head -n1 || true)
 if [ -z "$kpkg" ]; then
-  kname=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-/{print $2; exit}')
-  [ -n "$kname" ] || { echo "$0: cannot resolve linux-image-amd64 (run apt-get update)" >&2; exit 1; }
+  resolve_kernel() { apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/{print $2; exit}'; }
+  kname=$(resolve_kernel)
+  if [ -z "$kname" ] && apt_update_once; then kname=$(resolve_kernel); fi
+  [ -n "$kname" ] || { echo "$0: cannot resolve linux-image-amd64 to a kernel package" >&2; exit 1; }
   fetch "$kname"
 fi
 for p in busybox-static isolinux syslinux-common grub-efi-amd64-bin; do fetch "$p"; done

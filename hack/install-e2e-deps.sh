@@ -14,6 +14,7 @@ pkgs=(
   cpio            # packs the fixture's busybox initramfs
   grub-common     # grub-mkimage, to build the fixture's BOOTX64.EFI
   gzip
+  xz-utils        # xz, for the test's xz-compressed ignition archives
 )
 
 missing=()

@@ -203,6 +203,40 @@ func TestBoot(t *testing.T) {
 		require.ErrorContains(t, err, "kernel could not unpack an initrd")
 	})
 
+	// xz: the kernel accepts only the CRC32 integrity check (spec §9), while
+	// userspace readers accept CRC64 too: only a boot tells them apart.
+	xzArchive := func(t *testing.T, check string) []byte {
+		t.Helper()
+		xzBin, err := exec.LookPath("xz")
+		if err != nil {
+			if os.Getenv("CI") == "" {
+				t.Skip("xz not installed (hack/install-e2e-deps.sh)")
+			}
+			t.Fatal("CI=true but xz is missing")
+		}
+		var raw bytes.Buffer
+		require.NoError(t, WriteNewc(&raw, WithParentDirs([]CpioEntry{File("config.ign", config)})))
+		cmd := exec.Command(xzBin, "-9", "--check="+check, "-c")
+		cmd.Stdin = &raw
+		out, err := cmd.Output()
+		require.NoError(t, err)
+		return out
+	}
+
+	t.Run("fixture/xz-crc32-ignition", func(t *testing.T) {
+		iso := copyISO(t, fixture)
+		require.NoError(t, EmbedIgnitionArchive(iso, xzArchive(t, "crc32")))
+		bootAndCheck(t, q, iso, Expect{IgnitionSHA256: sha(config)}, []Mode{bios})
+	})
+
+	t.Run("fixture/negative-xz-crc64", func(t *testing.T) {
+		iso := copyISO(t, fixture)
+		require.NoError(t, EmbedIgnitionArchive(iso, xzArchive(t, "crc64")))
+		err := bootExpectingFailure(t, q, iso, Expect{IgnitionSHA256: sha(config)}, bios)
+		require.ErrorContains(t, err, "kernel could not unpack an initrd")
+		require.ErrorContains(t, err, "/config.ign missing")
+	})
+
 	cases := os.Getenv(CasesEnv)
 	if cases == "" {
 		return // no agent ISOs given: no such subtests at all
