@@ -11,6 +11,7 @@
 #   coreos/igninfo.json       {"file": "images/ignition.img"}
 #   coreos/kargs.json         kargs embed areas in both boot configs
 #   coreos/features.json
+#   images/pxeboot/rootfs.img, coreos/miniso.dat   small stand-ins (not used)
 # Both boot configs load images/ignition.img as a second initrd and carry a
 # 1024-'#' COREOS_KARG_EMBED_AREA line right after the kernel arguments.
 # After mastering, the script locates every file in the ISO and checks that
@@ -128,6 +129,14 @@ chmod 0755 "$rd/init"
 (cd "$rd" && { find . | sed 's|^\.||' | grep -v '^$'; echo /; echo /root; echo /fixture-manifest; } | sort -u >fixture-manifest)
 (cd "$rd" && find . | sort | cpio --quiet -o -H newc --reproducible -R 0:0) | gzip -n -9 >"$iso/images/pxeboot/initrd.img"
 
+# ---- stand-ins for the live rootfs and the minimal-ISO data (never read
+# here; present so that tools checking for the live layout find it).
+# rootfs.img: an uncompressed newc cpio whose first member is root.squashfs.
+mkdir -p "$work/rootfs"
+head -c 4096 /dev/zero >"$work/rootfs/root.squashfs"
+(cd "$work/rootfs" && echo root.squashfs | cpio --quiet -o -H newc --reproducible -R 0:0) >"$iso/images/pxeboot/rootfs.img"
+head -c 16384 /dev/zero >"$iso/coreos/miniso.dat"
+
 # ---- Ignition embed area
 head -c 262144 /dev/zero >"$iso/images/ignition.img"
 printf '{\n  "file": "images/ignition.img"\n}\n' >"$iso/coreos/igninfo.json"
@@ -200,9 +209,10 @@ EOF
 cp "$pkgroot/usr/lib/ISOLINUX/isolinux.bin" "$iso/isolinux/"
 cp "$pkgroot/usr/lib/syslinux/modules/bios/ldlinux.c32" "$iso/isolinux/"
 
-# ---- GRUB EFI (UEFI): early config finds the ISO and reads EFI/redhat/grub.cfg
+# ---- GRUB EFI (UEFI): early config finds the ISO (the only device with
+# EFI/redhat/grub.cfg; efiboot.img has just EFI/BOOT) and reads that config.
 cat >"$work/early.cfg" <<'EOF'
-search --no-floppy --file --set=root /coreos/igninfo.json
+search --no-floppy --file --set=root /EFI/redhat/grub.cfg
 set prefix=($root)/EFI/redhat
 configfile $prefix/grub.cfg
 EOF
