@@ -27,7 +27,7 @@ import (
 
 const defaultKargs = "rw coreos.liveiso=rhcos-9.6.20250523-0 ignition.firstboot ignition.platform.id=metal"
 
-// requireTool skips when a tool is missing outside CI and fails in CI.
+// requireTools finds QEMU and OVMF; it skips outside CI and fails in CI when they are missing.
 func requireTools(t *testing.T) QEMU {
 	t.Helper()
 	q, err := FindQEMU(os.Getenv("AGENTISO_E2E_ACCEL"))
