@@ -4,7 +4,7 @@ BIN := bin/agentiso
 PKGS := ./...
 FUZZTIME ?= 3s
 
-.PHONY: build test unit lint fmt-check vet fuzz-seeds demo bench clean
+.PHONY: build test unit lint fmt-check vet fuzz-seeds demo bench clean e2e e2e-deps e2e-fixture
 
 build:
 	$(GO) build -o $(BIN) ./cmd/agentiso
@@ -31,6 +31,27 @@ demo: build
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## e2e: boot ISOs under QEMU (BIOS and UEFI) and check what the kernel received
+## (docs/e2e.md). Installs its Debian packages, builds the cached boot fixture,
+## then runs test/e2e with the e2e build tag. E2E_CASES=file.json adds ISOs.
+E2E_FIXTURE ?= .cache/boot-fixture/fixture.iso
+E2E_CASES ?=
+E2E_TIMEOUT ?= 60m
+
+e2e: e2e-deps
+	$(MAKE) e2e-fixture
+	AGENTISO_E2E_FIXTURE=$(abspath $(E2E_FIXTURE)) AGENTISO_E2E_CASES=$(if $(E2E_CASES),$(abspath $(E2E_CASES))) \
+		$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v -run '^TestBoot$$' ./test/e2e/
+
+e2e-deps:
+	bash hack/install-e2e-deps.sh
+
+e2e-fixture: $(E2E_FIXTURE)
+
+$(E2E_FIXTURE): hack/build-boot-fixture.sh
+	@mkdir -p $(dir $@)
+	bash hack/build-boot-fixture.sh $@
 
 clean:
 	rm -rf bin
