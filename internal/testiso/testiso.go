@@ -246,7 +246,7 @@ func Write(f File, o Options) (*Layout, error) {
 		add("images/ignition.img", &node{data: ig})
 	}
 	add("images/pxeboot/vmlinuz", &node{data: kernel(o.Arch)})
-	initrd := make([]byte, 128<<10)
+	initrd := make([]byte, 32<<10)
 	fillPattern(initrd, 3)
 	add("images/pxeboot/initrd.img", &node{data: initrd})
 
@@ -655,7 +655,7 @@ func writeFiller(f io.WriterAt, off, size int64, dense bool) error {
 // kernel returns a fake kernel image whose header identifies arch the way
 // real kernels do (PE machine, bzImage "HdrS", arm64 "ARM\x64", ELF e_machine).
 func kernel(arch string) []byte {
-	b := make([]byte, 64<<10)
+	b := make([]byte, 16<<10)
 	fillPattern(b, 5)
 	switch arch {
 	case "x86_64", "aarch64":
@@ -678,4 +678,32 @@ func kernel(arch string) []byte {
 		binary.BigEndian.PutUint16(b[18:], 22)
 	}
 	return b
+}
+
+// Bytes builds the image in memory (for small images: fuzz seeds, unit tests).
+func Bytes(o Options) ([]byte, *Layout, error) {
+	var m memFile
+	lay, err := Write(&m, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m.b, lay, nil
+}
+
+type memFile struct{ b []byte }
+
+func (m *memFile) WriteAt(p []byte, off int64) (int, error) {
+	if end := off + int64(len(p)); end > int64(len(m.b)) {
+		m.b = append(m.b, make([]byte, end-int64(len(m.b)))...)
+	}
+	return copy(m.b[off:], p), nil
+}
+
+func (m *memFile) Truncate(size int64) error {
+	if size <= int64(len(m.b)) {
+		m.b = m.b[:size]
+		return nil
+	}
+	m.b = append(m.b, make([]byte, size-int64(len(m.b)))...)
+	return nil
 }

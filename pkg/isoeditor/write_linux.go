@@ -1,0 +1,96 @@
+package isoeditor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// kernelChunk is how much one copy_file_range call copies; ctx is checked between calls.
+const kernelChunk = 8 << 20
+
+// writeKernel copies the unchanged bytes in the kernel: a FICLONE reflink of
+// the whole base when the filesystem supports it, else copy_file_range for
+// every gap. The SHA-256 of the output is computed by reading the edited
+// image sequentially, concurrently with the copy. It returns errNoFastPath,
+// before anything is written, when neither is available.
+func writeKernel(ctx context.Context, out, base *os.File, img *Image, h hash.Hash, opts WriteOptions) (string, error) {
+	if !opts.NoReflink {
+		if st, err := base.Stat(); err == nil && st.Size() == img.size {
+			if err := unix.IoctlFileClone(int(out.Fd()), int(base.Fd())); err == nil {
+				for _, o := range img.overlays {
+					if _, err := out.WriteAt(o.Data, o.Offset); err != nil {
+						return "", err
+					}
+				}
+				return MethodReflink, hashImage(ctx, img, h, opts.Progress)
+			}
+		}
+	}
+
+	hctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	hashErr := make(chan error, 1)
+	go func() { hashErr <- hashImage(hctx, img, h, nil) }()
+
+	err := copyKernel(ctx, out, base, img, opts.Progress)
+	if err != nil {
+		cancel()
+		<-hashErr
+		return "", err
+	}
+	if err := <-hashErr; err != nil {
+		return "", err
+	}
+	return MethodCopyFileRange, nil
+}
+
+func copyKernel(ctx context.Context, out, base *os.File, img *Image, progress func(done, total int64)) error {
+	inFd, outFd := int(base.Fd()), int(out.Fd())
+	var done int64
+	first := true
+	for _, s := range img.segments() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if s.overlay != nil {
+			if _, err := out.WriteAt(s.overlay.Data, s.off); err != nil {
+				return err
+			}
+			done += s.n
+			if progress != nil {
+				progress(done, img.size)
+			}
+			continue
+		}
+		roff, woff := s.off, s.off
+		for end := s.off + s.n; roff < end; {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			n, err := unix.CopyFileRange(inFd, &roff, outFd, &woff, int(min(kernelChunk, end-roff)), 0)
+			if err != nil {
+				if first && (errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EXDEV) ||
+					errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EPERM)) {
+					return errNoFastPath
+				}
+				return fmt.Errorf("copy_file_range at byte %d: %w", roff, err)
+			}
+			if n == 0 {
+				return fmt.Errorf("copy_file_range: base image ended at byte %d, expected %d bytes", roff, img.size)
+			}
+			first = false
+			done += int64(n)
+			if progress != nil {
+				progress(done, img.size)
+			}
+		}
+	}
+	// Overlays at the very end may leave the file short of its size only if
+	// nothing was written there; make the size exact.
+	return out.Truncate(img.size)
+}
