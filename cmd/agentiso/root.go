@@ -76,6 +76,8 @@ itself. Everything works offline.`,
 	root.PersistentFlags().StringVar(&g.dir, "dir", ".", "asset directory: inputs are read from it, outputs and state are written to it")
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	root.AddCommand(newVersionCmd(g))
+	root.AddCommand(newIsoCmd(g))
+	devCmd(root).AddCommand(newDevMakeTestISOCmd(g))
 	return root
 }
 

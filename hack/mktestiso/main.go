@@ -7,8 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/seed-a052040e/agentiso/internal/testiso"
 )
@@ -41,27 +39,12 @@ func run(o *testiso.Options, size, area, out string) error {
 		return fmt.Errorf("-o is required")
 	}
 	var err error
-	if o.Size, err = ParseSize(size); err != nil {
+	if o.Size, err = testiso.ParseSize(size); err != nil {
 		return fmt.Errorf("-size: %w", err)
 	}
-	if o.EmbedAreaSize, err = ParseSize(area); err != nil {
+	if o.EmbedAreaSize, err = testiso.ParseSize(area); err != nil {
 		return fmt.Errorf("-embed-area: %w", err)
 	}
 	_, err = testiso.WriteFile(out, *o)
 	return err
-}
-
-// ParseSize parses a byte count with an optional KiB, MiB or GiB suffix.
-func ParseSize(s string) (int64, error) {
-	mult := int64(1)
-	for suf, m := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
-		if strings.HasSuffix(s, suf) {
-			s, mult = strings.TrimSuffix(s, suf), m
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("invalid size %q: use a byte count or a number with KiB, MiB or GiB", s)
-	}
-	return n * mult, nil
 }

@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -706,4 +707,22 @@ func (m *memFile) Truncate(size int64) error {
 	}
 	m.b = append(m.b, make([]byte, size-int64(len(m.b)))...)
 	return nil
+}
+
+// ParseSize parses a byte count with an optional KiB, MiB or GiB suffix ("64MiB").
+func ParseSize(s string) (int64, error) {
+	num, mult := s, int64(1)
+	for _, u := range []struct {
+		suf string
+		m   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if strings.HasSuffix(s, u.suf) {
+			num, mult = strings.TrimSuffix(s, u.suf), u.m
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("invalid size %q: use a byte count or a number with KiB, MiB or GiB", s)
+	}
+	return n * mult, nil
 }

@@ -1,0 +1,25 @@
+package main
+
+import "github.com/spf13/cobra"
+
+// devCmd returns the hidden "dev" command of root, creating it on first use.
+// Developer aids (test fixtures, simulators) hang under it; several files
+// register into it, so it is found or created rather than built once.
+func devCmd(root *cobra.Command) *cobra.Command {
+	for _, c := range root.Commands() {
+		if c.Name() == "dev" {
+			return c
+		}
+	}
+	dev := &cobra.Command{
+		Use:     "dev",
+		Short:   "Developer aids (hidden): test fixtures and simulators",
+		Long:    "Developer aids used by tests, demos and benchmarks. Not part of the supported interface.",
+		Example: `  agentiso dev make-test-iso -o base.iso --size 64MiB`,
+		Hidden:  true,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	root.AddCommand(dev)
+	return dev
+}
