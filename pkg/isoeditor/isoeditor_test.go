@@ -242,6 +242,27 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+func TestWriteFileNoChecksum(t *testing.T) {
+	p, _ := makeISO(t, testiso.Options{})
+	iso, _ := openFile(t, p)
+	img, err := iso.Edit(Edit{Ignition: []byte(testConfig)})
+	require.NoError(t, err)
+	for _, opts := range []WriteOptions{{NoChecksum: true}, {NoChecksum: true, NoKernelCopy: true}} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "a.iso")
+		res, err := WriteFile(context.Background(), out, img, opts)
+		require.NoError(t, err)
+		assert.Empty(t, res.SHA256)
+		assert.Equal(t, []string{"a.iso"}, dirNames(t, dir))
+		var want bytes.Buffer
+		_, err = img.WriteTo(&want)
+		require.NoError(t, err)
+		got, err := os.ReadFile(out)
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(want.Bytes(), got), "output differs from the streamed image")
+	}
+}
+
 func TestImageReadAtMatchesStream(t *testing.T) {
 	b, _, err := testiso.Bytes(testiso.Options{Size: 1 << 20, EmbedAreaSize: 8192})
 	require.NoError(t, err)
