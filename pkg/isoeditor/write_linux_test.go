@@ -2,10 +2,17 @@ package isoeditor
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/seed-a052040e/agentiso/internal/testiso"
 )
 
 func TestAlignedSegments(t *testing.T) {
@@ -48,4 +55,36 @@ func TestAlignedSegments(t *testing.T) {
 		require.Equal(t, int64(size), pos)
 		assert.True(t, bytes.Equal(want.Bytes(), got), "segments must reproduce the image")
 	}
+}
+
+// TestWriteFileReflink exercises the FICLONE path where the temp dir's
+// filesystem supports reflinks (btrfs, XFS); elsewhere it checks that the
+// copy_file_range path was taken instead.
+func TestWriteFileReflink(t *testing.T) {
+	p, _ := makeISO(t, testiso.Options{})
+	iso, f := openFile(t, p)
+	img, err := iso.Edit(Edit{Ignition: []byte(testConfig), AppendKargs: []string{"x=1"}})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	probe, err := os.Create(filepath.Join(dir, "probe"))
+	require.NoError(t, err)
+	cloneErr := unix.IoctlFileClone(int(probe.Fd()), int(f.Fd()))
+	probe.Close()
+	os.Remove(probe.Name())
+
+	out := filepath.Join(dir, "a.iso")
+	res, err := WriteFile(context.Background(), out, img, WriteOptions{})
+	require.NoError(t, err)
+	if cloneErr != nil {
+		assert.Equal(t, MethodCopyFileRange, res.Method, "FICLONE unsupported here (%v)", cloneErr)
+	} else {
+		assert.Equal(t, MethodReflink, res.Method)
+	}
+	var want bytes.Buffer
+	_, err = img.WriteTo(&want)
+	require.NoError(t, err)
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(want.Bytes(), got))
+	assert.Equal(t, fileSHA(t, out), res.SHA256)
 }
