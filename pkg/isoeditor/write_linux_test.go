@@ -75,6 +75,7 @@ func TestWriteFileReflink(t *testing.T) {
 	out := filepath.Join(dir, "a.iso")
 	res, err := WriteFile(context.Background(), out, img, WriteOptions{})
 	require.NoError(t, err)
+	t.Logf("method %s (FICLONE probe: %v)", res.Method, cloneErr)
 	if cloneErr != nil {
 		assert.Equal(t, MethodCopyFileRange, res.Method, "FICLONE unsupported here (%v)", cloneErr)
 	} else {
