@@ -189,7 +189,7 @@ func isoInfo(o isoInfoOptions) error {
 		ig.File, ig.Offset, ig.Length, ig.Used, 100*float64(ig.Used)/float64(ig.Length))
 	fmt.Fprintf(&b, "Ignition:       %s\n", map[bool]string{true: "embedded", false: "none"}[ig.HasConfig])
 	if k := in.Kargs; k != nil {
-		fmt.Fprintf(&b, "Kargs areas:    %d of %d bytes\n", len(k.Areas), k.Size)
+		fmt.Fprintf(&b, "Kargs areas:    %d of %d bytes, %d free\n", len(k.Areas), k.Size, k.Free)
 		for _, a := range k.Areas {
 			fmt.Fprintf(&b, "  %s, offset %d\n", a.Path, a.Offset)
 		}

@@ -28,6 +28,7 @@ type KargsInfo struct {
 	Default string          `json:"default"`
 	Current string          `json:"current"`
 	Size    int64           `json:"size"`
+	Free    int64           `json:"free"` // bytes still available for appended arguments (including the separating space)
 	Areas   []KargsAreaInfo `json:"areas"`
 }
 
@@ -86,7 +87,7 @@ func (iso *ISO) Info() (Info, error) {
 		if err != nil {
 			return Info{}, err
 		}
-		ki := &KargsInfo{Default: k.Default, Current: cur, Size: k.Size}
+		ki := &KargsInfo{Default: k.Default, Current: cur, Size: k.Size, Free: k.Size - int64(len(cur)) - 1}
 		for _, ar := range k.Areas {
 			ki.Areas = append(ki.Areas, KargsAreaInfo{Path: ar.Path, Offset: ar.Offset})
 		}

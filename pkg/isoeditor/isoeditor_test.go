@@ -296,6 +296,32 @@ func TestImageReadAtMatchesStream(t *testing.T) {
 	assert.Equal(t, testConfig, string(ign))
 }
 
+func TestShortBase(t *testing.T) {
+	// A base that is shorter than its claimed size must fail, not pad with garbage.
+	img, err := NewImage(bytes.NewReader(make([]byte, 3<<20)), 4<<20)
+	require.NoError(t, err)
+	_, err = img.WriteTo(io.Discard)
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.Contains(t, err.Error(), "reading base image at byte 3145728")
+	dir := t.TempDir()
+	_, err = WriteFile(context.Background(), filepath.Join(dir, "x.iso"), img, WriteOptions{})
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.Empty(t, dirNames(t, dir))
+
+	// the same through the kernel-copy path
+	short := filepath.Join(t.TempDir(), "short.iso")
+	require.NoError(t, os.WriteFile(short, make([]byte, 3<<20), 0o644))
+	f, err := os.Open(short)
+	require.NoError(t, err)
+	defer f.Close()
+	img, err = NewImage(f, 4<<20)
+	require.NoError(t, err)
+	_, err = WriteFile(context.Background(), filepath.Join(dir, "x.iso"), img, WriteOptions{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "x.iso")
+	assert.Empty(t, dirNames(t, dir))
+}
+
 func TestIgnitionTooLarge(t *testing.T) {
 	p, _ := makeISO(t, testiso.Options{})
 	iso, _ := openFile(t, p)

@@ -132,7 +132,10 @@ func (m *Image) Stream(ctx context.Context, w io.Writer, progress func(written, 
 				return done, err
 			}
 			n := min(int64(len(buf)), s.off+s.n-pos)
-			if _, err := m.base.ReadAt(buf[:n], pos); err != nil && !(err == io.EOF && n > 0) {
+			if got, err := m.base.ReadAt(buf[:n], pos); int64(got) != n {
+				if err == nil || err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
 				return done, fmt.Errorf("reading base image at byte %d: %w", pos, err)
 			}
 			if _, err := w.Write(buf[:n]); err != nil {

@@ -178,7 +178,10 @@ func hashImage(ctx context.Context, img *Image, h hash.Hash, progress func(done,
 			return err
 		}
 		n := min(int64(len(buf)), img.size-off)
-		if _, err := img.ReadAt(buf[:n], off); err != nil && err != io.EOF {
+		if got, err := img.ReadAt(buf[:n], off); int64(got) != n {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
 			return fmt.Errorf("reading image at byte %d: %w", off, err)
 		}
 		h.Write(buf[:n])
