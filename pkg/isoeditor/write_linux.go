@@ -48,6 +48,11 @@ func writeKernel(ctx context.Context, out, base *os.File, img *Image, h hash.Has
 	}
 
 	err := copyKernel(ctx, out, base, img, opts.Progress)
+	if err == nil {
+		// Flush to disk while the hash catches up: the hash reads from the
+		// page cache and usually finishes after the copy.
+		err = out.Sync()
+	}
 	if err != nil {
 		cancel()
 		<-hashErr
