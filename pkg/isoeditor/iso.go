@@ -44,8 +44,8 @@ func (e *ArchMismatchError) Error() string {
 	return fmt.Sprintf("ISO is for %s but %s is required: use the %s live ISO", e.Got, e.Want, e.Want)
 }
 
-// FileExtent is where a file's data lies in the ISO.
-type FileExtent struct {
+// fileExtent is where a file's data lies in the ISO.
+type fileExtent struct {
 	Path   string // path as asked for, e.g. "images/ignition.img"
 	Offset int64  // byte offset in the ISO (LBA*2048)
 	Size   int64
@@ -244,14 +244,14 @@ func isoName(c string, file bool) string {
 
 // lookup finds a file by path ("coreos/igninfo.json"); names are matched
 // against primary identifiers, upper-cased and with 8.3 truncation.
-func (iso *ISO) lookup(root dirRecord, path string) (FileExtent, bool, error) {
+func (iso *ISO) lookup(root dirRecord, path string) (fileExtent, bool, error) {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	cur := root
 	for i, p := range parts {
 		last := i == len(parts)-1
 		ents, err := iso.readDir(cur)
 		if err != nil {
-			return FileExtent{}, false, fmt.Errorf("looking up %s: %w", path, err)
+			return fileExtent{}, false, fmt.Errorf("looking up %s: %w", path, err)
 		}
 		want, alt := isoName(p, last), strings.ToUpper(p)
 		found := false
@@ -265,17 +265,17 @@ func (iso *ISO) lookup(root dirRecord, path string) (FileExtent, bool, error) {
 			}
 		}
 		if !found {
-			return FileExtent{}, false, nil
+			return fileExtent{}, false, nil
 		}
 	}
 	if err := iso.checkExtent(cur.lba, cur.size); err != nil {
-		return FileExtent{}, false, fmt.Errorf("%s: %w", path, err)
+		return fileExtent{}, false, fmt.Errorf("%s: %w", path, err)
 	}
-	return FileExtent{Path: path, Offset: cur.lba * sectorSize, Size: cur.size}, true, nil
+	return fileExtent{Path: path, Offset: cur.lba * sectorSize, Size: cur.size}, true, nil
 }
 
 // readSmall reads a whole small metadata file.
-func (iso *ISO) readSmall(f FileExtent, limit int64) ([]byte, error) {
+func (iso *ISO) readSmall(f fileExtent, limit int64) ([]byte, error) {
 	if f.Size > limit {
 		return nil, fmt.Errorf("%s is %d bytes; at most %d expected", f.Path, f.Size, limit)
 	}
