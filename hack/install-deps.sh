@@ -5,9 +5,10 @@
 #   shellcheck  - lints the shell scripts embedded in data/
 #   systemd     - systemd-analyze verify for the embedded unit files
 #   ignition    - ignition-validate and the ignition binary (files stage)
+#   xorriso     - independent ISO 9660 reader for the isoeditor cross-check
 set -euo pipefail
 
-packages=(shellcheck systemd ignition)
+packages=(shellcheck systemd ignition xorriso)
 
 missing=()
 for p in "${packages[@]}"; do

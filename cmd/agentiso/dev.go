@@ -1,11 +1,10 @@
 package main
 
-import (
-	"github.com/spf13/cobra"
-)
+import "github.com/spf13/cobra"
 
 // devCmd returns the hidden "dev" command of root, creating it on first use.
-// Developer-only commands (simulators, fixtures) hang under it.
+// Developer aids (test fixtures, simulators) hang under it; several files
+// register into it, so it is found or created rather than built once.
 func devCmd(root *cobra.Command) *cobra.Command {
 	for _, c := range root.Commands() {
 		if c.Name() == "dev" {
@@ -13,13 +12,15 @@ func devCmd(root *cobra.Command) *cobra.Command {
 		}
 	}
 	dev := &cobra.Command{
-		Use:     "dev",
-		Short:   "Developer tools (simulators, fixtures); not for production use",
-		Long:    "Developer tools used for demos and tests: simulators and fixture generators. Not covered by any compatibility promise.",
-		Example: "  agentiso dev init-dir --dir demo --rendezvous-ip 192.168.111.80 --local\n  agentiso dev simulate --dir demo --scenario sno-happy",
-		Hidden:  true,
-		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Use:   "dev",
+		Short: "Developer aids (hidden): test fixtures and simulators",
+		Long:  "Developer aids used by tests, demos and benchmarks: fixture generators and the rendezvous simulator. Not part of the supported interface.",
+		Example: `  agentiso dev make-test-iso -o base.iso --size 64MiB
+  agentiso dev init-dir --dir demo --rendezvous-ip 127.0.0.1 --local
+  agentiso dev simulate --dir demo --scenario sno-happy`,
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE:   func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.AddCommand(dev)
 	return dev

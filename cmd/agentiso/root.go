@@ -94,6 +94,8 @@ itself. Everything works offline.`,
 	root.AddCommand(newNmstateCmd(g))
 	root.AddCommand(newWaitForCmd(g))
 	addWaitForDevCmds(g, root)
+	root.AddCommand(newIsoCmd(g))
+	devCmd(root).AddCommand(newDevMakeTestISOCmd(g))
 	return root
 }
 

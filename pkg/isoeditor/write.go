@@ -1,0 +1,211 @@
+package isoeditor
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// How WriteFile copied the unchanged bytes.
+const (
+	MethodReflink       = "reflink"         // FICLONE of the base, then overlays written
+	MethodCopyFileRange = "copy_file_range" // in-kernel copy of every gap
+	MethodReadWrite     = "read-write"      // portable buffered copy
+)
+
+// WriteOptions tune [WriteFile]. The zero value is ready to use.
+type WriteOptions struct {
+	// Perm is the output file mode. Default 0600: the embedded Ignition
+	// config usually carries secrets (pull secret, keys).
+	Perm os.FileMode
+	// Progress, if set, is called as bytes are written (or hashed, after a reflink).
+	Progress func(done, total int64)
+	// NoReflink disables the FICLONE attempt.
+	NoReflink bool
+	// NoKernelCopy forces the portable read/write path (no reflink, no copy_file_range).
+	NoKernelCopy bool
+	// SyncDir also fsyncs the destination directory after the renames, so
+	// the new name survives a crash. The file data is always fsynced before
+	// the rename, so a reader never sees a partial image either way. Off by
+	// default: it forces a second journal commit (measured ~7% of a 1 GiB
+	// write on ext4) for an output that can be regenerated.
+	SyncDir bool
+	// NoChecksum skips computing the SHA-256 and writing <dst>.sha256. The
+	// hash costs one CPU core reading the whole image; this exists to measure
+	// the copy alone and for callers that hash elsewhere.
+	NoChecksum bool
+}
+
+// WriteResult describes a written image.
+type WriteResult struct {
+	Path   string
+	Size   int64
+	SHA256 string // hex; empty with NoChecksum
+	Method string // MethodReflink, MethodCopyFileRange or MethodReadWrite
+}
+
+// errNoFastPath means the kernel copy is unavailable and the portable path must be used.
+var errNoFastPath = errors.New("kernel copy unavailable")
+
+// WriteFile writes img to dst atomically: into a temporary file in dst's
+// directory, fsynced, then renamed. It computes the SHA-256 of the output
+// while writing and writes "<dst>.sha256" in sha256sum format. On any
+// error, or when ctx is cancelled, the temporary files are removed and dst
+// is left untouched. When the base is an *os.File, unchanged bytes are
+// copied by the kernel (reflink if the filesystem supports it, otherwise
+// copy_file_range on Linux). Memory use does not depend on the image size.
+func WriteFile(ctx context.Context, dst string, img *Image, opts WriteOptions) (res *WriteResult, err error) {
+	if opts.Perm == 0 {
+		opts.Perm = 0o600
+	}
+	dir, name := filepath.Dir(dst), filepath.Base(dst)
+	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("creating output %s: %w", dst, err)
+	}
+	var sumTmp string
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			if sumTmp != "" {
+				os.Remove(sumTmp)
+			}
+		}
+	}()
+	if err = tmp.Chmod(opts.Perm); err != nil {
+		return nil, fmt.Errorf("setting mode of %s: %w", tmp.Name(), err)
+	}
+	var h hash.Hash = discardHash{}
+	if !opts.NoChecksum {
+		h = sha256.New()
+	}
+	method := MethodReadWrite
+	base, isFile := img.base.(*os.File)
+	if isFile && !opts.NoKernelCopy {
+		method, err = writeKernel(ctx, tmp, base, img, h, opts)
+		if errors.Is(err, errNoFastPath) {
+			method, err = MethodReadWrite, resetFile(tmp)
+			h.Reset()
+			if err == nil {
+				err = writePortable(ctx, tmp, img, h, opts)
+			}
+		}
+	} else {
+		err = writePortable(ctx, tmp, img, h, opts)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("writing %s: %w", dst, err)
+	}
+	if err = ctx.Err(); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", dst, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return nil, fmt.Errorf("syncing %s: %w", tmp.Name(), err)
+	}
+	if err = tmp.Close(); err != nil {
+		return nil, fmt.Errorf("closing %s: %w", tmp.Name(), err)
+	}
+	var sum string
+	if !opts.NoChecksum {
+		sum = hex.EncodeToString(h.Sum(nil))
+		if sumTmp, err = writeTemp(dir, name+".sha256", []byte(sum+"  "+name+"\n")); err != nil {
+			return nil, fmt.Errorf("writing %s.sha256: %w", dst, err)
+		}
+	}
+	if err = os.Rename(tmp.Name(), dst); err != nil {
+		return nil, fmt.Errorf("renaming %s to %s: %w", tmp.Name(), dst, err)
+	}
+	if sumTmp != "" {
+		if err = os.Rename(sumTmp, dst+".sha256"); err != nil {
+			os.Remove(dst)
+			return nil, fmt.Errorf("renaming %s to %s.sha256: %w", sumTmp, dst, err)
+		}
+	}
+	if opts.SyncDir {
+		if d, derr := os.Open(dir); derr == nil {
+			d.Sync() // best effort: persist the renames
+			d.Close()
+		}
+	}
+	return &WriteResult{Path: dst, Size: img.size, SHA256: sum, Method: method}, nil
+}
+
+func resetFile(f *os.File) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := f.Seek(0, io.SeekStart)
+	return err
+}
+
+func writeTemp(dir, name string, data []byte) (string, error) {
+	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+func writePortable(ctx context.Context, out *os.File, img *Image, h hash.Hash, opts WriteOptions) error {
+	n, err := img.Stream(ctx, io.MultiWriter(out, h), opts.Progress)
+	if err != nil {
+		return err
+	}
+	if n != img.size {
+		return fmt.Errorf("wrote %d of %d bytes", n, img.size)
+	}
+	return nil
+}
+
+// hashImage hashes the image sequentially with a fixed buffer.
+func hashImage(ctx context.Context, img *Image, h hash.Hash, progress func(done, total int64)) error {
+	buf := make([]byte, streamBuf)
+	for off := int64(0); off < img.size; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := min(int64(len(buf)), img.size-off)
+		if got, err := img.ReadAt(buf[:n], off); int64(got) != n {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return fmt.Errorf("reading image at byte %d: %w", off, err)
+		}
+		h.Write(buf[:n])
+		off += n
+		if progress != nil {
+			progress(off, img.size)
+		}
+	}
+	return nil
+}
+
+// discardHash stands in for the hash when none is wanted.
+type discardHash struct{}
+
+func (discardHash) Write(p []byte) (int, error) { return len(p), nil }
+func (discardHash) Sum(b []byte) []byte         { return b }
+func (discardHash) Reset()                      {}
+func (discardHash) Size() int                   { return 0 }
+func (discardHash) BlockSize() int              { return 1 }

@@ -1,0 +1,14 @@
+//go:build !linux
+
+package isoeditor
+
+import (
+	"context"
+	"hash"
+	"os"
+)
+
+// writeKernel has no kernel-copy implementation off Linux.
+func writeKernel(context.Context, *os.File, *os.File, *Image, hash.Hash, WriteOptions) (string, error) {
+	return "", errNoFastPath
+}
