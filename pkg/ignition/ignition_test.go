@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -329,10 +330,10 @@ func TestCompression(t *testing.T) {
 func TestSize(t *testing.T) {
 	for _, fx := range fixtures {
 		cfg, size := mustBuild(t, fx.input())
-		raw, err := Marshal(cfg)
+		raw, err := MarshalIndent(cfg)
 		require.NoError(t, err)
 		assert.Equal(t, len(raw), size.JSONBytes)
-		archive, err := EmbedArchive(raw)
+		archive, err := isoeditor.IgnitionArchive(raw)
 		require.NoError(t, err)
 		assert.Equal(t, len(archive), size.CompressedBytes)
 		// Typical configs fit the embed area with room to spare.
@@ -344,20 +345,6 @@ func TestSize(t *testing.T) {
 		}
 		t.Logf("%s: %s; largest %s (%d bytes)", fx.name, size, size.Top[0].Path, size.Top[0].Bytes)
 	}
-}
-
-func TestEmbedArchiveIsNewcCpio(t *testing.T) {
-	archive, err := EmbedArchive([]byte(`{"ignition":{"version":"3.2.0"}}`))
-	require.NoError(t, err)
-	plain := decodeResource(t, types.Resource{
-		Source:      strPtr("data:;base64," + b64(archive)),
-		Compression: strPtr("gzip"),
-	})
-	require.True(t, strings.HasPrefix(string(plain), "070701"))
-	assert.Contains(t, string(plain), "config.ign\x00")
-	assert.Contains(t, string(plain), `{"ignition":{"version":"3.2.0"}}`)
-	assert.Contains(t, string(plain), "TRAILER!!!\x00")
-	assert.Zero(t, len(plain)%4)
 }
 
 func TestUsersAndSecretsModes(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 	"sort"
 
 	"github.com/coreos/ignition/v2/config/v3_2/types"
@@ -64,13 +65,14 @@ func MarshalIndent(cfg types.Config) ([]byte, error) {
 	return append(out, '\n'), nil
 }
 
-// Measure computes the size report of cfg.
+// Measure computes the size report of cfg as it is embedded: indented JSON
+// (the bytes of agent.ign) in the ISO's gzip cpio archive.
 func Measure(cfg types.Config) (Size, error) {
-	raw, err := Marshal(cfg)
+	raw, err := MarshalIndent(cfg)
 	if err != nil {
 		return Size{}, err
 	}
-	archive, err := EmbedArchive(raw)
+	archive, err := isoeditor.IgnitionArchive(raw)
 	if err != nil {
 		return Size{}, err
 	}
@@ -109,45 +111,6 @@ func Measure(cfg types.Config) (Size, error) {
 		top = top[:topContributors]
 	}
 	return Size{JSONBytes: len(raw), CompressedBytes: len(archive), Top: top}, nil
-}
-
-// EmbedArchive returns the gzip-compressed newc cpio archive holding one
-// file, config.ign, with the given contents: the payload of a CoreOS live
-// ISO's Ignition embed area.
-func EmbedArchive(configJSON []byte) ([]byte, error) {
-	var cpio bytes.Buffer
-	writeNewc(&cpio, "config.ign", 0o100644, configJSON)
-	writeNewc(&cpio, "TRAILER!!!", 0, nil)
-	var out bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&out, gzip.BestCompression)
-	if err != nil {
-		return nil, fmt.Errorf("compressing ignition archive: %w", err)
-	}
-	if _, err := zw.Write(cpio.Bytes()); err != nil {
-		return nil, fmt.Errorf("compressing ignition archive: %w", err)
-	}
-	if err := zw.Close(); err != nil {
-		return nil, fmt.Errorf("compressing ignition archive: %w", err)
-	}
-	return out.Bytes(), nil
-}
-
-// writeNewc appends one entry in the SVR4 "newc" cpio format (magic 070701).
-func writeNewc(w *bytes.Buffer, name string, mode uint32, contents []byte) {
-	nlink := 1
-	fmt.Fprintf(w, "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
-		0, mode, 0, 0, nlink, 0, len(contents), 0, 0, 0, 0, len(name)+1, 0)
-	w.WriteString(name)
-	w.WriteByte(0)
-	pad4(w)
-	w.Write(contents)
-	pad4(w)
-}
-
-func pad4(w *bytes.Buffer) {
-	for w.Len()%4 != 0 {
-		w.WriteByte(0)
-	}
 }
 
 // gzipSmaller compresses b and reports whether that saves space once the

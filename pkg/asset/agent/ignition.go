@@ -1,9 +1,7 @@
 package agent
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/seed-a052040e/agentiso/data"
 	"sort"
@@ -121,7 +119,9 @@ func (a *AgentIgnition) Generate(_ context.Context, p asset.Parents) error {
 	if err != nil {
 		return fmt.Errorf("build ignition: %w", err)
 	}
-	b, err := ignition.Marshal(cfg)
+	// The ISO embeds exactly the bytes of agent.ign (indented), so what a
+	// user inspects is byte-for-byte what the host receives.
+	b, err := ignition.MarshalIndent(cfg)
 	if err != nil {
 		return err
 	}
@@ -132,12 +132,7 @@ func (a *AgentIgnition) Generate(_ context.Context, p asset.Parents) error {
 // Files implements asset.Writable: agent.ign, indented, 0600 (it holds
 // the pull secret and tokens).
 func (a *AgentIgnition) Files() []asset.File {
-	var b bytes.Buffer
-	if err := json.Indent(&b, a.Config, "", "  "); err != nil {
-		return nil
-	}
-	b.WriteByte('\n')
-	return []asset.File{{Path: AgentIgnitionFile, Data: b.Bytes(), Mode: 0o600}}
+	return []asset.File{{Path: AgentIgnitionFile, Data: a.Config, Mode: 0o600}}
 }
 
 func ignitionInput(p asset.Parents) (ignition.Input, error) {
