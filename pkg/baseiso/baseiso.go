@@ -106,7 +106,7 @@ type Options struct {
 type Result struct {
 	Path     string // absolute path of the ISO file
 	Source   Source
-	SHA256   string // sha256 of the file at Path
+	SHA256   string // sha256 of the file at Path (empty for an unverified local path)
 	Verified bool   // SHA256 matched an expected checksum
 	URL      string // where it was downloaded from (explicit URL, upstream or mirror), if any
 	Release  string // RHCOS release from the stream metadata, when the ISO is the stream's
@@ -316,18 +316,20 @@ func (r *resolver) resolvePath(p string) (Result, error) {
 		return Result{}, fmt.Errorf("base ISO %s is not readable: %w", abs, err)
 	}
 	_ = f.Close()
-	sum, err := fileSHA256(abs)
-	if err != nil {
-		return Result{}, fmt.Errorf("base ISO %s: %w", abs, err)
-	}
-	res := Result{Path: abs, Source: SourcePath, SHA256: sum}
+	res := Result{Path: abs, Source: SourcePath}
+	// A local ISO is hashed only when there is a checksum to verify: the
+	// read would otherwise double the cost of building the image.
 	if want := r.opts.BaseISOSHA256; want != "" {
+		sum, err := fileSHA256(abs)
+		if err != nil {
+			return Result{}, fmt.Errorf("base ISO %s: %w", abs, err)
+		}
 		if sum != want {
 			return Result{}, &ChecksumError{File: abs, Source: abs, Expected: want, Actual: sum}
 		}
-		res.Verified = true
+		res.SHA256, res.Verified = sum, true
 	}
-	r.log.Info("Using base ISO", "path", abs, "sha256", sum, "verified", res.Verified)
+	r.log.Info("Using base ISO", "path", abs, "verified", res.Verified)
 	return res, nil
 }
 

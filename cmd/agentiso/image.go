@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/baseiso"
+	"github.com/seed-a052040e/agentiso/pkg/ignition"
+	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
+)
+
+type imageOptions struct {
+	releaseImage string
+	baseISO      string
+	baseISOSHA   string
+	mirror       string
+	offline      bool
+}
+
+func newCreateImageCmd(g *globals) *cobra.Command {
+	o := &imageOptions{}
+	c := &cobra.Command{
+		Use:   "image",
+		Short: "Build the bootable agent ISO",
+		Long: `Validate the inputs in --dir and build the agent ISO: the RHCOS live ISO with
+the agent Ignition config embedded and the agent kernel arguments appended.
+Boot every host from it.
+
+The base RHCOS live ISO is found, in order:
+  1. --base-iso PATH|URL (or AGENTISO_BASE_ISO): a local file is used in
+     place; a URL is downloaded into the cache
+  2. the cache ($XDG_CACHE_HOME/agentiso/image_cache, ~/.cache/... or
+     ~/Library/Caches/... on macOS), verified by sha256
+  3. a download of the ISO named by the RHCOS stream metadata pinned in this
+     build, from its public URL or from --os-image-mirror URL
+With no network and no cached ISO, the error names the exact file to fetch,
+its sha256 and where to put it.
+
+The ISO is written by streaming the base once with the few changed byte
+ranges overlaid (no extraction): it costs about what copying the base costs.
+The output is written to a temporary name and renamed at the end; an error
+or Ctrl-C leaves no partial ISO.
+
+Writes into --dir:
+  agent.<arch>.iso          the agent ISO (0600: it carries the pull secret)
+  agent.<arch>.iso.sha256   its checksum (sha256sum format)
+  rendezvousIP              the node-zero address
+  auth/kubeconfig           admin kubeconfig of the new cluster (0600)
+  auth/kubeadmin-password   console password (0600)`,
+		Example: `  # Air-gapped: point at an RHCOS live ISO you copied in
+  agentiso create image --dir mycluster --base-iso ~/isos/rhcos-live.x86_64.iso
+
+  # Fetch the pinned RHCOS ISO from a local web server
+  agentiso create image --dir mycluster --os-image-mirror http://10.0.0.1:8080/rhcos
+
+  # Then boot every host from mycluster/agent.x86_64.iso and watch:
+  agentiso wait-for install-complete --dir mycluster`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.releaseImage == "" {
+				o.releaseImage = os.Getenv(releaseEnv)
+			}
+			if o.baseISO == "" {
+				o.baseISO = os.Getenv(baseiso.EnvBaseISO)
+			}
+			return runCreateImage(cmd.Context(), g, o)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.releaseImage, "release-image", "", "OpenShift release image pull spec to install (default: the release pinned in this build; env "+releaseEnv+")")
+	f.StringVar(&o.baseISO, "base-iso", "", "RHCOS live ISO to build from: a local path or an http(s) URL (env "+baseiso.EnvBaseISO+")")
+	f.StringVar(&o.baseISOSHA, "base-iso-sha256", "", "expected sha256 of --base-iso (verified when given)")
+	f.StringVar(&o.mirror, "os-image-mirror", "", "base URL of a local mirror serving the pinned RHCOS live ISO by its file name")
+	f.BoolVar(&o.offline, "offline", false, "never download the base ISO; fail with instructions when it is not in the cache")
+	return c
+}
+
+func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
+	s, err := openStore(g, o.releaseImage)
+	if err != nil {
+		return err
+	}
+	creds := []asset.Writable{&agent.RendezvousIP{}, &agent.AdminKubeconfig{}, &agent.KubeadminPassword{}}
+	all := []asset.Asset{&agent.AgentIgnition{}, &agent.KernelArgs{}}
+	for _, t := range creds {
+		all = append(all, t)
+	}
+	if err := fetchAll(ctx, g, s, all...); err != nil {
+		return fmt.Errorf("cannot generate ISO image due to configuration errors: %w", err)
+	}
+	ignA, _ := s.Fetch(ctx, &agent.AgentIgnition{})
+	ign := ignA.(*agent.AgentIgnition)
+	kaA, _ := s.Fetch(ctx, &agent.KernelArgs{})
+	kargs := strings.Fields(kaA.(*agent.KernelArgs).Args)
+	ripA, _ := s.Fetch(ctx, &agent.RendezvousIP{})
+	g.log.Info("The rendezvous host IP (node0 IP) is " + ripA.(*agent.RendezvousIP).IP)
+	g.log.Info("Ignition: " + ign.Size.String())
+
+	arch := ign.Input.Arch
+	tty := isTerminal(g.errOut)
+	base, err := baseiso.Resolve(ctx, baseiso.Options{
+		BaseISO: o.baseISO, BaseISOSHA256: o.baseISOSHA, Mirror: o.mirror, Offline: o.offline,
+		Arch: arch, Progress: g.errOut, IsTTY: tty, Logger: g.log,
+	})
+	if err != nil {
+		return fmt.Errorf("failed to get base ISO image: %w", err)
+	}
+	g.log.Info("Base ISO: "+base.Path, "source", string(base.Source))
+
+	out := filepath.Join(g.dir, "agent."+arch+".iso")
+	res, err := writeAgentISO(ctx, g, base.Path, out, arch, ign, kargs, tty)
+	if err != nil {
+		return err
+	}
+	if err := s.Persist(creds...); err != nil {
+		os.Remove(res.Path)
+		os.Remove(res.Path + ".sha256")
+		return err
+	}
+	g.log.Info("Generated ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "method", res.Method)
+	g.log.Warn("The ISO carries the pull secret and install credentials; it is readable only by you (0600). Keep it private.")
+	return nil
+}
+
+// writeAgentISO embeds ignition and kargs into the base ISO at out.
+func writeAgentISO(ctx context.Context, g *globals, basePath, out, arch string, ign *agent.AgentIgnition, kargs []string, tty bool) (*isoeditor.WriteResult, error) {
+	iso, f, err := isoeditor.OpenFile(basePath)
+	if err != nil {
+		return nil, fmt.Errorf("base ISO: %w", err)
+	}
+	defer f.Close()
+	if err := iso.CheckArch(arch); err != nil {
+		return nil, fmt.Errorf("base ISO %s: %w; the cluster's architecture comes from controlPlane.architecture (InfraEnv spec.cpuArchitecture)", basePath, err)
+	}
+	img, err := iso.Edit(isoeditor.Edit{Ignition: ign.Config, AppendKargs: kargs})
+	if err != nil {
+		var tooLarge *isoeditor.IgnitionTooLargeError
+		if errors.As(err, &tooLarge) {
+			return nil, ignitionTooLarge(tooLarge, ign.Size)
+		}
+		return nil, fmt.Errorf("base ISO %s: %w", basePath, err)
+	}
+	prog := newWriteProgress(g.errOut, tty, filepath.Base(out))
+	res, err := isoeditor.WriteFile(ctx, out, img, isoeditor.WriteOptions{Perm: 0o600, Progress: prog.update})
+	prog.done(err == nil)
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", out, err)
+	}
+	return res, nil
+}
+
+// ignitionTooLarge explains an oversize config with its biggest parts.
+func ignitionTooLarge(e *isoeditor.IgnitionTooLargeError, size ignition.Size) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the compressed Ignition config is %d bytes but the ISO's embed area (%s) holds only %d bytes.\nLargest parts of the config (encoded bytes):",
+		e.Size, e.File, e.Limit)
+	for _, p := range size.Top {
+		fmt.Fprintf(&b, "\n  %8d  %s", p.Bytes, p.Path)
+	}
+	b.WriteString("\nShrink or remove the largest extra manifests (openshift/*.yaml) or CA bundles, and run again.")
+	return errors.New(b.String())
+}
