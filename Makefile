@@ -9,8 +9,15 @@ FUZZTIME ?= 3s
 build:
 	$(GO) build -o $(BIN) ./cmd/agentiso
 
-## test: everything CI checks (format, vet, unit + script tests, fuzz seed corpora)
+## test: everything CI checks: format, vet, unit + script tests, fuzz seed
+## corpora, and the QEMU boot test when qemu-system-x86_64 is installed
+## (always in CI, where .ci/run installs it).
 test: fmt-check vet unit
+	@if command -v qemu-system-x86_64 >/dev/null 2>&1 || [ -n "$$CI" ]; then \
+		$(MAKE) e2e; \
+	else \
+		echo "make test: qemu-system-x86_64 not installed; skipping the boot test (make e2e installs it)"; \
+	fi
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -36,11 +43,12 @@ bench:
 ## (docs/e2e.md). Installs its Debian packages, builds the cached boot fixture,
 ## then runs test/e2e with the e2e build tag. E2E_CASES=file.json adds ISOs.
 E2E_FIXTURE ?= .cache/boot-fixture/fixture.iso
-E2E_CASES ?=
+E2E_CASES ?= .cache/e2e-cases.json
 E2E_TIMEOUT ?= 60m
 
-e2e: e2e-deps
+e2e: e2e-deps build
 	$(MAKE) e2e-fixture
+	bash hack/e2e-examples.sh $(BIN) $(E2E_FIXTURE) $(E2E_CASES)
 	AGENTISO_E2E_FIXTURE=$(abspath $(E2E_FIXTURE)) AGENTISO_E2E_CASES=$(if $(E2E_CASES),$(abspath $(E2E_CASES))) \
 		$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v -run '^TestBoot$$' ./test/e2e/
 

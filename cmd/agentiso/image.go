@@ -113,7 +113,6 @@ func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
 	if err != nil {
 		return fmt.Errorf("failed to get base ISO image: %w", err)
 	}
-	g.log.Info("Base ISO: "+base.Path, "source", string(base.Source))
 
 	out := filepath.Join(g.dir, "agent."+arch+".iso")
 	res, err := writeAgentISO(ctx, g, base.Path, out, arch, ign, kargs, tty)

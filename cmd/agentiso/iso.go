@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	v32 "github.com/coreos/ignition/v2/config/v3_2"
+	"github.com/coreos/ignition/v2/config/v3_2/types"
 	"io"
 	"strings"
 
@@ -52,27 +54,73 @@ These commands read them without extracting the ISO.`,
 }
 
 type isoIgnitionShowOptions struct {
-	iso string
-	out io.Writer
+	iso   string
+	files bool
+	out   io.Writer
 }
 
 func newIsoIgnitionShowCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	o := isoIgnitionShowOptions{}
+	c := &cobra.Command{
 		Use:   "show ISO",
 		Short: "Print the embedded Ignition config",
 		Long: `Print the Ignition config (config.ign) embedded in the ISO, decompressed,
 exactly as it will be seen by the live system. Fails if no config is embedded,
 as on a pristine RHCOS live ISO.
 
+With --files, print a summary instead: one line per file (mode, owner,
+path), directory and systemd unit (enabled or not), without any content.
+
 The config of an agent ISO contains secrets (pull secret, SSH keys, tokens):
 take care where you redirect it.`,
 		Example: `  agentiso iso ignition show agent.x86_64.iso > agent.ign
-  agentiso iso ignition show agent.x86_64.iso | jq '.storage.files[].path'`,
+  agentiso iso ignition show --files agent.x86_64.iso`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return isoIgnitionShow(isoIgnitionShowOptions{iso: args[0], out: g.out})
+			o.iso, o.out = args[0], g.out
+			return isoIgnitionShow(o)
 		},
 	}
+	c.Flags().BoolVar(&o.files, "files", false, "list files, directories and units instead of printing the config")
+	return c
+}
+
+// listIgnition prints the shape of a config: what lands where, no content.
+func listIgnition(w io.Writer, cfg []byte) error {
+	c, rpt, err := v32.ParseCompatibleVersion(cfg)
+	if err != nil {
+		return fmt.Errorf("embedded config does not parse: %w (%s)", err, rpt.String())
+	}
+	var b strings.Builder
+	owner := func(u types.NodeUser) string {
+		if u.Name != nil {
+			return *u.Name
+		}
+		return "root"
+	}
+	for _, d := range c.Storage.Directories {
+		mode := 0o755
+		if d.Mode != nil {
+			mode = *d.Mode
+		}
+		fmt.Fprintf(&b, "dir  %04o %-6s %s\n", mode, owner(d.User), d.Path)
+	}
+	for _, f := range c.Storage.Files {
+		mode := 0o644
+		if f.Mode != nil {
+			mode = *f.Mode
+		}
+		fmt.Fprintf(&b, "file %04o %-6s %s\n", mode, owner(f.User), f.Path)
+	}
+	for _, u := range c.Systemd.Units {
+		state := "disabled"
+		if u.Enabled != nil && *u.Enabled {
+			state = "enabled"
+		}
+		fmt.Fprintf(&b, "unit %-8s %s\n", state, u.Name)
+	}
+	_, err = io.WriteString(w, b.String())
+	return err
 }
 
 func isoIgnitionShow(o isoIgnitionShowOptions) error {
@@ -84,6 +132,9 @@ func isoIgnitionShow(o isoIgnitionShowOptions) error {
 	cfg, err := iso.EmbeddedIgnition()
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.iso, err)
+	}
+	if o.files {
+		return listIgnition(o.out, cfg)
 	}
 	_, err = o.out.Write(cfg)
 	if err == nil && !strings.HasSuffix(string(cfg), "\n") {

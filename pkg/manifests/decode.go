@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/seed-a052040e/agentiso/internal/suggest"
 	"io"
 	"reflect"
 	"sort"
@@ -248,7 +249,7 @@ func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
 			}
 			if !ok {
 				msg := fmt.Sprintf("unknown field %q", name)
-				if s := suggest(name, fieldNames(fields)); s != "" {
+				if s := suggest.Closest(name, fieldNames(fields)); s != "" {
 					msg += fmt.Sprintf(", did you mean %q?", s)
 				}
 				w.errs = append(w.errs, &FieldError{File: w.file, Line: k.Line, Path: child, Type: TypeUnknown, Detail: msg})
@@ -382,45 +383,4 @@ func matchFold(fields map[string]reflect.Type, name string) (reflect.Type, strin
 		}
 	}
 	return nil, "", false
-}
-
-// suggest returns the candidate closest to name, if it is close enough to
-// be a plausible misspelling.
-func suggest(name string, candidates []string) string {
-	best, bestD := "", 1<<30
-	ln := strings.ToLower(name)
-	for _, c := range candidates {
-		d := levenshtein(ln, strings.ToLower(c))
-		if d < bestD {
-			best, bestD = c, d
-		}
-	}
-	limit := 2
-	if len(name) > 8 {
-		limit = 3
-	}
-	if bestD <= limit {
-		return best
-	}
-	return ""
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

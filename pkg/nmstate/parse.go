@@ -3,6 +3,7 @@ package nmstate
 import (
 	"errors"
 	"fmt"
+	"github.com/seed-a052040e/agentiso/internal/suggest"
 	"net/netip"
 	"sort"
 	"strconv"
@@ -132,53 +133,11 @@ func (p *parser) unknownField(kn *yaml.Node, kpath, key string, fields map[strin
 		p.errorf(kn, kpath, "unknown field `%s`: nmstate knows it but agentiso does not support it; remove it (supported here: %s)", key, strings.Join(names, ", "))
 		return
 	}
-	if s := suggest(key, names); s != "" {
+	if s := suggest.Closest(key, names); s != "" {
 		p.errorf(kn, kpath, "unknown field `%s`, did you mean %q?", key, s)
 		return
 	}
 	p.errorf(kn, kpath, "unknown field `%s`, expected one of: %s", key, strings.Join(names, ", "))
-}
-
-// suggest returns the closest candidate within a small edit distance.
-func suggest(key string, candidates []string) string {
-	best, bestD := "", 3
-	for _, c := range candidates {
-		d := editDistance(strings.ToLower(key), c)
-		if d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if best == "" && len(key) >= 3 {
-		for _, c := range candidates {
-			if strings.HasPrefix(c, key) || strings.HasPrefix(key, c) {
-				return c
-			}
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func describe(n *yaml.Node) string {

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds the agent ISO of every example with the bootable fixture as the
+# base, and writes the cases file the QEMU boot test reads: for each ISO the
+# guest must see exactly the example's agent.ign as /config.ign and every
+# kernel argument of the ISO (the ones agentiso appended included).
+#
+# Usage: hack/e2e-examples.sh BIN FIXTURE.iso OUT.json
+set -euo pipefail
+bin=$(realpath "${1:?usage: $0 BIN FIXTURE.iso OUT.json}")
+fixture=$(realpath "${2:?usage: $0 BIN FIXTURE.iso OUT.json}")
+out=${3:?usage: $0 BIN FIXTURE.iso OUT.json}
+cd "$(dirname "$0")/.."
+work=.cache/e2e-examples
+rm -rf "$work"
+args=()
+for ex in examples/*/; do
+	name=$(basename "$ex")
+	dir="$work/$name"
+	mkdir -p "$dir"
+	cp -r "$ex". "$dir"/
+	"$bin" create ignition --dir "$dir" --log-level warn
+	"$bin" create image --dir "$dir" --base-iso "$fixture" --log-level warn
+	args+=("$name" "$dir/agent.x86_64.iso" "$dir/agent.ign")
+done
+bash hack/e2e-cases.sh "$out" "${args[@]}"
+echo "e2e-examples: wrote $out with ${#args[@]} fields ($(( ${#args[@]} / 3 )) ISOs)"
