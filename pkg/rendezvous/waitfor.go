@@ -583,8 +583,8 @@ func (w *Waiter) reportFailure(ctx context.Context, phase Phase) {
 		w.logClusterOperators(ctx)
 	}
 	if phase == PhaseBootstrap {
-		w.log(slog.LevelError, "Use the following commands to gather logs from the cluster")
-		w.log(slog.LevelError, "openshift-install gather bootstrap --help")
+		w.log(slog.LevelError, "To see why, log in to the rendezvous host (ssh core@<rendezvous IP>) and read its installer logs:")
+		w.log(slog.LevelError, "sudo journalctl -b -u assisted-service -u agent-register-cluster -u start-cluster-installation -u agent")
 	}
 }
 
