@@ -160,11 +160,14 @@ func ChooseRendezvousIP(configured string, hosts []Host, nmstate []NMStateConfig
 // ValidateCluster cross-checks hosts, the rendezvous IP and install-config:
 // host counts against replicas, where the rendezvous IP lives, and that
 // VIPs are not host addresses. It returns errors and warnings.
-func ValidateCluster(ic *InstallConfig, hosts []Host, rendezvousIP string) (error, []Warning) {
+//
+// lines, when known, maps each input file name to its line map so every
+// finding points at its line.
+func ValidateCluster(ic *InstallConfig, hosts []Host, rendezvousIP string, lines map[string]Lines) (error, []Warning) {
 	var list ErrorList
 	var warns []Warning
 	add := func(file, path, typ string, v any, detail string, args ...any) {
-		list = append(list, &FieldError{File: file, Path: path, Type: typ, Value: v, Detail: fmt.Sprintf(detail, args...)})
+		list = append(list, &FieldError{File: file, Line: lines[file].Line(path), Path: path, Type: typ, Value: v, Detail: fmt.Sprintf(detail, args...)})
 	}
 	if ic != nil && len(hosts) > 0 {
 		cp, arb, comp := ic.ControlPlaneReplicas(), ic.ArbiterReplicas(), ic.ComputeReplicas()
@@ -173,7 +176,7 @@ func ValidateCluster(ic *InstallConfig, hosts []Host, rendezvousIP string) (erro
 		if m > cp {
 			add(file, "hosts", TypeForbidden, nil, "the number of master hosts defined (%d) exceeds the configured ControlPlane replicas (%d)", m, cp)
 		} else if m < cp {
-			warns = append(warns, Warning{File: file, Path: "hosts", Msg: fmt.Sprintf("not enough master hosts defined (%d) to support all the configured ControlPlane replicas (%d)", m, cp)})
+			warns = append(warns, Warning{File: file, Line: lines[file].Line("hosts"), Path: "hosts", Msg: fmt.Sprintf("not enough master hosts defined (%d) to support all the configured ControlPlane replicas (%d)", m, cp)})
 		}
 		if a > arb {
 			add(file, "hosts", TypeForbidden, nil, "the number of arbiter hosts defined (%d) exceeds the configured Arbiter replicas (%d)", a, arb)
@@ -181,7 +184,7 @@ func ValidateCluster(ic *InstallConfig, hosts []Host, rendezvousIP string) (erro
 		if w > comp {
 			add(file, "hosts", TypeForbidden, nil, "the number of worker hosts defined (%d) exceeds the configured Compute replicas (%d)", w, comp)
 		} else if w < comp && m+a+w >= cp+arb {
-			warns = append(warns, Warning{File: file, Path: "hosts", Msg: fmt.Sprintf("not enough worker hosts defined (%d) to support all the configured Compute replicas (%d)", w, comp)})
+			warns = append(warns, Warning{File: file, Line: lines[file].Line("hosts"), Path: "hosts", Msg: fmt.Sprintf("not enough worker hosts defined (%d) to support all the configured Compute replicas (%d)", w, comp)})
 		}
 	}
 	rip, err := netip.ParseAddr(rendezvousIP)

@@ -44,6 +44,8 @@ func readOptional(d asset.Dir, name string) ([]byte, bool, error) {
 type InstallConfig struct {
 	Warnings
 	Config *manifests.InstallConfig `json:"config,omitempty"`
+	// lines locates fields for cross-file checks made later in the run.
+	lines manifests.Lines
 }
 
 // Name implements asset.Asset.
@@ -76,6 +78,7 @@ func (a *InstallConfig) Load(d asset.Dir) (bool, error) {
 		a.Warn = append(a.Warn, manifests.InstallConfigFile+": imageContentSources is deprecated; use imageDigestSources")
 	}
 	a.Config = &ic
+	a.lines = dec.Lines
 	return true, nil
 }
 
@@ -139,6 +142,8 @@ type AgentConfig struct {
 	Config *manifests.AgentConfig `json:"config,omitempty"`
 	// Raw is the file as the user wrote it; it travels into the ISO.
 	Raw []byte `json:"raw,omitempty"`
+	// lines locates fields for cross-file checks made later in the run.
+	lines manifests.Lines
 }
 
 // Name implements asset.Asset.
@@ -168,6 +173,7 @@ func (a *AgentConfig) Load(d asset.Dir) (bool, error) {
 	a.addAll(dec.Warnings)
 	a.Config = &ac
 	a.Raw = b
+	a.lines = dec.Lines
 	return true, nil
 }
 

@@ -27,7 +27,7 @@ func (*AgentManifests) Name() string { return "Agent Manifests" }
 
 // Dependencies implements asset.Asset.
 func (*AgentManifests) Dependencies() []asset.Asset {
-	return []asset.Asset{&InstallConfig{}, &AgentHosts{}, &ReleaseImage{}, &RendezvousIP{}, &PullSecret{}, &InfraEnv{},
+	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &AgentHosts{}, &ReleaseImage{}, &RendezvousIP{}, &PullSecret{}, &InfraEnv{},
 		&NMStateConfigs{}, &AgentClusterInstall{}, &ClusterDeployment{}, &ClusterImageSet{}}
 }
 
@@ -55,9 +55,10 @@ func (a *AgentManifests) Generate(_ context.Context, p asset.Parents) error {
 	collect(manifests.ValidateClusterImageSet(a.ClusterImageSet, cis.lines, asset.Get[*ReleaseImage](p).PullSpec))
 	collect(manifests.ValidateNMStateConfigs(a.NMStateConfigs, nm.lines, a.InfraEnv))
 	collect(a.crossReferences())
-	ic := asset.Get[*InstallConfig](p).Config
+	icA, acA := asset.Get[*InstallConfig](p), asset.Get[*AgentConfig](p)
+	lines := map[string]manifests.Lines{manifests.InstallConfigFile: icA.lines, manifests.AgentConfigFile: acA.lines}
 	hosts := asset.Get[*AgentHosts](p).Hosts
-	clusterErr, warns := manifests.ValidateCluster(ic, hosts, asset.Get[*RendezvousIP](p).IP)
+	clusterErr, warns := manifests.ValidateCluster(icA.Config, hosts, asset.Get[*RendezvousIP](p).IP, lines)
 	collect(clusterErr)
 	a.addAll(warns)
 	if len(errs) > 0 {
