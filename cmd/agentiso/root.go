@@ -72,9 +72,10 @@ or a directory of ZTP manifests) into one bootable agent ISO. Boot every
 machine from it: the host that owns the rendezvous IP runs a temporary
 assisted-service, the others register with it, and the cluster installs
 itself. Everything works offline.`,
-		Example: `  agentiso create agent-config-template --dir mycluster
-  agentiso create cluster-manifests --dir mycluster
-  agentiso graph > graph.dot`,
+		Example: `  agentiso create agent-config-template --dir mycluster   # then edit it
+  agentiso create image --dir mycluster --base-iso rhcos-live.x86_64.iso
+  # boot every host from mycluster/agent.x86_64.iso, then
+  agentiso wait-for install-complete --dir mycluster`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
