@@ -10,5 +10,6 @@ func ClusterManifestsTargets() []asset.Writable {
 
 // AllTargets lists the root assets of every command, for `agentiso graph`.
 func AllTargets() []asset.Asset {
-	return []asset.Asset{&AgentManifests{}, &RegistriesConf{}, &CABundle{}, &ExtraManifests{}}
+	return []asset.Asset{&AgentManifests{}, &RegistriesConf{}, &CABundle{}, &ExtraManifests{},
+		&AgentIgnition{}, &KernelArgs{}, &AdminKubeconfig{}, &KubeadminPassword{}, &RendezvousIP{}}
 }
