@@ -292,6 +292,22 @@ func (s *Store) Persist(targets ...Writable) error {
 			}
 			files[f.Path] = fileState{SHA256: hashBytes(f.Data)}
 		}
+		// A file agentiso wrote earlier that the asset no longer produces
+		// (e.g. nmstateconfig.yaml once no host has static networking) is
+		// removed if it is still exactly as written; otherwise it would
+		// later look like a file the user supplied.
+		for path, rec := range st.Files {
+			if _, still := files[path]; still || rec.User {
+				continue
+			}
+			p := filepath.Join(s.dir, filepath.FromSlash(path))
+			if b, err := os.ReadFile(p); err == nil && hashBytes(b) == rec.SHA256 {
+				if err := os.Remove(p); err != nil {
+					return fmt.Errorf("remove stale %s: %w", path, err)
+				}
+				s.log.Debug("removed stale output", "file", path)
+			}
+		}
 		st.Files = files
 	}
 	return s.SaveState()

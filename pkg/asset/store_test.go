@@ -163,3 +163,65 @@ func TestWriteDOT(t *testing.T) {
 	assert.Contains(t, b.String(), `"Input" -> "Upper";`)
 	assert.True(t, strings.HasPrefix(b.String(), "digraph agentiso {"))
 }
+
+// optional writes out/opt.txt only when input.txt says "yes".
+type optional struct{ On bool }
+
+func (*optional) Name() string          { return "Optional" }
+func (*optional) Dependencies() []Asset { return []Asset{&input{}} }
+func (o *optional) Generate(_ context.Context, p Parents) error {
+	o.On = Get[*input](p).Text == "yes"
+	return nil
+}
+func (o *optional) Files() []File {
+	if !o.On {
+		return nil
+	}
+	return []File{{Path: "out/opt.txt", Data: []byte("on"), Mode: 0o644}}
+}
+func (o *optional) Load(d Dir) (bool, error) {
+	_, err := d.ReadFile("out/opt.txt")
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	o.On = err == nil
+	return err == nil, err
+}
+
+func runOptional(t *testing.T, dir string) (*optional, Source) {
+	t.Helper()
+	s, err := NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	a, err := s.Fetch(context.Background(), &optional{})
+	require.NoError(t, err)
+	require.NoError(t, s.Persist(a.(Writable)))
+	return a.(*optional), s.SourceOf(a)
+}
+
+func TestStoreRemovesOwnStaleOutputButNeverUserFiles(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "input.txt")
+	out := filepath.Join(dir, "out/opt.txt")
+	require.NoError(t, os.WriteFile(in, []byte("yes"), 0o644))
+	runOptional(t, dir)
+	require.FileExists(t, out)
+
+	// The asset stops producing the file: agentiso's own copy goes away,
+	// so a later run cannot mistake it for a user file.
+	require.NoError(t, os.WriteFile(in, []byte("no"), 0o644))
+	o, src := runOptional(t, dir)
+	assert.False(t, o.On)
+	assert.Equal(t, FromGenerator, src)
+	assert.NoFileExists(t, out)
+	o, src = runOptional(t, dir)
+	assert.False(t, o.On)
+	assert.NotEqual(t, FromUser, src)
+
+	// A file the user wrote is never removed, and wins.
+	require.NoError(t, os.MkdirAll(filepath.Dir(out), 0o755))
+	require.NoError(t, os.WriteFile(out, []byte("mine"), 0o644))
+	o, src = runOptional(t, dir)
+	assert.Equal(t, FromUser, src)
+	assert.True(t, o.On)
+	assert.FileExists(t, out)
+}
