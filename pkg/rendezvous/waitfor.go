@@ -280,7 +280,7 @@ func (w *Waiter) bootstrapTick(ctx context.Context) (bool, time.Duration, error)
 			return false, InitSleep, nil
 		}
 		if !w.kubeSeen {
-			return false, 0, &apiError{errors.New("cluster bootstrap did not complete")}
+			return false, 0, &apiError{errors.New("cluster bootstrap did not complete yet: the rendezvous host's API went away (node zero reboots to join the cluster); waiting for the cluster API")}
 		}
 		return false, 0, &apiError{fmt.Errorf("the cluster API is not reachable: %v", kubeErr)}
 	}
