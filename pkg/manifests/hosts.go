@@ -11,13 +11,7 @@ import (
 // Host is one machine of the cluster, from agent-config.yaml hosts[] or,
 // when those are absent, from install-config.yaml platform.baremetal.hosts[].
 type Host struct {
-	Hostname               string           `json:"hostname,omitempty"`
-	Role                   string           `json:"role,omitempty"`
-	RootDeviceHints        *RootDeviceHints `json:"rootDeviceHints,omitempty"`
-	Interfaces             []HostInterface  `json:"interfaces,omitempty"`
-	NetworkConfig          json.RawMessage  `json:"networkConfig,omitempty"`
-	InstallerArgs          []string         `json:"installerArgs,omitempty"`
-	IgnitionConfigOverride string           `json:"ignitionConfigOverride,omitempty"`
+	AgentHost
 	// File and Path locate the entry for errors.
 	File string `json:"file"`
 	Path string `json:"path"`
@@ -42,15 +36,13 @@ func ResolveHosts(ic *InstallConfig, ac *AgentConfig) ([]Host, []Warning) {
 		}
 		out := make([]Host, len(ac.Hosts))
 		for i, h := range ac.Hosts {
-			out[i] = Host{Hostname: h.Hostname, Role: h.Role, RootDeviceHints: h.RootDeviceHints, Interfaces: h.Interfaces,
-				NetworkConfig: h.NetworkConfig, InstallerArgs: h.InstallerArgs, IgnitionConfigOverride: h.IgnitionConfigOverride,
-				File: AgentConfigFile, Path: fmt.Sprintf("hosts[%d]", i)}
+			out[i] = Host{AgentHost: h, File: AgentConfigFile, Path: fmt.Sprintf("hosts[%d]", i)}
 		}
 		return out, warns
 	}
 	out := make([]Host, 0, len(bmHosts))
 	for i, h := range bmHosts {
-		host := Host{Hostname: h.Name, Role: h.Role, RootDeviceHints: h.RootDeviceHints, NetworkConfig: h.NetworkConfig,
+		host := Host{AgentHost: AgentHost{Hostname: h.Name, Role: h.Role, RootDeviceHints: h.RootDeviceHints, NetworkConfig: h.NetworkConfig},
 			File: InstallConfigFile, Path: fmt.Sprintf("platform.baremetal.hosts[%d]", i)}
 		if h.BootMACAddress != "" {
 			name := "boot"

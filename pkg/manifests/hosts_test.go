@@ -10,7 +10,7 @@ import (
 
 func staticHost(role, ip string) Host {
 	nc := `{"interfaces":[{"name":"eth0","type":"ethernet","ipv4":{"enabled":true,"address":[{"ip":"` + ip + `","prefix-length":24}]}}]}`
-	return Host{Role: role, NetworkConfig: json.RawMessage(nc), Interfaces: []HostInterface{{Name: "eth0", MACAddress: "52:54:00:00:00:01"}},
+	return Host{AgentHost: AgentHost{Role: role, NetworkConfig: json.RawMessage(nc), Interfaces: []HostInterface{{Name: "eth0", MACAddress: "52:54:00:00:00:01"}}},
 		File: AgentConfigFile, Path: "hosts[0]"}
 }
 
@@ -25,7 +25,7 @@ func TestChooseRendezvousIPPrefersControlPlane(t *testing.T) {
 	ip, err = ChooseRendezvousIP("fd00::0001", nil, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "fd00::1", ip, "canonical form")
-	_, err = ChooseRendezvousIP("", []Host{{Role: "master"}}, nil)
+	_, err = ChooseRendezvousIP("", []Host{{AgentHost: AgentHost{Role: "master"}}}, nil)
 	assert.ErrorContains(t, err, "missing rendezvousIP")
 	ip, err = ChooseRendezvousIP("", nil, []NMStateConfig{{Spec: NMStateConfigSpec{Config: staticHost("", "10.1.1.1").NetworkConfig}}})
 	require.NoError(t, err)
@@ -33,7 +33,7 @@ func TestChooseRendezvousIPPrefersControlPlane(t *testing.T) {
 }
 
 func TestRoleCountsFillsMastersFirst(t *testing.T) {
-	hosts := []Host{{}, {}, {}, {Role: "worker"}, {}}
+	hosts := []Host{{}, {}, {}, {AgentHost: AgentHost{Role: "worker"}}, {}}
 	m, a, w := RoleCounts(hosts, 3, 0)
 	assert.Equal(t, []int64{3, 0, 2}, []int64{m, a, w})
 	m, a, w = RoleCounts(hosts, 1, 1)
@@ -70,7 +70,8 @@ func TestValidateClusterRendezvousRules(t *testing.T) {
 func TestValidateClusterHostCounts(t *testing.T) {
 	ic := clusterIC(t)
 	ic.ControlPlane.Replicas = ptr(int64(3))
-	hosts := []Host{{Role: "master"}, {Role: "master"}, {Role: "master"}, {Role: "master"}, {Role: "worker"}}
+	m, w := Host{AgentHost: AgentHost{Role: "master"}}, Host{AgentHost: AgentHost{Role: "worker"}}
+	hosts := []Host{m, m, m, m, w}
 	err, _ := ValidateCluster(ic, hosts, "10.0.0.1", nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the number of master hosts defined (4) exceeds the configured ControlPlane replicas (3)")
