@@ -159,6 +159,9 @@ func fetchAll(ctx context.Context, g *globals, s *asset.Store, as ...asset.Asset
 		}
 		return errors.Join(inputErrs...)
 	}
+	if err := requireSomeInput(s); err != nil {
+		return err
+	}
 	var firstErr error
 	for _, a := range as {
 		if _, err := s.Fetch(ctx, a); err != nil {
@@ -170,6 +173,20 @@ func fetchAll(ctx context.Context, g *globals, s *asset.Store, as ...asset.Asset
 		g.log.Warn(w)
 	}
 	return firstErr
+}
+
+// requireSomeInput gives a clear first step when --dir holds no input at all.
+func requireSomeInput(s *asset.Store) error {
+	for _, f := range []string{manifests.InstallConfigFile, manifests.AgentConfigFile} {
+		if _, err := s.ReadFile(f); err == nil {
+			return nil
+		}
+	}
+	if m, _ := s.Glob(manifests.ClusterManifestsDir + "/*.yaml"); len(m) > 0 {
+		return nil
+	}
+	return fmt.Errorf("no inputs in %s: add install-config.yaml and agent-config.yaml "+
+		"(start from 'agentiso create agent-config-template'), or ZTP manifests under %s/", s.Dir(), manifests.ClusterManifestsDir)
 }
 
 func runCreateClusterManifests(ctx context.Context, g *globals, o *clusterManifestsOptions) error {
