@@ -8,6 +8,7 @@ import (
 	"github.com/seed-a052040e/agentiso/internal/suggest"
 	"io"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,7 +83,7 @@ func DecodeStrict(file string, data []byte, out any) (*Decoded, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, &FileError{File: file, Msg: "file is empty"}
 		}
-		return nil, &FileError{File: file, Msg: "not valid YAML: " + cleanYAMLError(err)}
+		return nil, yamlSyntaxError(file, err)
 	}
 	var extra yaml3.Node
 	if err := dec.Decode(&extra); err == nil {
@@ -104,7 +105,7 @@ func DecodeStrictAll(file string, data []byte, newOut func() any) ([]any, []*Dec
 			break
 		}
 		if err != nil {
-			return nil, nil, &FileError{File: file, Msg: "not valid YAML: " + cleanYAMLError(err)}
+			return nil, nil, yamlSyntaxError(file, err)
 		}
 		if len(doc.Content) == 0 || (doc.Content[0].Kind == yaml3.ScalarNode && doc.Content[0].Tag == "!!null") {
 			continue
@@ -123,8 +124,17 @@ func DecodeStrictAll(file string, data []byte, newOut func() any) ([]any, []*Dec
 	return outs, infos, nil
 }
 
-func cleanYAMLError(err error) string {
-	return strings.TrimPrefix(err.Error(), "yaml: ")
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): `)
+
+// yamlSyntaxError turns a parser error into "file:line: not valid YAML: ...".
+func yamlSyntaxError(file string, err error) error {
+	msg := err.Error()
+	line := 0
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = msg[len(m[0]):]
+	}
+	return &FileError{File: file, Line: line, Msg: "not valid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
 }
 
 func decodeNode(file string, doc *yaml3.Node, out any) (*Decoded, error) {

@@ -39,7 +39,7 @@ func TestDecodeStrictRejectsNonMappingAndBadYAML(t *testing.T) {
 	_, err := DecodeStrict("install-config.yaml", []byte("- a\n- b\n"), &ic)
 	assert.EqualError(t, err, "install-config.yaml:1: expected a YAML mapping (key: value pairs) at the top level")
 	_, err = DecodeStrict("install-config.yaml", []byte("a: [\n"), &ic)
-	assert.ErrorContains(t, err, "install-config.yaml: not valid YAML")
+	assert.EqualError(t, err, "install-config.yaml:1: not valid YAML: did not find expected node content")
 	_, err = DecodeStrict("install-config.yaml", []byte(""), &ic)
 	assert.EqualError(t, err, "install-config.yaml: file is empty")
 }

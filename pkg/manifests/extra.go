@@ -22,7 +22,7 @@ func SplitManifests(file string, data []byte) ([][]byte, error) {
 			break
 		}
 		if err != nil {
-			return nil, &FileError{File: file, Msg: "not valid YAML: " + cleanYAMLError(err)}
+			return nil, yamlSyntaxError(file, err)
 		}
 		if len(doc.Content) == 0 || doc.Content[0].Tag == "!!null" {
 			continue
