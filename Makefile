@@ -4,7 +4,7 @@ BIN := bin/agentiso
 PKGS := ./...
 FUZZTIME ?= 3s
 
-.PHONY: build test unit lint fmt-check vet fuzz-seeds demo bench clean e2e e2e-deps e2e-fixture
+.PHONY: build test unit lint fmt-check vet cross fuzz-seeds demo bench clean e2e e2e-deps e2e-fixture
 
 build:
 	$(GO) build -o $(BIN) ./cmd/agentiso
@@ -12,12 +12,18 @@ build:
 ## test: everything CI checks: format, vet, unit + script tests, fuzz seed
 ## corpora, and the QEMU boot test when qemu-system-x86_64 is installed
 ## (always in CI, where .ci/run installs it).
-test: fmt-check vet unit
+test: fmt-check vet cross unit
 	@if command -v qemu-system-x86_64 >/dev/null 2>&1 || [ -n "$$CI" ]; then \
 		$(MAKE) e2e; \
 	else \
 		echo "make test: qemu-system-x86_64 not installed; skipping the boot test (make e2e installs it)"; \
 	fi
+
+# The binary must keep building for the admins' laptops, not just Linux.
+cross:
+	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/agentiso
+	GOOS=darwin GOARCH=amd64 $(GO) build -o /dev/null ./cmd/agentiso
+	GOOS=windows GOARCH=amd64 $(GO) build -o /dev/null ./cmd/agentiso
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
