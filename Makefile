@@ -4,7 +4,7 @@ BIN := bin/agentiso
 PKGS := ./...
 FUZZTIME ?= 3s
 
-.PHONY: build test unit lint fmt-check vet cross fuzz-seeds demo bench clean e2e e2e-deps e2e-fixture
+.PHONY: build test unit lint fmt-check vet cross fuzz demo bench clean e2e e2e-deps e2e-fixture
 
 build:
 	$(GO) build -o $(BIN) ./cmd/agentiso
@@ -36,6 +36,15 @@ vet:
 # (go test runs Fuzz* seeds as ordinary tests).
 unit:
 	$(GO) test -count=1 $(PKGS)
+
+## fuzz: run every fuzz test for FUZZTIME each (make test already runs their seeds)
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "== $$pkg $$f"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
 
 lint: fmt-check vet
 
