@@ -1,5 +1,5 @@
-// Package agent holds the assets of the agent install flow: the user's
-// inputs, the hosts, the ZTP manifests and the mirror configuration.
+// Package agent holds the assets of the agent install flow, from the user's
+// inputs to the Ignition config the ISO embeds.
 package agent
 
 import (
