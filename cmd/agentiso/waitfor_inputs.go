@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 	"net"
 	"net/url"
 	"os"
@@ -218,30 +219,6 @@ func loadSimInputs(dir string) (*simInputs, error) {
 	return in, nil
 }
 
-// writeFileAtomic writes data to a temp file in the same directory and renames it.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if err := f.Chmod(perm); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
-
 type devInitOptions struct {
 	dir          string
 	rendezvousIP string
@@ -296,7 +273,7 @@ func writeDevInputs(o devInitOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(filepath.Join(o.dir, devSimFile), append(b, '\n'), 0o644); err != nil {
+		if err := fsutil.WriteFileAtomic(filepath.Join(o.dir, devSimFile), append(b, '\n'), 0o644); err != nil {
 			return err
 		}
 	}
@@ -327,7 +304,7 @@ func writeDevInputs(o devInitOptions) error {
 		{kubeadminPassFile, []byte(pw.Password), 0o600},
 		{rendezvousIPFile, []byte(ip.String() + "\n"), 0o644},
 	} {
-		if err := writeFileAtomic(filepath.Join(o.dir, f.path), f.data, f.perm); err != nil {
+		if err := fsutil.WriteFileAtomic(filepath.Join(o.dir, f.path), f.data, f.perm); err != nil {
 			return fmt.Errorf("write %s: %w", filepath.Join(o.dir, f.path), err)
 		}
 	}
