@@ -1,27 +1,23 @@
 package main
 
-// This file is the only place that knows where wait-for and the dev
-// simulator find their inputs in --dir. The asset graph will produce these
-// files; swap the readers here for the asset store when it lands.
+// This file knows where wait-for and the dev simulator find their inputs
+// in --dir, all written by create image (or, for demos, dev init-dir):
 //
-// Layout:
 //   <dir>/rendezvousIP                    plain text, the rendezvous host's IP
 //   <dir>/auth/kubeconfig                 admin kubeconfig
 //   <dir>/auth/kubeadmin-password         console password (clear text)
-//   <dir>/.agentiso/state.json            {"version":1,"assets":{"<Asset Name>":{"hash":..,"data":..}}}
-//       "Agent Auth Config" -> credentials.AuthConfig (watcherAuthToken, publicKey, ...)
-//       "TLS Signer CAs"    -> credentials.SignerCAs (read only by the dev simulator)
+//   <dir>/.agentiso/state.json            the asset store's state; read through it:
+//       "Agent Auth Config" -> watcher token, public key, ...
+//       "TLS Signer CAs"    -> the signers (read only by the dev simulator)
 //   <dir>/.agentiso/dev-sim.json          dev only (written by `dev init-dir --local`):
 //       where the simulator listens, so wait-for can find it on loopback ports.
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/seed-a052040e/agentiso/pkg/fsutil"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -29,30 +25,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
+	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
 
 const (
-	stateFile          = ".agentiso/state.json"
-	devSimFile         = ".agentiso/dev-sim.json"
-	assetAuthConfig    = "Agent Auth Config"
-	assetSignerCAs     = "TLS Signer CAs"
-	rendezvousIPFile   = "rendezvousIP"
-	kubeconfigFile     = "auth/kubeconfig"
-	kubeadminPassFile  = "auth/kubeadmin-password"
-	envRendezvousURL   = "AGENTISO_RENDEZVOUS_URL"
-	stateFormatVersion = 1
+	devSimFile       = asset.StateDir + "/dev-sim.json"
+	envRendezvousURL = "AGENTISO_RENDEZVOUS_URL"
 )
-
-type stateAsset struct {
-	Hash string          `json:"hash"`
-	Data json.RawMessage `json:"data"`
-}
-
-type stateDoc struct {
-	Version int                   `json:"version"`
-	Assets  map[string]stateAsset `json:"assets"`
-}
 
 // devSim records where `dev simulate` serves, for loopback demos and tests.
 type devSim struct {
@@ -73,29 +55,23 @@ type waitForInputs struct {
 	auth           *credentials.AuthConfig
 }
 
-func readState(dir string) (*stateDoc, error) {
-	p := filepath.Join(dir, stateFile)
-	b, err := os.ReadFile(p)
+// loadStateAsset decodes an asset that create image (or dev init-dir) kept
+// in the asset store's state, without generating anything.
+func loadStateAsset(dir string, a asset.Asset) error {
+	p := filepath.Join(dir, asset.StateFile)
+	if _, err := os.Stat(p); err != nil {
+		return fmt.Errorf("read %s: %w (create the image first, or run 'agentiso dev init-dir' for a demo)", p, err)
+	}
+	s, err := asset.NewStore(dir, slog.New(slog.DiscardHandler))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w (create the image first, or run 'agentiso dev init-dir' for a demo)", p, err)
+		return err
 	}
-	st := &stateDoc{}
-	if err := json.Unmarshal(b, st); err != nil {
-		return nil, fmt.Errorf("%s: not valid JSON: %w", p, err)
+	ok, err := s.LoadFromState(a)
+	if err != nil {
+		return err
 	}
-	if st.Version != stateFormatVersion {
-		return nil, fmt.Errorf("%s: version %d is not supported (want %d)", p, st.Version, stateFormatVersion)
-	}
-	return st, nil
-}
-
-func stateAssetInto(dir string, st *stateDoc, name string, into any) error {
-	a, ok := st.Assets[name]
-	if !ok || len(a.Data) == 0 {
-		return fmt.Errorf("%s: asset %q is missing", filepath.Join(dir, stateFile), name)
-	}
-	if err := json.Unmarshal(a.Data, into); err != nil {
-		return fmt.Errorf("%s: asset %q: %w", filepath.Join(dir, stateFile), name, err)
+	if !ok {
+		return fmt.Errorf("%s: asset %q is missing (create the image again)", p, a.Name())
 	}
 	return nil
 }
@@ -116,7 +92,7 @@ func readDevSim(dir string) (*devSim, error) {
 }
 
 func readRendezvousIP(dir string) (string, error) {
-	p := filepath.Join(dir, rendezvousIPFile)
+	p := filepath.Join(dir, agent.RendezvousIPFile)
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w (it is written with the agent image)", p, err)
@@ -137,20 +113,17 @@ func loadWaitForInputs(dir string, restURLOverride string, baseURL func(ip strin
 	if err != nil {
 		return nil, err
 	}
-	in := &waitForInputs{kubeconfigPath: filepath.Join(abs, kubeconfigFile), passwordPath: filepath.Join(abs, kubeadminPassFile)}
+	in := &waitForInputs{kubeconfigPath: filepath.Join(abs, agent.KubeconfigFile), passwordPath: filepath.Join(abs, agent.KubeadminPasswordFile)}
 	if in.rendezvousIP, err = readRendezvousIP(dir); err != nil {
 		return nil, err
 	}
-	st, err := readState(dir)
-	if err != nil {
-		return nil, err
-	}
-	in.auth = &credentials.AuthConfig{}
-	if err := stateAssetInto(dir, st, assetAuthConfig, in.auth); err != nil {
+	authA := &agent.AuthConfig{}
+	if err := loadStateAsset(dir, authA); err != nil {
 		return nil, fmt.Errorf("failed to load AuthConfig: %w", err)
 	}
+	in.auth = &authA.AuthConfig
 	if in.auth.WatcherAuthToken == "" {
-		return nil, fmt.Errorf("failed to load AuthConfig: %s: asset %q has no watcherAuthToken", filepath.Join(dir, stateFile), assetAuthConfig)
+		return nil, fmt.Errorf("failed to load AuthConfig: %s: asset %q has no watcherAuthToken", filepath.Join(dir, asset.StateFile), authA.Name())
 	}
 	kb, err := os.ReadFile(in.kubeconfigPath)
 	if err != nil {
@@ -191,27 +164,25 @@ type simInputs struct {
 }
 
 func loadSimInputs(dir string) (*simInputs, error) {
-	in := &simInputs{auth: &credentials.AuthConfig{}, signers: &credentials.SignerCAs{}}
+	in := &simInputs{}
 	var err error
 	if in.rendezvousIP, err = readRendezvousIP(dir); err != nil {
 		return nil, err
 	}
-	st, err := readState(dir)
-	if err != nil {
+	authA, signersA := &agent.AuthConfig{}, &agent.SignerCAs{}
+	if err := loadStateAsset(dir, authA); err != nil {
 		return nil, err
 	}
-	if err := stateAssetInto(dir, st, assetAuthConfig, in.auth); err != nil {
+	if err := loadStateAsset(dir, signersA); err != nil {
 		return nil, err
 	}
-	if err := stateAssetInto(dir, st, assetSignerCAs, in.signers); err != nil {
-		return nil, err
-	}
-	kb, err := os.ReadFile(filepath.Join(dir, kubeconfigFile))
+	in.auth, in.signers = &authA.AuthConfig, &signersA.SignerCAs
+	kb, err := os.ReadFile(filepath.Join(dir, agent.KubeconfigFile))
 	if err != nil {
 		return nil, err
 	}
 	if in.kubeconfig, err = credentials.ParseKubeconfig(kb); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, kubeconfigFile), err)
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, agent.KubeconfigFile), err)
 	}
 	if in.dev, err = readDevSim(dir); err != nil {
 		return nil, err
@@ -277,17 +248,16 @@ func writeDevInputs(o devInitOptions) error {
 			return err
 		}
 	}
-	st := stateDoc{Version: stateFormatVersion, Assets: map[string]stateAsset{}}
-	for name, v := range map[string]any{assetAuthConfig: auth, assetSignerCAs: signers} {
-		b, err := json.Marshal(v)
-		if err != nil {
+	store, err := asset.NewStore(o.dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	for _, a := range []asset.Asset{&agent.AuthConfig{AuthConfig: *auth}, &agent.SignerCAs{SignerCAs: *signers}} {
+		if err := store.Provide(a); err != nil {
 			return err
 		}
-		sum := sha256.Sum256(b)
-		st.Assets[name] = stateAsset{Hash: hex.EncodeToString(sum[:]), Data: b}
 	}
-	sb, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
+	if err := store.SaveState(); err != nil {
 		return err
 	}
 	kb, err := kc.Marshal()
@@ -299,10 +269,9 @@ func writeDevInputs(o devInitOptions) error {
 		data []byte
 		perm os.FileMode
 	}{
-		{stateFile, append(sb, '\n'), 0o600},
-		{kubeconfigFile, kb, 0o600},
-		{kubeadminPassFile, []byte(pw.Password), 0o600},
-		{rendezvousIPFile, []byte(ip.String() + "\n"), 0o644},
+		{agent.KubeconfigFile, kb, 0o600},
+		{agent.KubeadminPasswordFile, []byte(pw.Password), 0o600},
+		{agent.RendezvousIPFile, []byte(ip.String() + "\n"), 0o644},
 	} {
 		if err := fsutil.WriteFileAtomic(filepath.Join(o.dir, f.path), f.data, f.perm); err != nil {
 			return fmt.Errorf("write %s: %w", filepath.Join(o.dir, f.path), err)

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"io"
 	"log/slog"
 	"os"
@@ -97,7 +100,7 @@ func TestWaitForInterrupted(t *testing.T) {
 
 func TestInitDirFiles(t *testing.T) {
 	dir := initDir(t)
-	for _, f := range []string{stateFile, kubeconfigFile, kubeadminPassFile} {
+	for _, f := range []string{asset.StateFile, agent.KubeconfigFile, agent.KubeadminPasswordFile} {
 		fi, err := os.Stat(filepath.Join(dir, f))
 		require.NoError(t, err)
 		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), f)
@@ -112,12 +115,21 @@ func TestInitDirFiles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, credentials.Claims{"auth_scheme": "watcherAuth"}, c)
 
-	// The state file is the documented shape.
-	st, err := readState(dir)
+	// The state file is the asset store's, with the documented shape.
+	var st struct {
+		Version int `json:"version"`
+		Assets  map[string]struct {
+			Data json.RawMessage `json:"data"`
+		} `json:"assets"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, asset.StateFile))
 	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &st))
 	assert.Equal(t, 1, st.Version)
-	assert.Contains(t, string(st.Assets[assetAuthConfig].Data), `"watcherAuthToken"`)
-	assert.NotEmpty(t, st.Assets[assetAuthConfig].Hash)
+	assert.Contains(t, string(st.Assets["Agent Auth Config"].Data), `"watcherAuthToken"`)
+	fi, err := os.Stat(filepath.Join(dir, asset.StateFile))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 
 	t.Setenv(envRendezvousURL, "http://[fd00::5]:8090/api/assisted-install/v2")
 	in, err = loadWaitForInputs(dir, "", rendezvous.BaseURL)
@@ -127,7 +139,7 @@ func TestInitDirFiles(t *testing.T) {
 	// Without the dev file the URL comes from rendezvousIP, IPv6 bracketed.
 	t.Setenv(envRendezvousURL, "")
 	require.NoError(t, os.Remove(filepath.Join(dir, devSimFile)))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, rendezvousIPFile), []byte("fd00::0005\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, agent.RendezvousIPFile), []byte("fd00::0005\n"), 0o644))
 	in, err = loadWaitForInputs(dir, "", rendezvous.BaseURL)
 	require.NoError(t, err)
 	assert.Equal(t, "http://[fd00::5]:8090/api/assisted-install/v2", in.restURL)
@@ -135,12 +147,12 @@ func TestInitDirFiles(t *testing.T) {
 
 func TestWaitForInputErrors(t *testing.T) {
 	dir := initDir(t)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, stateFile), []byte(`{"version":1,"assets":{}}`), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, asset.StateFile), []byte(`{"version":1,"assets":{}}`), 0o600))
 	_, err := loadWaitForInputs(dir, "", rendezvous.BaseURL)
 	assert.ErrorContains(t, err, `failed to load AuthConfig`)
 	assert.ErrorContains(t, err, `asset "Agent Auth Config" is missing`)
 
-	require.NoError(t, os.WriteFile(filepath.Join(dir, rendezvousIPFile), []byte("not-an-ip"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, agent.RendezvousIPFile), []byte("not-an-ip"), 0o644))
 	_, err = loadWaitForInputs(dir, "", rendezvous.BaseURL)
 	assert.ErrorContains(t, err, `"not-an-ip" is not an IP address`)
 	assert.False(t, errors.Is(err, os.ErrNotExist))
