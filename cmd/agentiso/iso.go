@@ -3,10 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	v32 "github.com/coreos/ignition/v2/config/v3_2"
-	"github.com/coreos/ignition/v2/config/v3_2/types"
 	"io"
 	"strings"
+
+	v32 "github.com/coreos/ignition/v2/config/v3_2"
+	"github.com/coreos/ignition/v2/config/v3_2/types"
 
 	"github.com/spf13/cobra"
 

@@ -6,8 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
-	"github.com/seed-a052040e/agentiso/pkg/asset"
-	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"io"
 	"log/slog"
 	"os"
@@ -15,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

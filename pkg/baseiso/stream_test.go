@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seed-a052040e/agentiso/data"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/seed-a052040e/agentiso/data"
 )
 
 func TestNormalizeArch(t *testing.T) {

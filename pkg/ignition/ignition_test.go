@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 
 	v32 "github.com/coreos/ignition/v2/config/v3_2"
 	"github.com/coreos/ignition/v2/config/v3_2/types"

@@ -5,8 +5,9 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 	"sort"
+
+	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 
 	"github.com/coreos/ignition/v2/config/v3_2/types"
 )

@@ -4,14 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/seed-a052040e/agentiso/pkg/nmstate"
 	"net"
 	"net/netip"
 	"net/url"
 	"regexp"
-	"sigs.k8s.io/yaml"
 	"slices"
 	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/seed-a052040e/agentiso/pkg/nmstate"
 )
 
 // AgentConfigFile is the agent-config file name in the asset directory.

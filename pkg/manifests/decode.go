@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/seed-a052040e/agentiso/internal/suggest"
 	"io"
 	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/seed-a052040e/agentiso/internal/suggest"
 
 	yaml3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"

@@ -3,10 +3,11 @@ package nmstate
 import (
 	"errors"
 	"fmt"
-	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 
 	"sigs.k8s.io/yaml"
 )

@@ -3,11 +3,12 @@ package nmstate
 import (
 	"errors"
 	"fmt"
-	"github.com/seed-a052040e/agentiso/internal/suggest"
 	"net/netip"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/seed-a052040e/agentiso/internal/suggest"
 
 	yaml "go.yaml.in/yaml/v3"
 )

@@ -3,9 +3,10 @@ package agent
 import (
 	"context"
 	"fmt"
-	"github.com/seed-a052040e/agentiso/data"
 	"sort"
 	"strings"
+
+	"github.com/seed-a052040e/agentiso/data"
 
 	"sigs.k8s.io/yaml"
 
