@@ -17,21 +17,4 @@ pkgs=(
   xz-utils        # xz, for the test's xz-compressed ignition archives
 )
 
-missing=()
-for p in "${pkgs[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
-    missing+=("$p")
-  fi
-done
-
-if [ "${#missing[@]}" -eq 0 ]; then
-  echo "install-e2e-deps: all present (${pkgs[*]})"
-  exit 0
-fi
-
-sudo=()
-if [ "$(id -u)" -ne 0 ]; then sudo=(sudo); fi
-echo "install-e2e-deps: installing ${missing[*]}"
-"${sudo[@]}" apt-get update -o DPkg::Lock::Timeout=600
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends \
-  -o DPkg::Lock::Timeout=600 "${missing[@]}"
+exec bash "$(dirname "$0")/apt-install.sh" install-e2e-deps "${pkgs[@]}"
