@@ -294,31 +294,51 @@ func (g *gen) checkIface(ifc *Interface) {
 			g.fail(ifc, "vlan.id", "VLAN id %d is outside 1-4094: use a valid 802.1Q VLAN id", ifc.VLAN.ID)
 		}
 	}
-	for fam, c := range []*IPConfig{ifc.IPv4, ifc.IPv6} {
+	for i, c := range []*IPConfig{ifc.IPv4, ifc.IPv6} {
+		fam := family(i)
 		if c == nil {
 			continue
 		}
-		sect := famSect(fam)
+		sect := fam.section()
 		if strict && c.Enabled == nil {
 			switch {
 			case len(c.Addresses) > 0:
-				g.fail(ifc, sect+".address", "addresses are given but %s.enabled is omitted, so nmstate would disable %s and silently drop them: add \"enabled: true\" under %s", sect, famLabel(fam), sect)
+				g.fail(ifc, sect+".address", "addresses are given but %s.enabled is omitted, so nmstate would disable %s and silently drop them: add \"enabled: true\" under %s", sect, fam.String(), sect)
 			case c.DHCP != nil && *c.DHCP:
-				g.fail(ifc, sect+".dhcp", "dhcp is true but %s.enabled is omitted, so nmstate would disable %s: add \"enabled: true\" under %s", sect, famLabel(fam), sect)
+				g.fail(ifc, sect+".dhcp", "dhcp is true but %s.enabled is omitted, so nmstate would disable %s: add \"enabled: true\" under %s", sect, fam.String(), sect)
 			}
 		}
 	}
 }
 
-func famSect(fam int) string {
-	if fam == 1 {
+// family is an IP address family. Its value indexes the per-family arrays of
+// a connection (routes, dns).
+type family int
+
+const (
+	ipv4 family = iota
+	ipv6
+)
+
+// familyOf is the family of an address (IPv4-mapped IPv6 counts as IPv4).
+func familyOf(a netip.Addr) family {
+	if a.Unmap().Is6() {
+		return ipv6
+	}
+	return ipv4
+}
+
+// section is the family's NMState and keyfile section name.
+func (f family) section() string {
+	if f == ipv6 {
 		return "ipv6"
 	}
 	return "ipv4"
 }
 
-func famLabel(fam int) string {
-	if fam == 1 {
+// String is the family's name in messages.
+func (f family) String() string {
+	if f == ipv6 {
 		return "IPv6"
 	}
 	return "IPv4"
@@ -427,18 +447,18 @@ func isTrue(b *bool) bool      { return b != nil && *b }
 func isFalse(b *bool) bool     { return b != nil && !*b }
 
 // ipOn reports whether the interface may carry IP of family fam.
-func (c *conn) ipOn(fam int) bool {
+func (c *conn) ipOn(fam family) bool {
 	if c.ctrl != nil || c.auto {
 		return false
 	}
-	if fam == 0 {
+	if fam == ipv4 {
 		return enabled(c.ifc.IPv4)
 	}
 	return enabled(c.ifc.IPv6)
 }
 
-func (c *conn) ipCfg(fam int) *IPConfig {
-	if fam == 0 {
+func (c *conn) ipCfg(fam family) *IPConfig {
+	if fam == ipv4 {
 		return c.ifc.IPv4
 	}
 	return c.ifc.IPv6
@@ -450,8 +470,8 @@ func (c *conn) auto6() bool {
 }
 
 // isAuto reports dynamic addressing for family fam (IP assumed enabled).
-func (c *conn) isAuto(fam int) bool {
-	if fam == 0 {
+func (c *conn) isAuto(fam family) bool {
+	if fam == ipv4 {
 		return isTrue(c.ifc.IPv4.DHCP)
 	}
 	return c.auto6()
@@ -464,16 +484,16 @@ func (g *gen) checkIP() {
 		}
 		ifc := c.ifc
 		if c.ctrl != nil {
-			for fam := range 2 {
+			for _, fam := range []family{ipv4, ipv6} {
 				if enabled(c.ipCfg(fam)) {
-					g.fail(ifc, famSect(fam)+".enabled", "Interface %s cannot have IP enabled as it is attached to a controller where IP is not allowed (%s): set %s.enabled to false or remove the %s block", ifc.Name, c.ctrl.name, famSect(fam), famSect(fam))
+					g.fail(ifc, fam.section()+".enabled", "Interface %s cannot have IP enabled as it is attached to a controller where IP is not allowed (%s): set %s.enabled to false or remove the %s block", ifc.Name, c.ctrl.name, fam.section(), fam.section())
 				}
 			}
 		}
 		if enabled(ifc.IPv6) && !isTrue(ifc.IPv6.DHCP) && isTrue(ifc.IPv6.Autoconf) {
 			g.fail(ifc, "ipv6.autoconf", "Autoconf without DHCP is not supported yet: set ipv6.dhcp to true as well, or autoconf to false")
 		}
-		if c.ipOn(1) && ifc.MTU != nil && *ifc.MTU < 1280 {
+		if c.ipOn(ipv6) && ifc.MTU != nil && *ifc.MTU < 1280 {
 			g.fail(ifc, "mtu", "MTU should be >= 1280 when IPv6 is enabled on interface %s, but got mtu: %d", ifc.Name, *ifc.MTU)
 		}
 	}
@@ -531,10 +551,7 @@ func (g *gen) routes(routes []Route) {
 			g.failRoute(r, "%s", msg)
 			continue
 		}
-		fam := 0
-		if dest.Addr().Is6() {
-			fam = 1
-		}
+		fam := familyOf(dest.Addr())
 		nh := ""
 		if r.NextHopAddress != "" {
 			a, err := netip.ParseAddr(r.NextHopAddress)
@@ -566,7 +583,7 @@ func (g *gen) routes(routes []Route) {
 			continue
 		}
 		if !c.ipOn(fam) {
-			g.failRoute(r, "The next hop interface of desired Route '%s' has been marked as %s disabled: enable %s on %s (%s.enabled: true) or route via another interface", routeDesc(r), famLabel(fam), famLabel(fam), c.ifc.Name, famSect(fam))
+			g.failRoute(r, "The next hop interface of desired Route '%s' has been marked as %s disabled: enable %s on %s (%s.enabled: true) or route via another interface", routeDesc(r), fam.String(), fam.String(), c.ifc.Name, fam.section())
 			continue
 		}
 		e := routeEntry{iface: r.NextHopInterface, dest: dest.String(), nextHop: nh, source: r.Source, typ: r.RouteType, table: 254}
@@ -585,7 +602,7 @@ func (g *gen) routes(routes []Route) {
 		c.routes[fam] = append(c.routes[fam], e)
 	}
 	for _, c := range g.conns {
-		for fam := range 2 {
+		for fam := range c.routes {
 			rs := c.routes[fam]
 			slices.SortStableFunc(rs, routeCmp)
 			c.routes[fam] = slices.CompactFunc(rs, func(a, b routeEntry) bool { return routeCmp(a, b) == 0 })
@@ -620,17 +637,14 @@ func (g *gen) userConns() []*conn {
 func (g *gen) placeDNS(d DNSConfig) {
 	var fams [2][]string
 	var zoneIface string
-	order := []int{}
+	order := []family{}
 	for _, s := range d.Servers {
 		a, err := netip.ParseAddr(s)
 		if err != nil {
 			g.fail(nil, "dns-resolver.config.server", "Invalid DNS server string %s: give an IP address", s)
 			continue
 		}
-		fam := 0
-		if a.Unmap().Is6() {
-			fam = 1
-		}
+		fam := familyOf(a)
 		if a.Zone() != "" {
 			zoneIface = a.Zone()
 		}
@@ -651,19 +665,19 @@ func (g *gen) placeDNS(d DNSConfig) {
 		if len(d.Search) == 0 && len(d.Options) == 0 {
 			return
 		}
-		pick := func(pred func(c *conn, fam int) bool) (*conn, int) {
-			for _, fam := range []int{1, 0} {
+		pick := func(pred func(c *conn, fam family) bool) (*conn, family) {
+			for _, fam := range []family{ipv6, ipv4} {
 				for _, c := range users {
 					if c.ipOn(fam) && pred(c, fam) {
 						return c, fam
 					}
 				}
 			}
-			return nil, 0
+			return nil, ipv4
 		}
-		c, fam := pick(func(c *conn, fam int) bool { return c.isAuto(fam) })
+		c, fam := pick(func(c *conn, fam family) bool { return c.isAuto(fam) })
 		if c == nil {
-			c, fam = pick(func(*conn, int) bool { return true })
+			c, fam = pick(func(*conn, family) bool { return true })
 		}
 		if c == nil {
 			g.fail(nil, "dns-resolver.config.search", "Failed to find suitable(IP enabled) interface for DNS searches '%s': enable IPv4 or IPv6 on an interface", strings.Join(d.Search, " "))
@@ -674,8 +688,8 @@ func (g *gen) placeDNS(d DNSConfig) {
 	}
 	for i, fam := range order {
 		var holder *conn
-		if fam == 1 && zoneIface != "" {
-			if c, ok := g.by[zoneIface]; ok && c.ipOn(1) {
+		if fam == ipv6 && zoneIface != "" {
+			if c, ok := g.by[zoneIface]; ok && c.ipOn(ipv6) {
 				holder = c
 			}
 		}
@@ -697,7 +711,7 @@ func (g *gen) placeDNS(d DNSConfig) {
 			}
 		}
 		if holder == nil {
-			g.fail(nil, "dns-resolver.config.server", "Failed to find suitable(IP enabled) interface for DNS server [%s]: enable %s with a static address or DHCP on an interface", quoteList(fams[fam]), famLabel(fam))
+			g.fail(nil, "dns-resolver.config.server", "Failed to find suitable(IP enabled) interface for DNS server [%s]: enable %s with a static address or DHCP on an interface", quoteList(fams[fam]), fam.String())
 			continue
 		}
 		k := dnsKeys{set: true, servers: fams[fam], priority: 50}
@@ -735,9 +749,36 @@ var nmType = map[string]string{
 	TypeLinuxBridge: "bridge", TypeDummy: "dummy",
 }
 
+// render builds the keyfile of one connection, one section renderer per
+// concern: the connection itself, its controller role (bond, bridge), its
+// port role, IP, ethernet properties and VLAN.
 func (g *gen) render(c *conn) *keyfile {
-	ifc := c.ifc
 	kf := &keyfile{}
+	renderConnection(c, kf)
+	if ifc := c.ifc; ifc.Type == TypeBond && ifc.Bond != nil {
+		renderBond(ifc.Bond, kf)
+	}
+	if c.ifc.Type == TypeLinuxBridge {
+		renderBridge(c.ifc.Bridge, kf)
+	}
+	if c.ctrl != nil {
+		g.renderPort(c, kf)
+	}
+	if c.ctrl == nil && !c.auto {
+		g.renderIP(c, kf, ipv4)
+		g.renderIP(c, kf, ipv6)
+	}
+	renderEthernet(c.ifc, kf)
+	if c.ifc.Type == TypeVLAN && c.ifc.VLAN != nil {
+		renderVLAN(c.ifc.VLAN, kf)
+	}
+	kf.sortKeys()
+	return kf
+}
+
+// renderConnection writes the [connection] section.
+func renderConnection(c *conn, kf *keyfile) {
+	ifc := c.ifc
 	con := kf.section("connection")
 	con.set("id", c.id())
 	con.set("uuid", uuid5(ifc.Type+"://"+ifc.Name))
@@ -759,70 +800,86 @@ func (g *gen) render(c *conn) *keyfile {
 			con.set("slave-type", "bridge")
 		}
 	}
-	if ifc.Type == TypeBond && ifc.Bond != nil {
-		s := kf.section("bond")
-		s.set("mode", ifc.Bond.Mode)
-		opts := map[string]string{}
-		for _, o := range ifc.Bond.Options {
-			opts[o.Name] = o.Value
-		}
-		if opts["arp_interval"] == "0" {
-			delete(opts, "arp_ip_target")
-		}
-		if opts["arp_missed_max"] == "2" {
-			delete(opts, "arp_missed_max")
-		}
-		for k, v := range opts {
-			s.set(k, v)
-		}
+}
+
+// renderBond writes a bond controller's [bond] section, leaving out the
+// options nmstate drops because they are defaults or meaningless.
+func renderBond(b *BondConfig, kf *keyfile) {
+	s := kf.section("bond")
+	s.set("mode", b.Mode)
+	opts := map[string]string{}
+	for _, o := range b.Options {
+		opts[o.Name] = o.Value
 	}
-	if c.ctrl != nil && c.ctrl.typ == TypeBond {
-		if cc := g.by[c.ctrl.name]; cc != nil && cc.ifc.Bond != nil {
-			for _, pc := range cc.ifc.Bond.PortsConfig {
-				if pc.Name != ifc.Name {
-					continue
-				}
-				prio := pc.Priority != nil && *pc.Priority != 0
-				qid := pc.QueueID != nil && *pc.QueueID != 0
-				if prio || qid {
-					s := kf.section("bond-port")
-					if prio {
-						s.set("prio", strconv.FormatInt(*pc.Priority, 10))
-					}
-					if qid {
-						s.set("queue-id", strconv.FormatUint(*pc.QueueID, 10))
-					}
-				}
+	if opts["arp_interval"] == "0" {
+		delete(opts, "arp_ip_target")
+	}
+	if opts["arp_missed_max"] == "2" {
+		delete(opts, "arp_missed_max")
+	}
+	for k, v := range opts {
+		s.set(k, v)
+	}
+}
+
+// renderBridge writes a Linux bridge controller's [bridge] section.
+func renderBridge(b *BridgeConfig, kf *keyfile) {
+	s := kf.section("bridge")
+	if b == nil {
+		return
+	}
+	for k, v := range b.Options {
+		s.set(k, v)
+	}
+	if b.PortsGiven {
+		s.set("vlan-filtering", "false")
+	}
+}
+
+// renderPort writes the per-port settings that the controller's own
+// configuration holds for this port: [bond-port] or [bridge-port].
+func (g *gen) renderPort(c *conn, kf *keyfile) {
+	cc := g.by[c.ctrl.name]
+	switch c.ctrl.typ {
+	case TypeBond:
+		if cc == nil || cc.ifc.Bond == nil {
+			return
+		}
+		for _, pc := range cc.ifc.Bond.PortsConfig {
+			if pc.Name != c.ifc.Name {
+				continue
+			}
+			prio := pc.Priority != nil && *pc.Priority != 0
+			qid := pc.QueueID != nil && *pc.QueueID != 0
+			if !prio && !qid {
+				continue
+			}
+			s := kf.section("bond-port")
+			if prio {
+				s.set("prio", strconv.FormatInt(*pc.Priority, 10))
+			}
+			if qid {
+				s.set("queue-id", strconv.FormatUint(*pc.QueueID, 10))
 			}
 		}
-	}
-	if ifc.Type == TypeLinuxBridge {
-		s := kf.section("bridge")
-		if ifc.Bridge != nil {
-			for k, v := range ifc.Bridge.Options {
-				s.set(k, v)
-			}
-			if ifc.Bridge.PortsGiven {
-				s.set("vlan-filtering", "false")
-			}
-		}
-	}
-	if c.ctrl != nil && c.ctrl.typ == TypeLinuxBridge {
+	case TypeLinuxBridge:
 		s := kf.section("bridge-port")
-		if cc := g.by[c.ctrl.name]; cc != nil && cc.ifc.Bridge != nil {
-			for _, p := range cc.ifc.Bridge.Ports {
-				if p.Name == ifc.Name {
-					for k, v := range p.Options {
-						s.set(k, v)
-					}
+		if cc == nil || cc.ifc.Bridge == nil {
+			return
+		}
+		for _, p := range cc.ifc.Bridge.Ports {
+			if p.Name == c.ifc.Name {
+				for k, v := range p.Options {
+					s.set(k, v)
 				}
 			}
 		}
 	}
-	if c.ctrl == nil && !c.auto {
-		g.renderIP(c, kf, 0)
-		g.renderIP(c, kf, 1)
-	}
+}
+
+// renderEthernet writes the [ethernet] section when any link-layer property
+// is set: MAC address (matched or cloned), MTU, negotiation, promiscuity.
+func renderEthernet(ifc *Interface, kf *keyfile) {
 	eth := map[string]string{}
 	if ifc.MACAddress != "" {
 		if ifc.Identifier == "mac-address" {
@@ -848,44 +905,47 @@ func (g *gen) render(c *conn) *keyfile {
 	if ifc.AcceptAllMACAddresses != nil {
 		eth["accept-all-mac-addresses"] = map[bool]string{true: "1", false: "0"}[*ifc.AcceptAllMACAddresses]
 	}
-	if len(eth) > 0 {
-		s := kf.section("ethernet")
-		for k, v := range eth {
-			s.set(k, v)
-		}
+	if len(eth) == 0 {
+		return
 	}
-	if ifc.Type == TypeVLAN && ifc.VLAN != nil {
-		v := ifc.VLAN
-		s := kf.section("vlan")
-		flags := 0
-		if v.ReorderHeaders == nil || *v.ReorderHeaders {
-			flags |= 1
-		}
-		if v.RegistrationProtocol == "gvrp" {
-			flags |= 2
-		}
-		if isTrue(v.LooseBinding) {
-			flags |= 4
-		}
-		if v.RegistrationProtocol == "mvrp" {
-			flags |= 8
-		}
-		s.set("flags", strconv.Itoa(flags))
-		s.set("id", strconv.FormatUint(v.ID, 10))
-		s.set("parent", v.BaseIface)
-		if v.Protocol == "802.1ad" {
-			s.set("protocol", "802.1ad")
-		}
+	s := kf.section("ethernet")
+	for k, v := range eth {
+		s.set(k, v)
 	}
-	kf.sortKeys()
-	return kf
 }
 
-func (g *gen) renderIP(c *conn, kf *keyfile, fam int) {
+// renderVLAN writes the [vlan] section; flags is NetworkManager's bit set
+// (1 reorder headers, 2 GVRP, 4 loose binding, 8 MVRP).
+func renderVLAN(v *VLANConfig, kf *keyfile) {
+	s := kf.section("vlan")
+	flags := 0
+	if v.ReorderHeaders == nil || *v.ReorderHeaders {
+		flags |= 1
+	}
+	if v.RegistrationProtocol == "gvrp" {
+		flags |= 2
+	}
+	if isTrue(v.LooseBinding) {
+		flags |= 4
+	}
+	if v.RegistrationProtocol == "mvrp" {
+		flags |= 8
+	}
+	s.set("flags", strconv.Itoa(flags))
+	s.set("id", strconv.FormatUint(v.ID, 10))
+	s.set("parent", v.BaseIface)
+	if v.Protocol == "802.1ad" {
+		s.set("protocol", "802.1ad")
+	}
+}
+
+// renderIP writes the [ipv4] or [ipv6] section: method, addresses, the
+// dynamic-addressing settings, DNS and routes.
+func (g *gen) renderIP(c *conn, kf *keyfile, fam family) {
 	cfg := c.ipCfg(fam)
-	s := kf.section(famSect(fam))
+	s := kf.section(fam.section())
 	s.set("dhcp-timeout", "2147483647")
-	if fam == 1 && cfg != nil {
+	if fam == ipv6 && cfg != nil {
 		if cfg.AddrGenMode == "stable-privacy" {
 			s.set("addr-gen-mode", "1")
 		} else {
@@ -897,62 +957,12 @@ func (g *gen) renderIP(c *conn, kf *keyfile, fam int) {
 		return
 	}
 	auto := c.isAuto(fam)
-	var method string
-	switch {
-	case fam == 0 && auto:
-		method = "auto"
-	case fam == 1 && isTrue(cfg.DHCP) && isTrue(cfg.Autoconf):
-		method = "auto"
-	case fam == 1 && isTrue(cfg.DHCP):
-		method = "dhcp"
-	case len(cfg.Addresses) > 0 || len(c.routes[fam]) > 0:
-		method = "manual"
-	case fam == 0:
-		method = "disabled"
-	default:
-		method = "link-local"
-	}
-	s.set("method", method)
+	s.set("method", ipMethod(c, cfg, fam, auto))
 	for i, a := range cfg.Addresses {
 		s.set("address"+strconv.Itoa(i), a.String())
 	}
 	if auto {
-		if fam == 0 {
-			id := cfg.DHCPClientID
-			switch id {
-			case "", "ll":
-				id = "mac"
-			case "iaid+duid":
-				id = "duid"
-			}
-			s.set("dhcp-client-id", id)
-		} else {
-			duid := cfg.DHCPDUID
-			if duid == "" {
-				duid = "ll"
-			}
-			s.set("dhcp-duid", duid)
-			s.set("dhcp-iaid", "mac")
-			s.set("ra-timeout", "2147483647")
-			s.set("token", cfg.Token)
-		}
-		s.set("dhcp-send-hostname", strconv.FormatBool(!isFalse(cfg.DHCPSendHostname)))
-		if h := cfg.DHCPCustomHostname; h != "" {
-			if fam == 0 && strings.Contains(h, ".") {
-				s.set("dhcp-fqdn", h)
-			} else {
-				s.set("dhcp-hostname", h)
-			}
-		}
-		s.set("ignore-auto-dns", strconv.FormatBool(isFalse(cfg.AutoDNS)))
-		s.set("never-default", strconv.FormatBool(isFalse(cfg.AutoGateway)))
-		s.set("ignore-auto-routes", strconv.FormatBool(isFalse(cfg.AutoRoutes)))
-		if cfg.AutoRouteTableID != nil {
-			s.set("route-table", strconv.FormatUint(*cfg.AutoRouteTableID, 10))
-		}
-		if cfg.AutoRouteMetric != nil {
-			s.set("route-metric", strconv.FormatUint(*cfg.AutoRouteMetric, 10))
-		}
+		renderDynamic(cfg, s, fam)
 	}
 	if d := c.dns[fam]; d.set {
 		s.set("dns", strings.Join(d.servers, ";"))
@@ -961,21 +971,85 @@ func (g *gen) renderIP(c *conn, kf *keyfile, fam int) {
 		s.set("dns-priority", strconv.Itoa(d.priority))
 	}
 	for i, r := range c.routes[fam] {
-		n := strconv.Itoa(i)
-		s.set("route"+n, fmt.Sprintf("%s,%s,%d", r.dest, r.nextHop, r.metric))
-		opt := "table=" + strconv.FormatUint(r.table, 10)
-		if r.hasW {
-			opt += ",weight=" + strconv.FormatUint(r.weight, 10)
-		}
-		if r.typ != "" {
-			opt += ",type=" + r.typ
-		}
-		if r.hasCwnd {
-			opt += ",cwnd=" + strconv.FormatUint(r.cwnd, 10) + ",lock-cwnd=true"
-		}
-		if r.source != "" {
-			opt += ",src=" + r.source
-		}
-		s.set("route"+n+"_options", opt)
+		renderRoute(s, i, r)
 	}
+}
+
+// ipMethod is NetworkManager's addressing method for an IP-enabled family.
+func ipMethod(c *conn, cfg *IPConfig, fam family, auto bool) string {
+	switch {
+	case fam == ipv4 && auto:
+		return "auto"
+	case fam == ipv6 && isTrue(cfg.DHCP) && isTrue(cfg.Autoconf):
+		return "auto"
+	case fam == ipv6 && isTrue(cfg.DHCP):
+		return "dhcp"
+	case len(cfg.Addresses) > 0 || len(c.routes[fam]) > 0:
+		return "manual"
+	case fam == ipv4:
+		return "disabled"
+	default:
+		return "link-local"
+	}
+}
+
+// renderDynamic writes the DHCP/autoconf settings of a dynamically
+// addressed family.
+func renderDynamic(cfg *IPConfig, s *section, fam family) {
+	if fam == ipv4 {
+		id := cfg.DHCPClientID
+		switch id {
+		case "", "ll":
+			id = "mac"
+		case "iaid+duid":
+			id = "duid"
+		}
+		s.set("dhcp-client-id", id)
+	} else {
+		duid := cfg.DHCPDUID
+		if duid == "" {
+			duid = "ll"
+		}
+		s.set("dhcp-duid", duid)
+		s.set("dhcp-iaid", "mac")
+		s.set("ra-timeout", "2147483647")
+		s.set("token", cfg.Token)
+	}
+	s.set("dhcp-send-hostname", strconv.FormatBool(!isFalse(cfg.DHCPSendHostname)))
+	if h := cfg.DHCPCustomHostname; h != "" {
+		if fam == ipv4 && strings.Contains(h, ".") {
+			s.set("dhcp-fqdn", h)
+		} else {
+			s.set("dhcp-hostname", h)
+		}
+	}
+	s.set("ignore-auto-dns", strconv.FormatBool(isFalse(cfg.AutoDNS)))
+	s.set("never-default", strconv.FormatBool(isFalse(cfg.AutoGateway)))
+	s.set("ignore-auto-routes", strconv.FormatBool(isFalse(cfg.AutoRoutes)))
+	if cfg.AutoRouteTableID != nil {
+		s.set("route-table", strconv.FormatUint(*cfg.AutoRouteTableID, 10))
+	}
+	if cfg.AutoRouteMetric != nil {
+		s.set("route-metric", strconv.FormatUint(*cfg.AutoRouteMetric, 10))
+	}
+}
+
+// renderRoute writes route<i> and its route<i>_options.
+func renderRoute(s *section, i int, r routeEntry) {
+	n := strconv.Itoa(i)
+	s.set("route"+n, fmt.Sprintf("%s,%s,%d", r.dest, r.nextHop, r.metric))
+	opt := "table=" + strconv.FormatUint(r.table, 10)
+	if r.hasW {
+		opt += ",weight=" + strconv.FormatUint(r.weight, 10)
+	}
+	if r.typ != "" {
+		opt += ",type=" + r.typ
+	}
+	if r.hasCwnd {
+		opt += ",cwnd=" + strconv.FormatUint(r.cwnd, 10) + ",lock-cwnd=true"
+	}
+	if r.source != "" {
+		opt += ",src=" + r.source
+	}
+	s.set("route"+n+"_options", opt)
 }
