@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -81,12 +82,43 @@ func NewStore(dir string, log *slog.Logger) (*Store, error) {
 	case err != nil:
 		return nil, fmt.Errorf("read state: %w", err)
 	default:
-		if err := json.Unmarshal(b, s.state); err != nil || s.state.Assets == nil {
-			log.Warn("ignoring unreadable state file; everything will be regenerated", "file", filepath.Join(dir, StateFile))
+		if err := decodeState(b, s.state); err != nil {
+			log.Warn("ignoring unreadable state file; everything will be regenerated", "file", filepath.Join(dir, StateFile), "reason", err)
 			s.state = &stateFile{Version: 1, Assets: map[string]*assetState{}}
 		}
 	}
 	return s, nil
+}
+
+// decodeState parses and checks a state file. Every file path it records
+// must be a clean, slash-separated path inside the asset directory: state is
+// read from disk and could have been crafted, and agentiso removes files
+// by these paths.
+func decodeState(b []byte, st *stateFile) error {
+	if err := json.Unmarshal(b, st); err != nil {
+		return err
+	}
+	if st.Assets == nil {
+		return errors.New("no assets")
+	}
+	for name, a := range st.Assets {
+		if a == nil {
+			return fmt.Errorf("asset %q: empty entry", name)
+		}
+		for p := range a.Files {
+			if !isLocalSlashPath(p) {
+				return fmt.Errorf("asset %q: file path %q is not a clean relative path inside the asset directory", name, p)
+			}
+		}
+	}
+	return nil
+}
+
+// isLocalSlashPath reports whether p is a clean relative slash-separated path
+// that stays inside the directory it is relative to.
+func isLocalSlashPath(p string) bool {
+	return p != "" && p != "." && path.Clean(p) == p && !strings.Contains(p, `\`) &&
+		filepath.IsLocal(filepath.FromSlash(p)) && !strings.HasPrefix(p, "/")
 }
 
 // Dir is the asset directory.
@@ -296,16 +328,16 @@ func (s *Store) Persist(targets ...Writable) error {
 		// (e.g. nmstateconfig.yaml once no host has static networking) is
 		// removed if it is still exactly as written; otherwise it would
 		// later look like a file the user supplied.
-		for path, rec := range st.Files {
-			if _, still := files[path]; still || rec.User {
+		for rel, rec := range st.Files {
+			if _, still := files[rel]; still || rec.User || !isLocalSlashPath(rel) {
 				continue
 			}
-			p := filepath.Join(s.dir, filepath.FromSlash(path))
+			p := filepath.Join(s.dir, filepath.FromSlash(rel))
 			if b, err := os.ReadFile(p); err == nil && hashBytes(b) == rec.SHA256 {
 				if err := os.Remove(p); err != nil {
-					return fmt.Errorf("remove stale %s: %w", path, err)
+					return fmt.Errorf("remove stale %s: %w", rel, err)
 				}
-				s.log.Debug("removed stale output", "file", path)
+				s.log.Debug("removed stale output", "file", rel)
 			}
 		}
 		st.Files = files

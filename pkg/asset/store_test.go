@@ -225,3 +225,28 @@ func TestStoreRemovesOwnStaleOutputButNeverUserFiles(t *testing.T) {
 	assert.True(t, o.On)
 	assert.FileExists(t, out)
 }
+
+// A crafted state file must never make agentiso touch anything outside the
+// asset directory: every path recorded in state is checked to be a clean
+// relative path inside it before it is used.
+func TestStoreNeverRemovesOutsideTheAssetDirectory(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "cluster")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	victim := filepath.Join(parent, "victim.txt")
+	require.NoError(t, os.WriteFile(victim, []byte("precious"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "input.txt"), []byte("no"), 0o644))
+	sum := hashBytes([]byte("precious"))
+	for _, p := range []string{"../victim.txt", "out/../../victim.txt", victim, "./../victim.txt"} {
+		state := `{"version":1,"assets":{"Optional":{"hash":"","data":null,"files":{` +
+			`"` + strings.ReplaceAll(p, `\`, `\\`) + `":{"sha256":"` + sum + `"}}}}}`
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, StateDir), 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, StateFile), []byte(state), 0o600))
+		s, err := NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		require.NoError(t, err, p)
+		a, err := s.Fetch(context.Background(), &optional{})
+		require.NoError(t, err, p)
+		require.NoError(t, s.Persist(a.(Writable)), p)
+		require.FileExists(t, victim, "state path %q", p)
+	}
+}
