@@ -82,6 +82,8 @@ func validateHostEntries(e *errs, hosts []AgentHost) {
 		if h.Hostname != "" {
 			if !dns1123Subdomain.MatchString(h.Hostname) {
 				e.invalid(p+".hostname", h.Hostname, "must be a lower-case DNS name")
+			} else if why := dnsLengthProblem(h.Hostname); why != "" {
+				e.invalid(p+".hostname", h.Hostname, "%s", why)
 			}
 			if o, dup := nameOwner[h.Hostname]; dup {
 				e.add(p+".hostname", TypeDuplicate, h.Hostname, "hostname already used by %s", o)
@@ -172,6 +174,7 @@ func validateNMState(e *errs, path string, raw json.RawMessage) {
 		e.invalid(path, nil, "not an NMState document: %v", err)
 		return
 	}
+	validateDNSSearch(e, path, raw)
 	for _, ne := range nmstate.Errors(nmstate.Validate(y, nmstate.Options{})) {
 		var fe *nmstate.FieldError
 		if errors.As(ne, &fe) {

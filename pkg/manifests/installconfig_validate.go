@@ -194,13 +194,11 @@ func ValidateInstallConfig(ic *InstallConfig, lines Lines) error {
 		}
 	}
 	if p := ic.Proxy; p != nil {
-		for _, f := range []struct{ name, v string }{{"proxy.httpProxy", p.HTTPProxy}, {"proxy.httpsProxy", p.HTTPSProxy}} {
-			if f.v == "" {
-				continue
-			}
-			if !strings.Contains(f.v, "://") {
-				e.invalid(f.name, f.v, "must be a URL with a scheme, e.g. http://proxy.example.com:3128")
-			}
+		if p.HTTPProxy != "" {
+			validateProxyURL(e, "proxy.httpProxy", p.HTTPProxy, "http")
+		}
+		if p.HTTPSProxy != "" {
+			validateProxyURL(e, "proxy.httpsProxy", p.HTTPSProxy, "http", "https")
 		}
 	}
 	validateCapabilities(e, ic)
@@ -302,6 +300,9 @@ func validateBareMetal(e *errs, ic *InstallConfig, bm *BareMetalPlatform) {
 			e.required(p+".bootMACAddress", "invalid host definition in install-config.yaml: host bootMACAddress is required")
 		} else if _, err := net.ParseMAC(h.BootMACAddress); err != nil {
 			e.invalid(p+".bootMACAddress", h.BootMACAddress, "not a MAC address; use the form 52:54:00:aa:bb:cc")
+		}
+		if why := dnsLengthProblem(h.Name); why != "" {
+			e.invalid(p+".name", h.Name, "%s", why)
 		}
 		switch h.Role {
 		case "", "master", "worker", "arbiter":

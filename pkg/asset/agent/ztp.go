@@ -248,13 +248,14 @@ func (a *InfraEnv) Load(d asset.Dir) (bool, error) {
 	return true, nil
 }
 
-// Files implements asset.Writable.
+// Files implements asset.Writable. The InfraEnv can carry proxy
+// credentials (spec.proxy), so it is private (0600).
 func (a *InfraEnv) Files() []asset.File {
 	b, err := marshalYAML(a.InfraEnv)
 	if err != nil || a.InfraEnv == nil {
 		return nil
 	}
-	return []asset.File{{Path: manifests.InfraEnvFile, Data: b, Mode: 0o644}}
+	return []asset.File{{Path: manifests.InfraEnvFile, Data: b, Mode: 0o600}}
 }
 
 // AgentClusterInstall is cluster-manifests/agent-cluster-install.yaml.
@@ -302,13 +303,15 @@ func (a *AgentClusterInstall) Load(d asset.Dir) (bool, error) {
 	return true, nil
 }
 
-// Files implements asset.Writable.
+// Files implements asset.Writable. The ACI can carry proxy credentials
+// and, in the install-config-overrides annotation, BMC, vCenter and Prism
+// passwords (as upstream), so it is private (0600).
 func (a *AgentClusterInstall) Files() []asset.File {
 	b, err := marshalYAML(a.ACI)
 	if err != nil || a.ACI == nil {
 		return nil
 	}
-	return []asset.File{{Path: manifests.AgentClusterInstallF, Data: b, Mode: 0o644}}
+	return []asset.File{{Path: manifests.AgentClusterInstallF, Data: b, Mode: 0o600}}
 }
 
 // ClusterDeployment is cluster-manifests/cluster-deployment.yaml.

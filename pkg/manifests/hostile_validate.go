@@ -1,0 +1,118 @@
+package manifests
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// DNS limits (RFC 1035): a label has at most 63 characters, a name at most
+// 253 (without the trailing dot). Longer host names break Ignition paths
+// and the hosts' own resolvers.
+const (
+	maxDNSLabel = 63
+	maxDNSName  = 253
+)
+
+// dnsLengthProblem returns why name breaks the DNS length limits, or "".
+func dnsLengthProblem(name string) string {
+	n := strings.TrimSuffix(name, ".")
+	if len(n) > maxDNSName {
+		return fmt.Sprintf("is longer than %d characters", maxDNSName)
+	}
+	for _, l := range strings.Split(n, ".") {
+		if len(l) > maxDNSLabel {
+			return fmt.Sprintf("has a label longer than %d characters", maxDNSLabel)
+		}
+	}
+	return ""
+}
+
+// RedactURL hides the password of a URL's user information
+// ("http://user:xxxxx@host"), also when the URL does not parse, so errors
+// and logs never carry proxy credentials.
+func RedactURL(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	rest, prefix := s, ""
+	if i := strings.Index(s, "://"); i >= 0 {
+		prefix, rest = s[:i+3], s[i+3:]
+	}
+	authority := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		authority = rest[:i]
+	}
+	at := strings.LastIndex(authority, "@")
+	if at < 0 {
+		return s
+	}
+	user, _, hasPass := strings.Cut(authority[:at], ":")
+	if !hasPass {
+		return s
+	}
+	return prefix + user + ":xxxxx" + rest[at:]
+}
+
+// validateProxyURL checks one proxy URL as a URL with one of schemes and a
+// host, reporting it with its password hidden.
+func validateProxyURL(e *errs, field, v string, schemes ...string) {
+	shown := RedactURL(v)
+	if !strings.Contains(v, "://") {
+		e.invalid(field, shown, "must be a URL with a scheme, e.g. http://proxy.example.com:3128")
+		return
+	}
+	u, err := url.Parse(v)
+	if err != nil {
+		var ue *url.Error
+		msg := err.Error()
+		if asURLError(err, &ue) {
+			msg = ue.Err.Error()
+		}
+		e.invalid(field, shown, "not a valid proxy URL: %s", msg)
+		return
+	}
+	if !slices.Contains(schemes, u.Scheme) {
+		e.unsupported(field, shown, schemes...)
+		return
+	}
+	if u.Hostname() == "" {
+		e.invalid(field, shown, "the proxy URL has no host; use e.g. %s://proxy.example.com:3128", u.Scheme)
+	}
+}
+
+func asURLError(err error, target **url.Error) bool {
+	ue, ok := err.(*url.Error)
+	if ok {
+		*target = ue
+	}
+	return ok
+}
+
+// validateDNSSearch checks the search domains of an NMState document:
+// each must be one DNS name, since NetworkManager keyfiles separate search
+// domains with ';' and a space or ';' inside one would add another.
+func validateDNSSearch(e *errs, path string, raw json.RawMessage) {
+	var doc struct {
+		DNS *struct {
+			Config *struct {
+				Search []string `json:"search"`
+			} `json:"config"`
+		} `json:"dns-resolver"`
+	}
+	if json.Unmarshal(raw, &doc) != nil || doc.DNS == nil || doc.DNS.Config == nil {
+		return
+	}
+	for i, s := range doc.DNS.Config.Search {
+		p := fmt.Sprintf("%s.dns-resolver.config.search[%d]", path, i)
+		if !dnsName.MatchString(s) {
+			e.invalid(p, s, "not a valid DNS search domain; give one domain per list entry, e.g. [example.com, lab.example.com]")
+			continue
+		}
+		if why := dnsLengthProblem(s); why != "" {
+			e.invalid(p, s, "%s", why)
+		}
+	}
+}
