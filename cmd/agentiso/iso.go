@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )
 
@@ -104,21 +105,21 @@ func listIgnition(w io.Writer, cfg []byte) error {
 		if d.Mode != nil {
 			mode = *d.Mode
 		}
-		fmt.Fprintf(&b, "dir  %04o %-6s %s\n", mode, owner(d.User), d.Path)
+		fmt.Fprintf(&b, "dir  %04o %-6s %s\n", mode, owner(d.User), termsafe.String(d.Path))
 	}
 	for _, f := range c.Storage.Files {
 		mode := 0o644
 		if f.Mode != nil {
 			mode = *f.Mode
 		}
-		fmt.Fprintf(&b, "file %04o %-6s %s\n", mode, owner(f.User), f.Path)
+		fmt.Fprintf(&b, "file %04o %-6s %s\n", mode, owner(f.User), termsafe.String(f.Path))
 	}
 	for _, u := range c.Systemd.Units {
 		state := "disabled"
 		if u.Enabled != nil && *u.Enabled {
 			state = "enabled"
 		}
-		fmt.Fprintf(&b, "unit %-8s %s\n", state, u.Name)
+		fmt.Fprintf(&b, "unit %-8s %s\n", state, termsafe.String(u.Name))
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
@@ -186,7 +187,7 @@ func isoKargsShow(o isoKargsShowOptions) error {
 	} else if k, err = iso.Kargs(); err != nil {
 		return fmt.Errorf("%s: %w", o.iso, err)
 	}
-	_, err = fmt.Fprintln(o.out, k)
+	_, err = fmt.Fprintln(o.out, termsafe.String(k))
 	return err
 }
 
@@ -233,7 +234,7 @@ func isoInfo(o isoInfoOptions) error {
 		arch = "unknown"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Volume ID:      %s\n", in.VolumeID)
+	fmt.Fprintf(&b, "Volume ID:      %s\n", termsafe.String(in.VolumeID))
 	fmt.Fprintf(&b, "Architecture:   %s\n", arch)
 	fmt.Fprintf(&b, "Size:           %d bytes\n", in.Size)
 	ig := in.Ignition

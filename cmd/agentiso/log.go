@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
 
 // lineHandler is the one slog handler of the CLI: "LEVEL message k=v"
@@ -28,11 +30,13 @@ func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 	}
 	b.WriteString(lv)
 	b.WriteByte(' ')
-	b.WriteString(r.Message)
+	b.WriteString(termsafe.Text(r.Message))
 	write := func(a slog.Attr) bool {
 		v := a.Value.Resolve().String()
 		if strings.ContainsAny(v, " \t\"") {
 			v = fmt.Sprintf("%q", v)
+		} else {
+			v = termsafe.String(v)
 		}
 		fmt.Fprintf(&b, " %s=%s", a.Key, v)
 		return true

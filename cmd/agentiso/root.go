@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
 
 // globals holds what every command shares: the asset directory, the
@@ -55,7 +57,7 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 		fmt.Fprintln(errOut, "ERROR interrupted; nothing was left half-written")
 		return 130
 	}
-	fmt.Fprintf(errOut, "ERROR %s\n", strings.TrimSpace(err.Error()))
+	fmt.Fprintf(errOut, "ERROR %s\n", termsafe.Text(strings.TrimSpace(err.Error())))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code

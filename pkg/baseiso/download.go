@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
 
 // ChecksumError reports a file whose sha256 differs from the expected one.
@@ -222,7 +224,7 @@ func (r *resolver) downloadOnce(ctx context.Context, f fetch) (string, error) {
 		r.discardPart(f)
 		return "", errRestart
 	default:
-		return "", &HTTPStatusError{URL: f.url, StatusCode: resp.StatusCode, Status: resp.Status}
+		return "", &HTTPStatusError{URL: f.url, StatusCode: resp.StatusCode, Status: termsafe.String(resp.Status)}
 	}
 
 	h := sha256.New()

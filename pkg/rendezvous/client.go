@@ -71,6 +71,9 @@ func NewClient(baseURL, watcherToken string, requestTimeout time.Duration, httpC
 	if httpClient == nil {
 		httpClient = &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: false, MaxIdleConns: 4}}
 	}
+	hc := *httpClient
+	hc.CheckRedirect = sameOriginRedirects
+	httpClient = &hc
 	return &Client{base: u, token: watcherToken, http: httpClient, timeout: requestTimeout}, nil
 }
 
@@ -101,10 +104,27 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) er
 		return fmt.Errorf("GET %s: read body: %w", u.String(), err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return &StatusError{Method: "GET", URL: u.String(), StatusCode: resp.StatusCode, Message: errorMessage(body)}
+		return &StatusError{Method: "GET", URL: u.String(), StatusCode: resp.StatusCode, Message: Sanitize(errorMessage(body))}
 	}
 	if err := json.Unmarshal(body, out); err != nil {
 		return fmt.Errorf("GET %s: decode answer: %w", u.String(), err)
+	}
+	sanitizeDecoded(out)
+	return nil
+}
+
+// sameOriginRedirects is the CheckRedirect of every client that carries a
+// credential (the watcher token header, a TLS client certificate): a redirect
+// to another scheme, host or port is refused, so a credential is never sent
+// anywhere but where the user pointed agentiso.
+func sameOriginRedirects(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	first := via[0].URL
+	if req.URL.Scheme != first.Scheme || !strings.EqualFold(req.URL.Host, first.Host) {
+		return fmt.Errorf("refusing redirect from %s to another host (%s): credentials are never sent to a different host",
+			first.Redacted(), Sanitize(req.URL.Redacted()))
 	}
 	return nil
 }

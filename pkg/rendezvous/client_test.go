@@ -70,3 +70,46 @@ func TestClientRequestsAndErrors(t *testing.T) {
 	_, err = NewClient(srv.URL, "", 0, nil)
 	assert.Error(t, err)
 }
+
+// A redirect to another host must never carry the watcher token there:
+// cross-host redirects from the rendezvous API are refused outright, while a
+// same-host redirect still works and keeps the token.
+func TestClientRefusesCrossHostRedirects(t *testing.T) {
+	var otherHits []http.Header
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		otherHits = append(otherHits, r.Header.Clone())
+		_, _ = w.Write([]byte(`[]`))
+	}))
+	defer other.Close()
+	var sameHostToken string
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case APIPath + "/events":
+			http.Redirect(w, r, other.URL+"/steal", http.StatusFound)
+		case APIPath + "/clusters":
+			http.Redirect(w, r, APIPath+"/clusters-moved", http.StatusTemporaryRedirect)
+		case APIPath + "/clusters-moved":
+			sameHostToken = r.Header.Get(WatcherHeader)
+			_, _ = w.Write([]byte(`[]`))
+		}
+	}))
+	defer api.Close()
+	c, err := NewClient(api.URL+APIPath, "the-watcher-token", time.Second, nil)
+	require.NoError(t, err)
+
+	_, err = c.ListEvents(context.Background(), "ie")
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "redirect")
+	assert.Empty(t, otherHits, "the other host must never be contacted")
+
+	_, err = c.ListClusters(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, "the-watcher-token", sameHostToken)
+
+	// A caller-supplied http.Client gets the same protection.
+	c, err = NewClient(api.URL+APIPath, "the-watcher-token", time.Second, &http.Client{})
+	require.NoError(t, err)
+	_, err = c.ListEvents(context.Background(), "ie")
+	require.Error(t, err)
+	assert.Empty(t, otherHits)
+}

@@ -141,7 +141,7 @@ func NewKubeClient(kc *credentials.Kubeconfig, server string, requestTimeout tim
 		requestTimeout = 10 * time.Second
 	}
 	tr := &http.Transport{TLSClientConfig: tlsCfg, Proxy: http.ProxyFromEnvironment, MaxIdleConns: 4, TLSHandshakeTimeout: requestTimeout}
-	return &KubeClient{server: strings.TrimSuffix(server, "/"), http: &http.Client{Transport: tr}, timeout: requestTimeout}, nil
+	return &KubeClient{server: strings.TrimSuffix(server, "/"), http: &http.Client{Transport: tr, CheckRedirect: sameOriginRedirects}, timeout: requestTimeout}, nil
 }
 
 // Server is the API server URL in use.
@@ -169,11 +169,12 @@ func (k *KubeClient) get(ctx context.Context, path string, out any) error {
 			Message string `json:"message"`
 		}
 		_ = json.Unmarshal(body, &st)
-		return &StatusError{Method: "GET", URL: k.server + path, StatusCode: resp.StatusCode, Message: st.Message}
+		return &StatusError{Method: "GET", URL: k.server + path, StatusCode: resp.StatusCode, Message: Sanitize(st.Message)}
 	}
 	if err := json.Unmarshal(body, out); err != nil {
 		return fmt.Errorf("GET %s: decode answer: %w", path, err)
 	}
+	sanitizeDecoded(out)
 	return nil
 }
 

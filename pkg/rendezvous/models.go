@@ -154,6 +154,9 @@ func ParseValidations(info string) ([]Validation, error) {
 	if err := json.Unmarshal([]byte(info), &m); err != nil {
 		return nil, fmt.Errorf("unable to verify validations: %w", err)
 	}
+	// validations_info is JSON inside a JSON string: its texts were not
+	// covered when the answer itself was sanitised.
+	sanitizeDecoded(&m)
 	var out []Validation
 	for cat, vs := range m {
 		for _, v := range vs {

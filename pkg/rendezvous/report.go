@@ -9,6 +9,8 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
 
 // LevelTrace is below Debug; used for validations that are neither passing nor failing.
@@ -68,7 +70,7 @@ func (p *PlainReporter) Log(l slog.Level, msg string) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "%s %-5s %s\n", p.clock.Now().UTC().Format(time.RFC3339), levelName(l), msg)
+	fmt.Fprintf(p.w, "%s %-5s %s\n", p.clock.Now().UTC().Format(time.RFC3339), levelName(l), termsafe.Text(msg))
 }
 
 // Hosts writes a debug line per host whose status, stage or progress changed.
@@ -81,7 +83,7 @@ func (p *PlainReporter) Hosts(rows []HostRow) {
 		if ok && prev.Status == r.Status && prev.Stage == r.Stage && prev.Percent == r.Percent {
 			continue
 		}
-		p.Log(slog.LevelDebug, fmt.Sprintf("Host %s [%s]: %s%s", r.Name, r.Role, r.Status, stageText(r)))
+		p.Log(slog.LevelDebug, fmt.Sprintf("Host %s [%s]: %s%s", termsafe.String(r.Name), termsafe.String(r.Role), termsafe.String(r.Status), stageText(r)))
 	}
 }
 
@@ -89,7 +91,7 @@ func stageText(r HostRow) string {
 	if r.Stage == "" {
 		return ""
 	}
-	return fmt.Sprintf(", stage %s %d%%", r.Stage, r.Percent)
+	return fmt.Sprintf(", stage %s %d%%", termsafe.String(r.Stage), r.Percent)
 }
 
 // TerminalReporter keeps a live host table at the bottom of a terminal,
@@ -141,7 +143,7 @@ func (t *TerminalReporter) draw(b *bytes.Buffer) {
 		if !r.LastChange.IsZero() {
 			last = fmt.Sprintf("%s (%s ago)", r.LastChange.Local().Format("15:04:05"), now.Sub(r.LastChange).Truncate(time.Second))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Role, r.Status, r.Stage, pct, last)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.String(r.Name), termsafe.String(r.Role), termsafe.String(r.Status), termsafe.String(r.Stage), pct, last)
 	}
 	_ = tw.Flush()
 	lines := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
@@ -176,7 +178,7 @@ func (t *TerminalReporter) Log(l slog.Level, msg string) {
 			name = "\x1b[2m" + name + "\x1b[0m"
 		}
 	}
-	fmt.Fprintf(&b, "%s %s %s\n", t.clock.Now().Local().Format("15:04:05"), name, msg)
+	fmt.Fprintf(&b, "%s %s %s\n", t.clock.Now().Local().Format("15:04:05"), name, termsafe.Text(msg))
 	t.draw(&b)
 	_, _ = t.w.Write(b.Bytes())
 }
