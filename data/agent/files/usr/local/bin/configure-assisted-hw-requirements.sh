@@ -1,18 +1,9 @@
 #!/bin/bash
-# Fills HW_VALIDATOR_REQUIREMENTS in assisted-service.env with the minimum
-# host hardware per role, for the release this ISO installs.
-#
-# - The release's major.minor is read from RELEASE_IMAGES in the same env
-#   file (agentiso writes it from the release version). A single-node
-#   cluster needs 8 cores before OpenShift 4.22 and 4 from 4.22 on, the
-#   values assisted-service itself uses; the assisted-service of an older
-#   release cannot apply a version-dependent rule itself, so the value is
-#   chosen here. An unknown version keeps the stricter 8.
-# - A cluster that carries an internal release image (extra manifest
-#   internalreleaseimage.yaml, no registry) needs 220 GB disks on control
-#   plane and single-node hosts; arbiter and worker disks do not change.
-#
-# AGENT_ROOT prefixes every path (tests run the script in a scratch root).
+# Writes HW_VALIDATOR_REQUIREMENTS (minimum hardware per role) into
+# assisted-service.env. Single-node hosts need 8 cores before OpenShift 4.22
+# and 4 from 4.22 (version from RELEASE_IMAGES; unknown keeps 8). An internal
+# release image raises control-plane and single-node disks to 220 GB.
+# AGENT_ROOT prefixes every path (for tests).
 set -euo pipefail
 
 root=${AGENT_ROOT:-}
@@ -30,10 +21,8 @@ if [ -n "${version}" ]; then
 	if [ "${major}" -gt 4 ] || { [ "${major}" -eq 4 ] && [ "${minor}" -ge 22 ]; }; then
 		sno_cores=4
 	fi
-	echo "OpenShift ${major}.${minor}: single-node hosts need ${sno_cores} CPU cores" >&2
-else
-	echo "No openshift_version in RELEASE_IMAGES; single-node hosts need ${sno_cores} CPU cores" >&2
 fi
+echo "OpenShift ${version/ /.}: single-node hosts need ${sno_cores} cores" >&2
 
 role() {
 	# role CPU_CORES RAM_MIB DISK_GB LATENCY_MS PACKET_LOSS_PERCENT
@@ -42,8 +31,7 @@ role() {
 }
 
 sno() {
-	# sno CPU_CORES DISK_GB: single-node hosts have no peers, so no network
-	# latency or packet loss requirement.
+	# sno CPU_CORES DISK_GB (no peers: no latency or packet loss limits)
 	printf '{"cpu_cores":%d,"ram_mib":16384,"disk_size_gb":%d,"installation_disk_speed_threshold_ms":10}' "$1" "$2"
 }
 
