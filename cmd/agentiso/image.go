@@ -115,22 +115,33 @@ func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
 	}
 
 	out := filepath.Join(g.dir, "agent."+arch+".iso")
-	res, err := writeAgentISO(ctx, g, base.Path, out, arch, ign, kargs, tty)
+	staged, err := writeAgentISO(ctx, g, base.Path, out, arch, ign, kargs, tty)
 	if err != nil {
 		return err
 	}
-	if err := s.Persist(creds...); err != nil {
-		os.Remove(res.Path)
-		os.Remove(res.Path + ".sha256")
+	defer staged.Discard()
+	// The new ISO is complete but not yet in place. The credentials and the
+	// state that match it are saved first and the ISO renamed over the
+	// previous one last; a failure at any step puts back what was saved,
+	// so the previous ISO, its checksum, auth/ and the state stay together.
+	commit := func() error {
+		if err := staged.Commit(); err != nil {
+			return fmt.Errorf("write %s: %w", out, err)
+		}
+		return nil
+	}
+	if err := s.PersistThen(commit, creds...); err != nil {
 		return err
 	}
+	res := staged.Result
 	g.log.Info("Generated ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "method", res.Method)
 	g.log.Warn("The ISO carries the pull secret and install credentials; it is readable only by you (0600). Keep it private.")
 	return nil
 }
 
-// writeAgentISO embeds ignition and kargs into the base ISO at out.
-func writeAgentISO(ctx context.Context, g *globals, basePath, out, arch string, ign *agent.AgentIgnition, kargs []string, tty bool) (*isoeditor.WriteResult, error) {
+// writeAgentISO embeds ignition and kargs into the base ISO and stages the
+// result next to out (see isoeditor.WriteStaged).
+func writeAgentISO(ctx context.Context, g *globals, basePath, out, arch string, ign *agent.AgentIgnition, kargs []string, tty bool) (*isoeditor.Staged, error) {
 	iso, f, err := isoeditor.OpenFile(basePath)
 	if err != nil {
 		return nil, fmt.Errorf("base ISO: %w", err)
@@ -148,12 +159,12 @@ func writeAgentISO(ctx context.Context, g *globals, basePath, out, arch string, 
 		return nil, fmt.Errorf("base ISO %s: %w", basePath, err)
 	}
 	prog := newWriteProgress(g.errOut, tty, filepath.Base(out))
-	res, err := isoeditor.WriteFile(ctx, out, img, isoeditor.WriteOptions{Perm: 0o600, Progress: prog.update})
+	st, err := isoeditor.WriteStaged(ctx, out, img, isoeditor.WriteOptions{Perm: 0o600, Progress: prog.update})
 	prog.done(err == nil)
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", out, err)
 	}
-	return res, nil
+	return st, nil
 }
 
 // ignitionTooLarge explains an oversize config with its biggest parts.

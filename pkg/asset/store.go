@@ -300,6 +300,27 @@ func hashBytes(b []byte) string {
 // the state. Files the user supplied are never rewritten; files whose
 // content is unchanged are not touched. Every write is atomic.
 func (s *Store) Persist(targets ...Writable) error {
+	return s.PersistThen(nil, targets...)
+}
+
+// PersistThen is Persist followed by commit (e.g. renaming a finished ISO
+// into place), as one unit: if writing any file, saving the state or commit
+// fails, every file written and the state are put back as they were before,
+// so the outputs on disk stay consistent with each other and with the state.
+func (s *Store) PersistThen(commit func() error, targets ...Writable) (err error) {
+	var undo undoLog
+	defer func() {
+		if err != nil {
+			if rerr := undo.rollback(); rerr != nil {
+				err = fmt.Errorf("%w (and restoring the previous files failed: %v)", err, rerr)
+			}
+		}
+	}()
+	type pending struct {
+		st    *assetState
+		files map[string]fileState
+	}
+	var done []pending
 	for _, t := range targets {
 		r, ok := s.done[reflect.TypeOf(t)]
 		if !ok {
@@ -317,6 +338,9 @@ func (s *Store) Persist(targets ...Writable) error {
 					return fmt.Errorf("write %s: %w", f.Path, err)
 				}
 			} else {
+				if err := undo.save(p); err != nil {
+					return fmt.Errorf("write %s: %w", f.Path, err)
+				}
 				if err := fsutil.WriteFileAtomic(p, f.Data, f.Mode); err != nil {
 					return fmt.Errorf("write %s: %w", f.Path, err)
 				}
@@ -334,15 +358,80 @@ func (s *Store) Persist(targets ...Writable) error {
 			}
 			p := filepath.Join(s.dir, filepath.FromSlash(rel))
 			if b, err := os.ReadFile(p); err == nil && hashBytes(b) == rec.SHA256 {
+				if err := undo.save(p); err != nil {
+					return fmt.Errorf("remove stale %s: %w", rel, err)
+				}
 				if err := os.Remove(p); err != nil {
 					return fmt.Errorf("remove stale %s: %w", rel, err)
 				}
 				s.log.Debug("removed stale output", "file", rel)
 			}
 		}
-		st.Files = files
+		done = append(done, pending{st, files})
 	}
-	return s.SaveState()
+	for _, d := range done {
+		d.st.Files = d.files
+	}
+	if err := undo.save(filepath.Join(s.dir, filepath.FromSlash(StateFile))); err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	if err := s.SaveState(); err != nil {
+		return err
+	}
+	if commit != nil {
+		return commit()
+	}
+	return nil
+}
+
+// undoLog remembers the previous content of files about to be replaced or
+// removed, to put them back when a later step fails.
+type undoLog []savedFile
+
+type savedFile struct {
+	path   string
+	exists bool
+	data   []byte
+	mode   fs.FileMode
+}
+
+func (u *undoLog) save(p string) error {
+	fi, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		*u = append(*u, savedFile{path: p})
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		// Nothing agentiso could restore; the write will fail on its own.
+		return nil
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	*u = append(*u, savedFile{path: p, exists: true, data: b, mode: fi.Mode().Perm()})
+	return nil
+}
+
+// rollback restores the saved files, newest first.
+func (u undoLog) rollback() error {
+	var errs []error
+	for i := len(u) - 1; i >= 0; i-- {
+		f := u[i]
+		if !f.exists {
+			if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		if err := fsutil.WriteFileAtomic(f.path, f.data, f.mode); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // SaveState writes the state file (0600: it holds keys and tokens).

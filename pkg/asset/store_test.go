@@ -250,3 +250,45 @@ func TestStoreNeverRemovesOutsideTheAssetDirectory(t *testing.T) {
 		require.FileExists(t, victim, "state path %q", p)
 	}
 }
+
+// When the final step of a commit fails (for create image: renaming the new
+// ISO into place), every file Persist wrote and the state are put back as
+// they were, so outputs and state stay consistent with each other.
+func TestStorePersistThenRollsBackWhenCommitFails(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "input.txt"), []byte("one"), 0o644))
+	runOnce(t, dir)
+	oldState, err := os.ReadFile(filepath.Join(dir, StateFile))
+	require.NoError(t, err)
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "input.txt"), []byte("two"), 0o644))
+	s, err := NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	a, err := s.Fetch(context.Background(), &upper{})
+	require.NoError(t, err)
+	var seen string
+	err = s.PersistThen(func() error {
+		b, _ := os.ReadFile(filepath.Join(dir, "out/upper.txt"))
+		seen = string(b)
+		return errors.New("rename failed")
+	}, a.(Writable))
+	require.ErrorContains(t, err, "rename failed")
+	assert.Equal(t, "TWO", seen, "the commit step runs after the files are written")
+	b, err := os.ReadFile(filepath.Join(dir, "out/upper.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "ONE", string(b))
+	st, err := os.ReadFile(filepath.Join(dir, StateFile))
+	require.NoError(t, err)
+	assert.Equal(t, string(oldState), string(st))
+
+	// A file that did not exist before is removed again.
+	dir2 := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir2, "input.txt"), []byte("x"), 0o644))
+	s, err = NewStore(dir2, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	a, err = s.Fetch(context.Background(), &upper{})
+	require.NoError(t, err)
+	require.Error(t, s.PersistThen(func() error { return errors.New("no") }, a.(Writable)))
+	assert.NoFileExists(t, filepath.Join(dir2, "out/upper.txt"))
+	assert.NoFileExists(t, filepath.Join(dir2, StateFile))
+}

@@ -609,3 +609,35 @@ func TestKernelArch(t *testing.T) {
 	assert.Equal(t, "aarch64", NormalizeArch("arm64"))
 	assert.Equal(t, "ppc64le", NormalizeArch("ppc64le"))
 }
+
+// A staged output leaves the previous ISO and checksum alone until Commit;
+// Discard removes every temporary file.
+func TestWriteStagedLeavesPreviousUntilCommit(t *testing.T) {
+	p, _ := makeISO(t, testiso.Options{})
+	iso, _ := openFile(t, p)
+	img, err := iso.Edit(Edit{Ignition: []byte(testConfig)})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "a.iso")
+	require.NoError(t, os.WriteFile(out, []byte("previous"), 0o600))
+	require.NoError(t, os.WriteFile(out+".sha256", []byte("previous-sum"), 0o644))
+
+	st, err := WriteStaged(context.Background(), out, img, WriteOptions{})
+	require.NoError(t, err)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, "previous", string(b))
+	st.Discard()
+	assert.Equal(t, []string{"a.iso", "a.iso.sha256"}, dirNames(t, dir))
+	b, err = os.ReadFile(out + ".sha256")
+	require.NoError(t, err)
+	assert.Equal(t, "previous-sum", string(b))
+
+	st, err = WriteStaged(context.Background(), out, img, WriteOptions{})
+	require.NoError(t, err)
+	require.NoError(t, st.Commit())
+	st.Discard() // a no-op after Commit
+	assert.Equal(t, []string{"a.iso", "a.iso.sha256"}, dirNames(t, dir))
+	assert.Equal(t, st.Result.SHA256, fileSHA(t, out))
+	require.Error(t, st.Commit())
+}

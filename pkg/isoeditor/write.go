@@ -60,7 +60,34 @@ var errNoFastPath = errors.New("kernel copy unavailable")
 // is left untouched. When the base is an *os.File, unchanged bytes are
 // copied by the kernel (reflink if the filesystem supports it, otherwise
 // copy_file_range on Linux). Memory use does not depend on the image size.
-func WriteFile(ctx context.Context, dst string, img *Image, opts WriteOptions) (res *WriteResult, err error) {
+func WriteFile(ctx context.Context, dst string, img *Image, opts WriteOptions) (*WriteResult, error) {
+	st, err := WriteStaged(ctx, dst, img, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Commit(); err != nil {
+		st.Discard()
+		return nil, err
+	}
+	return st.Result, nil
+}
+
+// Staged is an output written in full under temporary names in its final
+// directory, not yet in place: Commit renames it into place, Discard removes
+// it. Staging lets a caller save what goes with the ISO (state, credentials)
+// first and only then replace the previous ISO.
+type Staged struct {
+	// Result describes the output as it will be once committed.
+	Result  *WriteResult
+	tmp     string
+	sumTmp  string
+	syncDir bool
+	done    bool
+}
+
+// WriteStaged writes img like WriteFile but leaves dst (and dst.sha256)
+// untouched until Commit.
+func WriteStaged(ctx context.Context, dst string, img *Image, opts WriteOptions) (st *Staged, err error) {
 	if opts.Perm == 0 {
 		opts.Perm = 0o600
 	}
@@ -119,22 +146,51 @@ func WriteFile(ctx context.Context, dst string, img *Image, opts WriteOptions) (
 			return nil, fmt.Errorf("writing %s.sha256: %w", dst, err)
 		}
 	}
-	if err = os.Rename(tmp.Name(), dst); err != nil {
-		return nil, fmt.Errorf("renaming %s to %s: %w", tmp.Name(), dst, err)
+	return &Staged{
+		Result: &WriteResult{Path: dst, Size: img.size, SHA256: sum, Method: method},
+		tmp:    tmp.Name(), sumTmp: sumTmp, syncDir: opts.SyncDir,
+	}, nil
+}
+
+// Commit renames the staged output into place. The ISO goes first; should
+// the checksum file then fail to move, the previous checksum file (which no
+// longer matches) is removed rather than the new ISO.
+func (s *Staged) Commit() error {
+	if s.done {
+		return errors.New("staged output already committed or discarded")
 	}
-	if sumTmp != "" {
-		if err = os.Rename(sumTmp, dst+".sha256"); err != nil {
-			os.Remove(dst)
-			return nil, fmt.Errorf("renaming %s to %s.sha256: %w", sumTmp, dst, err)
+	dst := s.Result.Path
+	if err := os.Rename(s.tmp, dst); err != nil {
+		return fmt.Errorf("renaming %s to %s: %w", s.tmp, dst, err)
+	}
+	s.done = true
+	if s.sumTmp != "" {
+		if err := os.Rename(s.sumTmp, dst+".sha256"); err != nil {
+			os.Remove(s.sumTmp)
+			os.Remove(dst + ".sha256")
+			return fmt.Errorf("renaming %s to %s.sha256: %w", s.sumTmp, dst, err)
 		}
 	}
-	if opts.SyncDir {
-		if d, derr := os.Open(dir); derr == nil {
+	if s.syncDir {
+		if d, derr := os.Open(filepath.Dir(dst)); derr == nil {
 			d.Sync() // best effort: persist the renames
 			d.Close()
 		}
 	}
-	return &WriteResult{Path: dst, Size: img.size, SHA256: sum, Method: method}, nil
+	return nil
+}
+
+// Discard removes a staged output that was not committed (a no-op after
+// Commit).
+func (s *Staged) Discard() {
+	if s.done {
+		return
+	}
+	s.done = true
+	os.Remove(s.tmp)
+	if s.sumTmp != "" {
+		os.Remove(s.sumTmp)
+	}
 }
 
 func resetFile(f *os.File) error {
