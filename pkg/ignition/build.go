@@ -364,7 +364,9 @@ func (b *builder) addGenerated(in *Input) error {
 		for k, m := range h.MACs {
 			macs[k] = strings.ToLower(m)
 		}
-		addf(path.Join(dir, "mac_addresses"), 0o644, []byte(strings.Join(macs, "\n")), false)
+		if len(macs) > 0 {
+			addf(path.Join(dir, "mac_addresses"), 0o644, []byte(strings.Join(macs, "\n")), false)
+		}
 		if h.Role != "" {
 			addf(path.Join(dir, "role"), 0o644, []byte(h.Role), false)
 		}
@@ -381,7 +383,7 @@ func (b *builder) addGenerated(in *Input) error {
 		if h.IgnitionConfigOverride != "" {
 			addf(path.Join(dir, IgnitionOverrideFile), 0o644, []byte(h.IgnitionConfigOverride), false)
 		}
-		if h.Hostname != "" {
+		if h.Hostname != "" && len(macs) > 0 {
 			addf(path.Join(HostnamesDir, macs[0]), 0o600, []byte(h.Hostname), false)
 		}
 	}

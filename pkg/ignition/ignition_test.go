@@ -490,7 +490,6 @@ func TestInvalidInput(t *testing.T) {
 		{"base64 public key", func(in *Input) { in.Auth.PublicKeyPEM = "LS0tLS1CRUdJTg==" }, "Auth.PublicKeyPEM"},
 		{"token with newline", func(in *Input) { in.Auth.UserToken = "a\nb" }, "Auth.UserToken"},
 		{"manifest path", func(in *Input) { in.ZTPManifests[0].FileName = "../x.yaml" }, "ZTPManifests[0].FileName"},
-		{"host without mac", func(in *Input) { in.Hosts[0].MACs = nil }, "Hosts[0].MACs"},
 		{"bad mac", func(in *Input) { in.Hosts[0].MACs = []string{"zz:zz"} }, "Hosts[0].MACs[0]"},
 		{"bad role", func(in *Input) { in.Hosts[0].Role = "bootstrap" }, "Hosts[0].Role"},
 		{"override not json", func(in *Input) { in.Hosts[0].IgnitionConfigOverride = "[1]" }, "Hosts[0].IgnitionConfigOverride"},

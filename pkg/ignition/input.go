@@ -134,7 +134,9 @@ type Host struct {
 	// Role is master, arbiter, worker or empty (auto-assign).
 	Role string
 	// MACs are the host's interface MAC addresses; the first one is
-	// interfaces[0].
+	// interfaces[0]. A host may have none (hostname, role and hints only,
+	// as upstream accepts): then no mac_addresses or hostnames file is
+	// written for it.
 	MACs []string
 	// RootDeviceHintsYAML is the host's rootDeviceHints as YAML; optional.
 	RootDeviceHintsYAML []byte
@@ -302,9 +304,6 @@ func (in *Input) validate() error {
 		case "", "master", "arbiter", "worker":
 		default:
 			add("Hosts[%d].Role: %q must be master, arbiter, worker or empty", i, h.Role)
-		}
-		if len(h.MACs) == 0 {
-			add("Hosts[%d].MACs: at least one MAC address is required", i)
 		}
 		for k, mac := range h.MACs {
 			if !macRE.MatchString(mac) {

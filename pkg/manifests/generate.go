@@ -96,6 +96,11 @@ func GenerateInfraEnv(ic *InstallConfig, ac *AgentConfig, rendezvousIP string) *
 	if ac != nil {
 		ie.Spec.AdditionalNTPSources = ac.AdditionalNTPSources
 	}
+	// Upstream: agent-config's sources win; without them the bare-metal
+	// platform's additionalNTPServers are used.
+	if bm := ic.Platform.BareMetal; bm != nil && len(ie.Spec.AdditionalNTPSources) == 0 {
+		ie.Spec.AdditionalNTPSources = bm.AdditionalNTPServers
+	}
 	return ie
 }
 

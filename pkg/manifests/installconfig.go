@@ -150,6 +150,9 @@ type BareMetalPlatform struct {
 	BootstrapExternalStaticGW    string          `json:"bootstrapExternalStaticGateway,omitempty"`
 	BootstrapExternalStaticDNS   string          `json:"bootstrapExternalStaticDNS,omitempty"`
 	ExternalMACAddress           string          `json:"externalMACAddress,omitempty"`
+	// AdditionalNTPServers feed the InfraEnv's NTP sources when
+	// agent-config.yaml sets no additionalNTPSources (as upstream).
+	AdditionalNTPServers []string `json:"additionalNTPServers,omitempty"`
 }
 
 // LoadBalancer selects who runs the API/ingress load balancer.

@@ -292,6 +292,11 @@ func lbOfVS(vs *VSpherePlatform) *LoadBalancer {
 }
 
 func validateBareMetal(e *errs, ic *InstallConfig, bm *BareMetalPlatform) {
+	for i, s := range bm.AdditionalNTPServers {
+		if _, err := netip.ParseAddr(s); err != nil && !dnsName.MatchString(s) {
+			e.invalid(fmt.Sprintf("platform.baremetal.additionalNTPServers[%d]", i), s, "NTP server is not a valid domain name nor a valid IP")
+		}
+	}
 	anyBMC := false
 	bmcSeen := map[string]int{}
 	for i, h := range bm.Hosts {
