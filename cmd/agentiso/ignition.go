@@ -13,6 +13,7 @@ import (
 
 type ignitionOptions struct {
 	releaseImage string
+	regenerate   bool
 }
 
 func newCreateIgnitionCmd(g *globals) *cobra.Command {
@@ -40,19 +41,23 @@ re-runs keep the same credentials.`,
 			if o.releaseImage == "" {
 				o.releaseImage = os.Getenv(releaseEnv)
 			}
-			_, err := buildIgnition(cmd.Context(), g, o.releaseImage, &agent.AgentIgnition{})
+			_, err := buildIgnition(cmd.Context(), g, o.releaseImage, o.regenerate, &agent.AgentIgnition{})
 			return err
 		},
 	}
 	c.Flags().StringVar(&o.releaseImage, "release-image", "", "OpenShift release image pull spec to install (default: the release pinned in this build; env "+releaseEnv+")")
+	c.Flags().BoolVar(&o.regenerate, regenerateCredentialsFlag, false, "generate new keys, tokens, CAs and password, replacing those in auth/ and the state")
 	return c
 }
 
 // buildIgnition resolves the ignition and the credentials next to it,
 // persists them (plus extra), and reports the rendezvous IP and size.
-func buildIgnition(ctx context.Context, g *globals, releaseImage string, extra ...asset.Writable) (*asset.Store, error) {
+func buildIgnition(ctx context.Context, g *globals, releaseImage string, regenerate bool, extra ...asset.Writable) (*asset.Store, error) {
 	s, err := openStore(g, releaseImage)
 	if err != nil {
+		return nil, err
+	}
+	if err := guardCredentials(s, regenerate); err != nil {
 		return nil, err
 	}
 	targets := append([]asset.Writable{&agent.RendezvousIP{}, &agent.AdminKubeconfig{}, &agent.KubeadminPassword{}}, extra...)

@@ -23,6 +23,7 @@ type imageOptions struct {
 	baseISOSHA   string
 	mirror       string
 	offline      bool
+	regenerate   bool
 }
 
 func newCreateImageCmd(g *globals) *cobra.Command {
@@ -54,7 +55,13 @@ Writes into --dir:
   agent.<arch>.iso.sha256   its checksum (sha256sum format)
   rendezvousIP              the node-zero address
   auth/kubeconfig           admin kubeconfig of the new cluster (0600)
-  auth/kubeadmin-password   console password (0600)`,
+  auth/kubeadmin-password   console password (0600)
+
+Keys, tokens, CAs and the password are generated once and kept in
+.agentiso/state.json; re-runs reuse them. If that file is lost while auth/
+still exists, the command stops rather than replace them: restore it, or
+pass --regenerate-credentials. A failed run leaves the previous ISO, its
+checksum, auth/ and the state as they were.`,
 		Example: `  # Air-gapped: point at an RHCOS live ISO you copied in
   agentiso create image --dir mycluster --base-iso ~/isos/rhcos-live.x86_64.iso
 
@@ -79,6 +86,7 @@ Writes into --dir:
 	f.StringVar(&o.baseISO, "base-iso", "", "RHCOS live ISO to build from: a local path or an http(s) URL (env "+baseiso.EnvBaseISO+")")
 	f.StringVar(&o.baseISOSHA, "base-iso-sha256", "", "expected sha256 of --base-iso (verified when given)")
 	f.StringVar(&o.mirror, "os-image-mirror", "", "base URL of a local mirror serving the pinned RHCOS live ISO by its file name")
+	f.BoolVar(&o.regenerate, regenerateCredentialsFlag, false, "generate new keys, tokens, CAs and password, replacing those in auth/ and the state (hosts must then boot the new ISO)")
 	f.BoolVar(&o.offline, "offline", false, "never download the base ISO; fail with instructions when it is not in the cache")
 	return c
 }
@@ -86,6 +94,9 @@ Writes into --dir:
 func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
 	s, err := openStore(g, o.releaseImage)
 	if err != nil {
+		return err
+	}
+	if err := guardCredentials(s, o.regenerate); err != nil {
 		return err
 	}
 	creds := []asset.Writable{&agent.RendezvousIP{}, &agent.AdminKubeconfig{}, &agent.KubeadminPassword{}}

@@ -62,11 +62,14 @@ type resolved struct {
 
 // Store resolves assets against an asset directory and its state.
 type Store struct {
-	dir   string
-	log   *slog.Logger
-	state *stateFile
-	done  map[reflect.Type]*resolved
-	stack []string
+	// stateProblem is "" when the state file was read, "missing" when
+	// there was none, or "unreadable (reason)".
+	stateProblem string
+	dir          string
+	log          *slog.Logger
+	state        *stateFile
+	done         map[reflect.Type]*resolved
+	stack        []string
 }
 
 // NewStore opens the asset directory dir (created if missing) and loads
@@ -79,10 +82,12 @@ func NewStore(dir string, log *slog.Logger) (*Store, error) {
 	b, err := os.ReadFile(filepath.Join(dir, StateFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		s.stateProblem = "missing"
 	case err != nil:
 		return nil, fmt.Errorf("read state: %w", err)
 	default:
 		if err := decodeState(b, s.state); err != nil {
+			s.stateProblem = "unreadable (" + err.Error() + ")"
 			log.Warn("ignoring unreadable state file; everything will be regenerated", "file", filepath.Join(dir, StateFile), "reason", err)
 			s.state = &stateFile{Version: 1, Assets: map[string]*assetState{}}
 		}
@@ -119,6 +124,25 @@ func decodeState(b []byte, st *stateFile) error {
 func isLocalSlashPath(p string) bool {
 	return p != "" && p != "." && path.Clean(p) == p && !strings.Contains(p, `\`) &&
 		filepath.IsLocal(filepath.FromSlash(p)) && !strings.HasPrefix(p, "/")
+}
+
+// StateProblem says why no state was loaded: "" when the state file was
+// read, "missing" when there is none, "unreadable (reason)" when it could
+// not be parsed or failed its checks.
+func (s *Store) StateProblem() string { return s.stateProblem }
+
+// InState reports whether the state holds data for the named asset.
+func (s *Store) InState(name string) bool {
+	st, ok := s.state.Assets[name]
+	return ok && len(st.Data) > 0
+}
+
+// Forget drops the named assets from the state, so they are generated
+// afresh (e.g. credentials the user asked to regenerate).
+func (s *Store) Forget(names ...string) {
+	for _, n := range names {
+		delete(s.state.Assets, n)
+	}
 }
 
 // Dir is the asset directory.
