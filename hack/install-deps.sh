@@ -4,5 +4,8 @@
 #   systemd     - systemd-analyze verify for the embedded unit files
 #   ignition    - ignition-validate and the ignition binary (files stage)
 #   xorriso     - independent ISO 9660 reader for the isoeditor cross-check
+#   podman, catatonit - run every podman command of the agent ISO's units
+#                 and scripts for real (podman 4.3, as RHCOS 9 ships); catatonit
+#                 lets podman build its pause image offline
 set -euo pipefail
-exec bash "$(dirname "$0")/apt-install.sh" install-deps shellcheck systemd ignition xorriso
+exec bash "$(dirname "$0")/apt-install.sh" install-deps shellcheck systemd ignition xorriso podman catatonit
