@@ -502,12 +502,16 @@ func schemeHeader(scheme string) string {
 // a missing or non-string auth_scheme is 500, and a token whose auth_scheme
 // differs from the matched scheme is 403.
 func (s *Simulator) authorize(w http.ResponseWriter, r *http.Request, schemes ...string) bool {
+	return authorize(w, r, s.cfg.PublicKey, schemes...)
+}
+
+func authorize(w http.ResponseWriter, r *http.Request, pub *ecdsa.PublicKey, schemes ...string) bool {
 	for _, sch := range schemes {
 		tok := r.Header.Get(schemeHeader(sch))
 		if tok == "" {
 			continue
 		}
-		claims, err := credentials.VerifyAt(tok, s.cfg.PublicKey, time.Now())
+		claims, err := credentials.VerifyAt(tok, pub, time.Now())
 		if errors.Is(err, credentials.ErrExpired) {
 			writeJSON(w, 401, rendezvous.InfraError{Code: 401, Message: "The provided authentication token has expired. Please generate a new token and try again."})
 			return false

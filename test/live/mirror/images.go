@@ -1,0 +1,212 @@
+package mirror
+
+import (
+	"archive/tar"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/seed-a052040e/agentiso/test/live/standin/release"
+)
+
+// StandinPath is where every image carries the stand-in binary; the
+// component paths are symbolic links to it.
+const StandinPath = "/usr/libexec/agentiso-standin/standin"
+
+// entry is one file of a layer: a regular file (Data) or a symlink (Link).
+type entry struct {
+	Path string
+	Mode int64
+	Data []byte
+	Link string
+}
+
+// epoch is the fixed time of every file and config, so that images are
+// reproducible and their digests stable for the same inputs.
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// layer builds a gzip layer from entries, adding parent directories.
+func layer(entries []entry) (v1.Layer, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	dirs := map[string]bool{}
+	var dirList []string
+	for _, e := range entries {
+		for d := path.Dir(strings.TrimPrefix(e.Path, "/")); d != "." && d != "/"; d = path.Dir(d) {
+			if !dirs[d] {
+				dirs[d] = true
+				dirList = append(dirList, d)
+			}
+		}
+	}
+	sort.Strings(dirList)
+	for _, d := range dirList {
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755, ModTime: epoch, Format: tar.FormatPAX}); err != nil {
+			return nil, err
+		}
+	}
+	for _, e := range entries {
+		name := strings.TrimPrefix(e.Path, "/")
+		h := &tar.Header{Name: name, Mode: e.Mode, ModTime: epoch, Format: tar.FormatPAX}
+		if e.Link != "" {
+			h.Typeflag, h.Linkname, h.Mode = tar.TypeSymlink, e.Link, 0o777
+		} else {
+			h.Typeflag, h.Size = tar.TypeReg, int64(len(e.Data))
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			return nil, err
+		}
+		if e.Link == "" {
+			if _, err := tw.Write(e.Data); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	data := buf.Bytes()
+	return tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil })
+}
+
+// spec describes one stand-in image.
+type spec struct {
+	// Component is the release payload name (empty for the release image).
+	Component  string
+	Entrypoint []string
+	Cmd        []string
+	WorkingDir string
+	Env        []string
+	Labels     map[string]string
+	// Links are symlinks to the stand-in binary.
+	Links []string
+	Files []entry
+}
+
+// image assembles an image: the shared stand-in layer plus its own.
+func image(base v1.Layer, s spec, arch string) (v1.Image, error) {
+	var own []entry
+	for _, l := range s.Links {
+		own = append(own, entry{Path: l, Link: StandinPath})
+	}
+	own = append(own, s.Files...)
+	layers := []v1.Layer{base}
+	if len(own) > 0 {
+		l, err := layer(own)
+		if err != nil {
+			return nil, err
+		}
+		layers = append(layers, l)
+	}
+	img, err := mutate.AppendLayers(empty.Image, layers...)
+	if err != nil {
+		return nil, err
+	}
+	env := append([]string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, s.Env...)
+	cf, err := img.ConfigFile()
+	if err != nil {
+		return nil, err
+	}
+	cf = cf.DeepCopy()
+	cf.Architecture, cf.OS, cf.Created = arch, "linux", v1.Time{Time: epoch}
+	cf.Config = v1.Config{Entrypoint: s.Entrypoint, Cmd: s.Cmd, WorkingDir: s.WorkingDir, Env: env, Labels: s.Labels}
+	return mutate.ConfigFile(img, cf)
+}
+
+// passwd gives the service image a postgres user: the database unit runs
+// it with --user=postgres, which podman resolves in the image.
+const passwd = "root:x:0:0:root:/root:/bin/bash\npostgres:x:26:26:PostgreSQL Server:/var/lib/pgsql:/bin/bash\n"
+const group = "root:x:0:\npostgres:x:26:\n"
+
+const startDB = `#!/bin/bash
+# Lab stand-in of the assisted-service image's database start script. The
+# image's /bin/bash is the agentiso stand-in binary, which recognises this
+# script by name and runs its database stand-in: it accepts connections on
+# the PostgreSQL port and stays up. No PostgreSQL is involved.
+exec /usr/bin/postgres
+`
+
+// componentSpecs are the release components the agent units use, with the
+// paths and entrypoints the units expect.
+func componentSpecs() []spec {
+	return []spec{
+		{
+			Component:  "agent-installer-api-server",
+			Cmd:        []string{"/assisted-service"},
+			WorkingDir: "/",
+			Links:      []string{"/assisted-service", "/usr/local/bin/agent-installer-client", "/bin/bash", "/usr/bin/postgres"},
+			Files: []entry{
+				{Path: "/start_db.sh", Mode: 0o755, Data: []byte(startDB)},
+				{Path: "/etc/passwd", Mode: 0o644, Data: []byte(passwd)},
+				{Path: "/etc/group", Mode: 0o644, Data: []byte(group)},
+			},
+		},
+		{
+			Component: "agent-installer-node-agent",
+			Cmd:       []string{"/usr/bin/agent"},
+			Links:     []string{"/usr/bin/agent", "/usr/bin/cp"},
+		},
+		{Component: "agent-installer-orchestrator", Entrypoint: []string{"/usr/bin/component"}, Links: []string{"/usr/bin/component"}},
+		{Component: "agent-installer-csr-approver", Entrypoint: []string{"/usr/bin/component"}, Links: []string{"/usr/bin/component"}},
+		{Component: "agent-installer-utils", Entrypoint: []string{"/usr/bin/component"}, Links: []string{"/usr/bin/component"}},
+		{Component: "installer", Entrypoint: []string{"/usr/bin/component"}, Links: []string{"/usr/bin/component"}},
+	}
+}
+
+// releaseSpec is the release image: the payload files and the CVO entrypoint.
+func releaseSpec(version string, components []release.Tag) (spec, error) {
+	refs, err := json.MarshalIndent(release.NewImageStream(version, components), "", "  ")
+	if err != nil {
+		return spec{}, err
+	}
+	meta, err := json.MarshalIndent(release.NewMetadata(version), "", "  ")
+	if err != nil {
+		return spec{}, err
+	}
+	return spec{
+		Entrypoint: []string{"/usr/bin/cluster-version-operator"},
+		Labels:     map[string]string{"io.openshift.release": version},
+		Links:      []string{"/usr/bin/cluster-version-operator"},
+		Files: []entry{
+			{Path: "/release-manifests/" + release.ImageReferencesFile, Mode: 0o644, Data: refs},
+			{Path: "/release-manifests/" + release.MetadataFile, Mode: 0o644, Data: meta},
+		},
+	}, nil
+}
+
+// withEnv adds the component name for the component entrypoint.
+func withEnv(s spec) spec {
+	if len(s.Entrypoint) == 1 && s.Entrypoint[0] == "/usr/bin/component" {
+		s.Env = append(s.Env, "STANDIN_COMPONENT="+s.Component)
+	}
+	return s
+}
+
+func imageSize(img v1.Image) (int64, error) {
+	m, err := img.Manifest()
+	if err != nil {
+		return 0, err
+	}
+	n := m.Config.Size
+	for _, l := range m.Layers {
+		n += l.Size
+	}
+	return n, nil
+}
+
+func describe(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/seed-a052040e/agentiso/pkg/credentials"
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
+)
+
+// serviceConfig is what the stand-in assisted-service reads from its
+// environment (the env files the assisted-service unit passes).
+type serviceConfig struct {
+	listen, dbAddr string
+	live           sim.LiveConfig
+}
+
+func serviceConfigFromEnv(getenv func(string) string, log *slog.Logger) (*serviceConfig, error) {
+	if t := getenv("AUTH_TYPE"); t != "local" {
+		return nil, fmt.Errorf("AUTH_TYPE is %q: the agent flow (and this stand-in) authenticates with AUTH_TYPE=local", t)
+	}
+	pemText := getenv("EC_PUBLIC_KEY_PEM")
+	if pemText == "" {
+		return nil, errors.New("EC_PUBLIC_KEY_PEM is not set")
+	}
+	pub, err := credentials.ParsePublicKey(pemText)
+	if err != nil {
+		return nil, fmt.Errorf("EC_PUBLIC_KEY_PEM: %w", err)
+	}
+	listen := getenv("STANDIN_LISTEN")
+	if listen == "" {
+		listen = fmt.Sprintf(":%d", rendezvous.Port)
+	}
+	db := ""
+	if h := getenv("DB_HOST"); h != "" {
+		port := getenv("DB_PORT")
+		if port == "" {
+			port = "5432"
+		}
+		db = net.JoinHostPort(h, port)
+	}
+	return &serviceConfig{listen: listen, dbAddr: db, live: sim.LiveConfig{
+		PublicKey:        pub,
+		InfraEnvID:       getenv("INFRA_ENV_ID"),
+		BootstrapHostMAC: getenv("BOOTSTRAP_HOST_MAC"),
+		Log:              log,
+	}}, nil
+}
+
+// waitForDB waits until the database accepts connections, like
+// assisted-service, which cannot start without it.
+func waitForDB(ctx context.Context, addr string, timeout time.Duration, log *slog.Logger) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		d := net.Dialer{Timeout: 2 * time.Second}
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the database at %s did not answer within %s: %w", addr, timeout, err)
+		}
+		log.Info("waiting for the database", "addr", addr, "error", err.Error())
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// runService serves the live simulator until ctx is done.
+func runService(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	if len(args) != 0 {
+		return fmt.Errorf("the stand-in assisted-service takes no arguments, got %q", args)
+	}
+	log := slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cfg, err := serviceConfigFromEnv(getenv, log)
+	if err != nil {
+		return err
+	}
+	if cfg.dbAddr != "" {
+		if err := waitForDB(ctx, cfg.dbAddr, 3*time.Minute, log); err != nil {
+			return err
+		}
+	}
+	live, err := sim.NewLive(cfg.live)
+	if err != nil {
+		return err
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", cfg.listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.listen, err)
+	}
+	srv := &http.Server{Handler: live.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	log.Info("stand-in assisted-service serving", "addr", ln.Addr().String(), "infra_env_id", cfg.live.InfraEnvID)
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

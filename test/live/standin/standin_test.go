@@ -1,0 +1,358 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/credentials"
+	"github.com/seed-a052040e/agentiso/pkg/manifests"
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
+	"github.com/seed-a052040e/agentiso/test/live/standin/release"
+)
+
+func TestCVO(t *testing.T) {
+	dir := t.TempDir()
+	s := release.NewImageStream("4.20.0", []release.Tag{{Name: "agent-installer-node-agent", From: release.From{Name: "quay.io/x/y@sha256:abc"}}})
+	b, err := json.Marshal(s)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, release.ImageReferencesFile), b, 0o644))
+	var out bytes.Buffer
+	require.NoError(t, runCVO([]string{"image", "agent-installer-node-agent"}, dir, &out))
+	assert.Equal(t, "quay.io/x/y@sha256:abc", out.String())
+	require.ErrorIs(t, runCVO([]string{"image", "nope"}, dir, &out), release.ErrUnknownComponent)
+	require.ErrorContains(t, runCVO([]string{"image"}, dir, &out), "missing command line argument short-name")
+	require.ErrorContains(t, runCVO([]string{"start"}, dir, &out), "only answers: image SHORT-NAME")
+	require.ErrorContains(t, runCVO([]string{"image", "x"}, t.TempDir(), &out), "read the release payload")
+}
+
+func TestRunDispatch(t *testing.T) {
+	var out, errb bytes.Buffer
+	assert.Equal(t, 1, run(context.Background(), []string{"/usr/bin/frobnicate"}, &out, &errb))
+	assert.Contains(t, errb.String(), `unknown role "frobnicate"`)
+	errb.Reset()
+	assert.Equal(t, 2, run(context.Background(), []string{"standin"}, &out, &errb))
+	assert.Equal(t, 1, run(context.Background(), []string{"standin", "cp", "-r", "a", "b"}, &out, &errb))
+	assert.Contains(t, errb.String(), "cp: the stand-in cp copies one file")
+}
+
+func TestCP(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "agent")
+	require.NoError(t, os.WriteFile(src, []byte("binary"), 0o755))
+	dst := filepath.Join(dir, "hostbin")
+	require.NoError(t, os.Mkdir(dst, 0o755))
+	require.NoError(t, runCP([]string{src, dst}))
+	fi, err := os.Stat(filepath.Join(dst, "agent"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o755), fi.Mode().Perm())
+	b, err := os.ReadFile(filepath.Join(dst, "agent"))
+	require.NoError(t, err)
+	assert.Equal(t, "binary", string(b))
+	require.Error(t, runCP([]string{dir, dst}), "a directory is not copied")
+	require.Error(t, runCP([]string{filepath.Join(dir, "missing"), dst}))
+}
+
+func TestBashRunsOnlyStartDB(t *testing.T) {
+	err := runBash(context.Background(), []string{"-c", "echo hi"}, func(string) string { return "" }, io.Discard)
+	require.ErrorContains(t, err, "only runs start_db.sh")
+	err = runBash(context.Background(), []string{filepath.Join(t.TempDir(), DBScript)}, func(string) string { return "" }, io.Discard)
+	require.ErrorContains(t, err, "no such file")
+}
+
+func TestDBAcceptsConnections(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	require.NoError(t, ln.Close())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	env := map[string]string{"DB_PORT": port}
+	go func() { done <- runDB(ctx, func(k string) string { return env[k] }, io.Discard) }()
+	require.Eventually(t, func() bool {
+		c, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", port))
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}, 10*time.Second, 20*time.Millisecond)
+	require.NoError(t, waitForDB(context.Background(), net.JoinHostPort("127.0.0.1", port), time.Second, slog.New(slog.DiscardHandler)))
+	cancel()
+	require.NoError(t, <-done)
+	require.ErrorContains(t, waitForDB(context.Background(), net.JoinHostPort("127.0.0.1", port), 10*time.Millisecond, slog.New(slog.DiscardHandler)), "did not answer")
+}
+
+func TestServiceConfigFromEnv(t *testing.T) {
+	auth, err := credentials.GenerateAuthConfig(nil)
+	require.NoError(t, err)
+	env := map[string]string{"AUTH_TYPE": "local", "EC_PUBLIC_KEY_PEM": auth.PublicKey, "INFRA_ENV_ID": "6a3f9b2e-1c4d-4e5f-8a9b-0c1d2e3f4a5b", "DB_HOST": "127.0.0.1", "DB_PORT": "5432"}
+	cfg, err := serviceConfigFromEnv(func(k string) string { return env[k] }, nil)
+	require.NoError(t, err)
+	assert.Equal(t, ":8090", cfg.listen)
+	assert.Equal(t, "127.0.0.1:5432", cfg.dbAddr)
+	assert.Equal(t, env["INFRA_ENV_ID"], cfg.live.InfraEnvID)
+	env["AUTH_TYPE"] = "rhsso"
+	_, err = serviceConfigFromEnv(func(k string) string { return env[k] }, nil)
+	require.ErrorContains(t, err, "AUTH_TYPE is \"rhsso\"")
+	env["AUTH_TYPE"] = "local"
+	env["EC_PUBLIC_KEY_PEM"] = "garbage"
+	_, err = serviceConfigFromEnv(func(k string) string { return env[k] }, nil)
+	require.ErrorContains(t, err, "EC_PUBLIC_KEY_PEM")
+}
+
+// snoManifests runs create cluster-manifests on examples/sno and copies the
+// result into a /manifests-like directory.
+func snoManifests(t *testing.T) string {
+	t.Helper()
+	work := t.TempDir()
+	for _, f := range []string{manifests.InstallConfigFile, manifests.AgentConfigFile} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "sno", f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(work, f), b, 0o644))
+	}
+	s, err := asset.NewStore(work, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	rel, err := agent.NewReleaseImage("quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64")
+	require.NoError(t, err)
+	require.NoError(t, s.Provide(rel))
+	targets := agent.ClusterManifestsTargets()
+	for _, a := range targets {
+		_, err := s.Fetch(context.Background(), a)
+		require.NoError(t, err, "fetch %s", a.Name())
+	}
+	require.NoError(t, s.Persist(targets...))
+	out := t.TempDir()
+	files, err := filepath.Glob(filepath.Join(work, "cluster-manifests", "*.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(out, filepath.Base(f)), b, 0o600))
+	}
+	return out
+}
+
+// fakeSys is a /sys and /proc with one 120 GiB virtio disk and a CD-ROM.
+func fakeSys(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	w := func(p, s string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, p), []byte(s), 0o644))
+	}
+	w("proc/meminfo", "MemTotal:       16384000 kB\nMemFree:  1 kB\n")
+	w("sys/block/vda/size", "251658240\n")
+	w("sys/block/vda/ro", "0\n")
+	w("sys/block/vda/queue/rotational", "0\n")
+	w("sys/block/sr0/size", "2097152\n")
+	w("sys/block/sr0/ro", "1\n")
+	w("sys/block/loop0/size", "100\n")
+	w("sys/class/dmi/id/product_uuid", "5C2A3B4D-0000-4000-8000-525400123456\n")
+	w("sys/class/dmi/id/sys_vendor", "QEMU\n")
+	return root
+}
+
+type downKube struct{}
+
+func (downKube) Version(context.Context) (*rendezvous.VersionInfo, error) {
+	return nil, &net.OpError{Op: "dial", Err: os.ErrDeadlineExceeded}
+}
+func (downKube) ConfigMap(context.Context, string, string) (*rendezvous.ConfigMap, error) {
+	return nil, os.ErrDeadlineExceeded
+}
+func (downKube) ClusterVersion(context.Context) (*rendezvous.ClusterVersion, error) {
+	return nil, os.ErrDeadlineExceeded
+}
+func (downKube) ConsoleRoute(context.Context) (*rendezvous.Route, error) {
+	return nil, os.ErrDeadlineExceeded
+}
+func (downKube) ClusterOperators(context.Context) ([]rendezvous.ClusterOperator, error) {
+	return nil, os.ErrDeadlineExceeded
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestLiveFlowSNO plays the rendezvous host of examples/sno against the
+// live simulator: the client registers the cluster and infra-env from the
+// generated ZTP manifests, the agent registers the host with its inventory,
+// configure applies the role, the install is triggered as
+// start-cluster-installation.sh does, and wait-for's logic sees it.
+func TestLiveFlowSNO(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	auth, err := credentials.GenerateAuthConfig(nil)
+	require.NoError(t, err)
+	pub, err := credentials.ParsePublicKey(auth.PublicKey)
+	require.NoError(t, err)
+	const infraEnvID = "6a3f9b2e-1c4d-4e5f-8a9b-0c1d2e3f4a5b"
+	const mac = "52:54:00:12:34:56"
+	live, err := sim.NewLive(sim.LiveConfig{PublicKey: pub, InfraEnvID: infraEnvID, BootstrapHostMAC: mac, PrepareFor: 300 * time.Millisecond, NextInstruction: 1})
+	require.NoError(t, err)
+	srv := httptest.NewServer(live.Handler())
+	defer srv.Close()
+
+	var out syncBuffer
+	hostcfg := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(hostcfg, "sno"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(hostcfg, "sno", "mac_addresses"), []byte(mac), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(hostcfg, "sno", "role"), []byte("master"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(hostcfg, "sno", "root-device-hints.yaml"), []byte("deviceName: /dev/vda\n"), 0o644))
+	c := &clientConfig{ManifestsDir: snoManifests(t), ExtraManifestsDir: t.TempDir(), HostConfigDir: hostcfg, RunDir: t.TempDir(),
+		BaseURL: srv.URL + "/", UserToken: auth.UserAuthToken, InfraEnvID: infraEnvID, ImageType: "full-iso",
+		HTTP: srv.Client(), Retry: 20 * time.Millisecond, Out: &out}
+	require.NoError(t, os.WriteFile(filepath.Join(c.ExtraManifestsDir, "extra-0.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"), 0o644))
+
+	clusterID, err := c.registerCluster(ctx)
+	require.NoError(t, err, out.String())
+	again, err := c.registerCluster(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, clusterID, again, "a second run reuses the registered cluster")
+	ieID, err := c.registerInfraEnv(ctx)
+	require.NoError(t, err, out.String())
+	assert.Equal(t, infraEnvID, ieID, "assisted-service gives the infra-env the INFRA_ENV_ID of its environment")
+	_, err = c.registerInfraEnv(ctx)
+	require.NoError(t, err)
+
+	cl := live.Cluster()
+	require.NotNil(t, cl)
+	assert.Equal(t, "sno", cl.Name)
+	assert.Equal(t, "example.com", cl.BaseDNSDomain)
+	assert.Equal(t, "4.19.0", cl.OpenshiftVersion)
+	assert.Equal(t, "None", cl.HighAvailabilityMode)
+	assert.Equal(t, int64(1), cl.ControlPlaneCount)
+	assert.Equal(t, []sim.Network{{CIDR: "192.168.122.0/24"}}, cl.MachineNetworks)
+	assert.Equal(t, rendezvous.ClusterInsufficient, cl.Status)
+
+	// The agent registers the host with its inventory.
+	agentCfg := &agentConfig{URL: srv.URL + "/", InfraEnvID: ieID, AgentVersion: "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:1234",
+		Token: auth.AgentAuthToken, SysRoot: fakeSys(t), HTTP: srv.Client(), Retry: 50 * time.Millisecond, Out: &out,
+		Hostname: func() (string, error) { return "sno", nil },
+		Interfaces: func() ([]sim.Interface, error) {
+			return []sim.Interface{{Name: "enp1s0", MacAddress: mac, IPV4Addresses: []string{"192.168.122.10/24"}, IPV6Addresses: []string{}, MTU: 1500, HasCarrier: true}}, nil
+		}}
+	agentCtx, stopAgent := context.WithCancel(ctx)
+	agentDone := make(chan error, 1)
+	go func() { agentDone <- agentCfg.run(agentCtx) }()
+
+	require.NoError(t, c.configure(ctx), out.String())
+	failures, err := os.ReadFile(filepath.Join(c.RunDir, "host-config-failures"))
+	require.NoError(t, err)
+	assert.Empty(t, string(failures))
+
+	require.Eventually(t, func() bool { return live.Cluster().Status == rendezvous.ClusterReady }, 20*time.Second, 20*time.Millisecond, out.String())
+	cl = live.Cluster()
+	require.Len(t, cl.Hosts, 1)
+	h := cl.Hosts[0]
+	assert.Equal(t, "5c2a3b4d-0000-4000-8000-525400123456", h.ID, "the host id is the SMBIOS UUID")
+	assert.Equal(t, "sno", h.RequestedHostname)
+	assert.Equal(t, "master", h.Role)
+	assert.Equal(t, "known", h.Status)
+	assert.Equal(t, "/dev/vda", h.InstallationDiskPath)
+	var inv sim.Inventory
+	require.NoError(t, json.Unmarshal([]byte(h.Inventory), &inv))
+	assert.Equal(t, mac, inv.Interfaces[0].MacAddress)
+	assert.Equal(t, []string{"192.168.122.10/24"}, inv.Interfaces[0].IPV4Addresses)
+	assert.Equal(t, int64(16384000*1024), inv.Memory.PhysicalBytes)
+	require.Len(t, inv.Disks, 2, "loop devices are not disks")
+	assert.Equal(t, "sr0", inv.Disks[0].Name)
+	assert.False(t, inv.Disks[0].InstallationEligibility.Eligible, "the CD-ROM is not eligible")
+	assert.Equal(t, "vda", inv.Disks[1].Name)
+	assert.True(t, inv.Disks[1].InstallationEligibility.Eligible)
+	assert.Equal(t, int64(120<<30), inv.Disks[1].SizeBytes)
+
+	// start-cluster-installation.sh: POST .../actions/install with the user token, 202.
+	post := func(tok string) int {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+rendezvous.APIPath+"/clusters/"+clusterID+"/actions/install", nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", tok)
+		resp, err := srv.Client().Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	assert.Equal(t, http.StatusUnauthorized, post("not-a-token"))
+	assert.Equal(t, http.StatusForbidden, post(auth.WatcherAuthToken))
+	assert.Equal(t, http.StatusAccepted, post(auth.UserAuthToken))
+	assert.Equal(t, http.StatusConflict, post(auth.UserAuthToken), "the cluster is no longer ready")
+	cl = live.Cluster()
+	assert.Equal(t, rendezvous.ClusterPreparing, cl.Status)
+	assert.True(t, cl.Hosts[0].Bootstrap, "the host holding BOOTSTRAP_HOST_MAC is the bootstrap host")
+
+	// wait-for bootstrap-complete's logic, through the watcher-token client.
+	rc, err := rendezvous.NewClient(srv.URL+rendezvous.APIPath, auth.WatcherAuthToken, 5*time.Second, srv.Client())
+	require.NoError(t, err)
+	var report syncBuffer
+	w := rendezvous.NewWaiter(rendezvous.Options{REST: rc, Kube: downKube{}, Reporter: rendezvous.NewPlainReporter(&report, slog.LevelDebug, rendezvous.RealClock{}),
+		PollInterval: 100 * time.Millisecond, BootstrapTimeout: 3 * time.Second})
+	err = w.WaitForBootstrapComplete(ctx)
+	var we *rendezvous.WaitError
+	require.ErrorAs(t, err, &we, report.String())
+	assert.Contains(t, err.Error(), "bootstrap process timed out", "nothing installs in the lab: bootstrap never completes")
+	for _, want := range []string{"Preparing cluster for installation", "Cluster installation in progress", "Host sno [master (bootstrap)]: installing",
+		"Host sno: updated status from known to preparing-for-installation", "Host: sno, reached installation stage Starting installation"} {
+		assert.Contains(t, report.String(), want)
+	}
+	var msgs []string
+	for _, e := range live.Events() {
+		msgs = append(msgs, e.Message)
+	}
+	assert.Contains(t, msgs, "Cluster installation was requested")
+	assert.Contains(t, msgs, "Updated status of the cluster to installing")
+	stopAgent()
+	require.NoError(t, <-agentDone)
+
+	// Every request carried the credential its endpoint needs.
+	var sawRegister, sawInventory bool
+	for _, r := range live.Requests() {
+		switch {
+		case r.Method == "POST" && r.Path == rendezvous.APIPath+"/infra-envs/"+ieID+"/hosts":
+			sawRegister = true
+			assert.Equal(t, []string{"X-Secret-Key"}, r.AuthHeaders)
+			assert.Equal(t, 201, r.Status)
+		case r.Method == "POST" && strings.HasSuffix(r.Path, "/instructions"):
+			sawInventory = true
+			assert.Equal(t, 204, r.Status)
+		case r.Method == "POST" && r.Path == rendezvous.APIPath+"/clusters":
+			assert.Equal(t, []string{"Authorization"}, r.AuthHeaders)
+			assert.Equal(t, 201, r.Status)
+		case r.Method == "POST" && strings.HasSuffix(r.Path, "/manifests"):
+			assert.Equal(t, 201, r.Status)
+		}
+	}
+	assert.True(t, sawRegister)
+	assert.True(t, sawInventory)
+	assert.Contains(t, out.String(), "Uploaded extra manifest extra-0.yaml")
+}
