@@ -13,6 +13,7 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
+	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 	"github.com/seed-a052040e/agentiso/pkg/ignition"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )
@@ -126,6 +127,15 @@ func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
 	}
 
 	out := filepath.Join(g.dir, "agent."+arch+".iso")
+	// A run killed while writing (SIGKILL, power loss) leaves its temporary
+	// ISO behind: remove those of dead runs, never a live run's (locked).
+	removed, err := fsutil.RemoveStaleTemps(g.dir, filepath.Base(out))
+	for _, p := range removed {
+		g.log.Info("removed the temporary file of an earlier run that did not finish", "file", p)
+	}
+	if err != nil {
+		g.log.Warn(err.Error())
+	}
 	staged, err := writeAgentISO(ctx, g, base.Path, out, arch, ign, kargs, tty)
 	if err != nil {
 		return err

@@ -18,7 +18,7 @@ func WriteFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := CreateTemp(dir, filepath.Base(path))
 	if err != nil {
 		return err
 	}
@@ -37,11 +37,13 @@ func WriteFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
 	if err = f.Sync(); err != nil {
 		return err
 	}
-	if err = f.Close(); err != nil {
-		return err
-	}
+	// Renamed while still open: the lock on the temporary file keeps other
+	// runs' RemoveStaleTemps away from it until it has its final name.
 	if err = os.Rename(f.Name(), path); err != nil {
 		return fmt.Errorf("rename into place: %w", err)
+	}
+	if cerr := f.Close(); cerr != nil {
+		return fmt.Errorf("close %s: %w", path, cerr)
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
 
 // How WriteFile copied the unchanged bytes.
@@ -79,8 +81,8 @@ func WriteFile(ctx context.Context, dst string, img *Image, opts WriteOptions) (
 type Staged struct {
 	// Result describes the output as it will be once committed.
 	Result  *WriteResult
-	tmp     string
-	sumTmp  string
+	tmp     *os.File
+	sumTmp  *os.File // nil with NoChecksum
 	syncDir bool
 	done    bool
 }
@@ -92,17 +94,20 @@ func WriteStaged(ctx context.Context, dst string, img *Image, opts WriteOptions)
 		opts.Perm = 0o600
 	}
 	dir, name := filepath.Dir(dst), filepath.Base(dst)
-	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	// Both temporary files stay open (and so locked) until Commit or
+	// Discard: fsutil.RemoveStaleTemps in another run leaves them alone.
+	tmp, err := fsutil.CreateTemp(dir, name)
 	if err != nil {
 		return nil, fmt.Errorf("creating output %s: %w", dst, err)
 	}
-	var sumTmp string
+	var sumTmp *os.File
 	defer func() {
 		if err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())
-			if sumTmp != "" {
-				os.Remove(sumTmp)
+			if sumTmp != nil {
+				sumTmp.Close()
+				os.Remove(sumTmp.Name())
 			}
 		}
 	}()
@@ -136,9 +141,6 @@ func WriteStaged(ctx context.Context, dst string, img *Image, opts WriteOptions)
 	if err = tmp.Sync(); err != nil {
 		return nil, fmt.Errorf("syncing %s: %w", tmp.Name(), err)
 	}
-	if err = tmp.Close(); err != nil {
-		return nil, fmt.Errorf("closing %s: %w", tmp.Name(), err)
-	}
 	var sum string
 	if !opts.NoChecksum {
 		sum = hex.EncodeToString(h.Sum(nil))
@@ -148,7 +150,7 @@ func WriteStaged(ctx context.Context, dst string, img *Image, opts WriteOptions)
 	}
 	return &Staged{
 		Result: &WriteResult{Path: dst, Size: img.size, SHA256: sum, Method: method},
-		tmp:    tmp.Name(), sumTmp: sumTmp, syncDir: opts.SyncDir,
+		tmp:    tmp, sumTmp: sumTmp, syncDir: opts.SyncDir,
 	}, nil
 }
 
@@ -160,16 +162,24 @@ func (s *Staged) Commit() error {
 		return errors.New("staged output already committed or discarded")
 	}
 	dst := s.Result.Path
-	if err := os.Rename(s.tmp, dst); err != nil {
-		return fmt.Errorf("renaming %s to %s: %w", s.tmp, dst, err)
+	if err := os.Rename(s.tmp.Name(), dst); err != nil {
+		return fmt.Errorf("renaming %s to %s: %w", s.tmp.Name(), dst, err)
 	}
 	s.done = true
-	if s.sumTmp != "" {
-		if err := os.Rename(s.sumTmp, dst+".sha256"); err != nil {
-			os.Remove(s.sumTmp)
+	err := s.tmp.Close()
+	if s.sumTmp != nil {
+		if rerr := os.Rename(s.sumTmp.Name(), dst+".sha256"); rerr != nil {
+			s.sumTmp.Close()
+			os.Remove(s.sumTmp.Name())
 			os.Remove(dst + ".sha256")
-			return fmt.Errorf("renaming %s to %s.sha256: %w", s.sumTmp, dst, err)
+			return fmt.Errorf("renaming %s to %s.sha256: %w", s.sumTmp.Name(), dst, rerr)
 		}
+		if cerr := s.sumTmp.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("closing %s: %w", dst, err)
 	}
 	if s.syncDir {
 		if d, derr := os.Open(filepath.Dir(dst)); derr == nil {
@@ -187,9 +197,11 @@ func (s *Staged) Discard() {
 		return
 	}
 	s.done = true
-	os.Remove(s.tmp)
-	if s.sumTmp != "" {
-		os.Remove(s.sumTmp)
+	os.Remove(s.tmp.Name())
+	s.tmp.Close()
+	if s.sumTmp != nil {
+		os.Remove(s.sumTmp.Name())
+		s.sumTmp.Close()
 	}
 }
 
@@ -201,10 +213,10 @@ func resetFile(f *os.File) error {
 	return err
 }
 
-func writeTemp(dir, name string, data []byte) (string, error) {
-	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+func writeTemp(dir, name string, data []byte) (*os.File, error) {
+	f, err := fsutil.CreateTemp(dir, name)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	_, err = f.Write(data)
 	if err == nil {
@@ -213,14 +225,12 @@ func writeTemp(dir, name string, data []byte) (string, error) {
 	if err == nil {
 		err = f.Sync()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
+		f.Close()
 		os.Remove(f.Name())
-		return "", err
+		return nil, err
 	}
-	return f.Name(), nil
+	return f, nil
 }
 
 func writePortable(ctx context.Context, out *os.File, img *Image, h hash.Hash, opts WriteOptions) error {
