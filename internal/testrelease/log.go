@@ -1,0 +1,8 @@
+package testrelease
+
+import (
+	"io"
+	"log"
+)
+
+func nopLogger() *log.Logger { return log.New(io.Discard, "", 0) }

@@ -1,0 +1,58 @@
+package release
+
+import (
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCandidatesLongestPrefixAndMerge(t *testing.T) {
+	ms := mergeMirrors([]Mirror{
+		{Source: "quay.io/openshift-release-dev", Mirrors: []string{"m.local/all"}},
+		{Source: "quay.io/openshift-release-dev/ocp-release", Mirrors: []string{"m.local/rel", "b.local/rel"}, DigestOnly: true},
+		{Source: "quay.io/openshift-release-dev/ocp-release/", Mirrors: []string{"b.local/rel", "c.local/rel/"}, Blocked: true},
+	})
+	require.Len(t, ms, 2)
+	assert.Equal(t, []string{"m.local/rel", "b.local/rel", "c.local/rel"}, ms[1].Mirrors)
+	assert.True(t, ms[1].Blocked && ms[1].DigestOnly)
+
+	dg := "sha256:" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	ref, err := name.ParseReference("quay.io/openshift-release-dev/ocp-release@" + dg)
+	require.NoError(t, err)
+	var locs []string
+	for _, a := range candidates(ms, ref) {
+		locs = append(locs, a.Location+"|"+a.Skipped)
+	}
+	assert.Equal(t, []string{"m.local/rel@" + dg + "|", "b.local/rel@" + dg + "|", "c.local/rel@" + dg + "|",
+		"quay.io/openshift-release-dev/ocp-release@" + dg + "|blocked: sourcePolicy NeverContactSource"}, locs)
+
+	// A sibling repository only matches the namespace rule; a repository
+	// whose name merely starts with the source does not match it.
+	ref, _ = name.ParseReference("quay.io/openshift-release-dev/ocp-release-nightly:4.19")
+	as := candidates(ms, ref)
+	require.Len(t, as, 2)
+	assert.Equal(t, "m.local/all/ocp-release-nightly:4.19", as[0].Location)
+	assert.Empty(t, as[0].Skipped, "not digest-only: a tag may use it")
+}
+
+func TestPullSecretLookup(t *testing.T) {
+	ps, err := parsePullSecret([]byte(`{"auths":{"https://index.docker.io/v1/":{"auth":"YTpi"},"quay.io":{"username":"q","password":"p"},"quay.io/openshift-release-dev":{"auth":"cjpz"}}}`))
+	require.NoError(t, err)
+	k, c := ps.lookup("quay.io/openshift-release-dev/ocp-release")
+	assert.Equal(t, "quay.io/openshift-release-dev", k)
+	assert.Equal(t, "r", c.Username)
+	k, c = ps.lookup("quay.io/other/x")
+	assert.Equal(t, "quay.io", k)
+	assert.Equal(t, "q", c.Username)
+	k, _ = ps.lookup("index.docker.io/library/busybox")
+	assert.Equal(t, "index.docker.io", k)
+	k, _ = ps.lookup("quay.iox/a")
+	assert.Empty(t, k)
+
+	_, err = parsePullSecret([]byte(`{"auths":{"x":{"auth":"!!"}}}`))
+	assert.ErrorContains(t, err, `auths["x"].auth is not base64`)
+	_, err = parsePullSecret([]byte(`{"auths":{"x":{"auth":"YWJj"}}}`))
+	assert.ErrorContains(t, err, "does not decode to user:password")
+}
