@@ -72,6 +72,13 @@ func EnabledUnits() []string {
 	}
 }
 
+// EnabledStockUnits returns the units of the RHCOS live system itself that
+// every agent ISO enables (as upstream does), sorted. The config carries no
+// contents for them.
+func EnabledStockUnits() []string {
+	return []string{"multipathd.service"}
+}
+
 // templateData is what the templates under data/agent see.
 type templateData struct {
 	ServiceProtocol           string
@@ -129,6 +136,10 @@ func Build(in Input) (types.Config, Size, error) {
 	}
 	if err := b.addUnits(src, "systemd/units", td, enabledFor(&in)); err != nil {
 		return types.Config{}, Size{}, err
+	}
+	for _, name := range EnabledStockUnits() {
+		t := true
+		b.units = append(b.units, types.Unit{Name: name, Enabled: &t})
 	}
 	if err := b.addGenerated(&in); err != nil {
 		return types.Config{}, Size{}, err
@@ -531,7 +542,7 @@ func render(src fs.FS, p string, td *templateData) ([]byte, string, error) {
 		return raw, p, nil
 	}
 	t, err := template.New(path.Base(p)).
-		Funcs(template.FuncMap{"replace": strings.ReplaceAll}).
+		Funcs(template.FuncMap{"replace": strings.ReplaceAll, "systemdQuoted": systemdQuoted}).
 		Option("missingkey=error").
 		Parse(string(raw))
 	if err != nil {
@@ -542,6 +553,14 @@ func render(src fs.FS, p string, td *templateData) ([]byte, string, error) {
 		return nil, "", fmt.Errorf("rendering embedded template %s: %w", p, err)
 	}
 	return out.Bytes(), strings.TrimSuffix(p, ".template"), nil
+}
+
+// systemdQuoted escapes s for a double-quoted systemd configuration value:
+// a backslash would escape the next character (a trailing one the closing
+// quote) and "%" starts a specifier, so both are doubled. Callers reject
+// quotes and control characters.
+func systemdQuoted(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "%", "%%").Replace(s)
 }
 
 func (b *builder) addDir(p string, mode int) {

@@ -356,8 +356,8 @@ func (in *Input) validate() error {
 			{"Proxy.HTTPSProxy", in.Proxy.HTTPSProxy},
 			{"Proxy.NoProxy", in.Proxy.NoProxy},
 		} {
-			if strings.ContainsAny(s.v, "\"\n\r \t") {
-				add("%s: must not contain quotes or whitespace", s.name)
+			if strings.ContainsAny(s.v, "\"\n\r \t") || hasControl(s.v) {
+				add("%s: must not contain quotes, whitespace or control characters", s.name)
 			}
 		}
 	}
@@ -424,6 +424,11 @@ func leadingDigits(s string) string {
 
 func isDigits(s string) bool {
 	return s != "" && leadingDigits(s) == s
+}
+
+// hasControl reports whether s has an ASCII control character or DEL.
+func hasControl(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0
 }
 
 // hasContent reports whether b has content once whitespace is removed.
