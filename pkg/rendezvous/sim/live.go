@@ -35,6 +35,10 @@ type LiveConfig struct {
 	// PrepareFor is how long the cluster stays preparing-for-installation
 	// before it turns installing; 0 means 5 s.
 	PrepareFor time.Duration
+	// ReleaseImages are the releases the service knows (RELEASE_IMAGES); when
+	// set, a cluster whose openshift_version and cpu_architecture match none
+	// is refused, as assisted-service does.
+	ReleaseImages []ReleaseImage
 	// NextInstruction is the next_instruction_seconds given to agents; 0 means 5.
 	NextInstruction int64
 	Now             func() time.Time
@@ -436,6 +440,14 @@ func (l *Live) Handler() http.Handler {
 		if err := validPullSecret(p.PullSecret); err != nil {
 			badRequest(w, r, err.Error())
 			return
+		}
+		rel, err := l.releaseFor(p.OpenshiftVersion, p.CPUArchitecture)
+		if err != nil {
+			badRequest(w, r, err.Error())
+			return
+		}
+		if p.OCPReleaseImage == "" && rel != nil {
+			p.OCPReleaseImage = rel.URL
 		}
 		if l.cluster != nil {
 			conflict(w, r, "the stand-in assisted-service holds one cluster, and "+l.cluster.ID+" is registered")
@@ -890,6 +902,27 @@ func authHeaders(r *http.Request) []string {
 		hdrs = append(hdrs, "api_key")
 	}
 	return hdrs
+}
+
+// releaseFor finds the RELEASE_IMAGES entry of version (x.y or x.y.z) and arch.
+func (l *Live) releaseFor(version, arch string) (*ReleaseImage, error) {
+	if len(l.cfg.ReleaseImages) == 0 {
+		return nil, nil
+	}
+	mm := version
+	if parts := strings.SplitN(version, ".", 3); len(parts) >= 2 {
+		mm = parts[0] + "." + parts[1]
+	}
+	for i, ri := range l.cfg.ReleaseImages {
+		if ri.OpenshiftVersion != version && ri.Version != version && ri.OpenshiftVersion != mm {
+			continue
+		}
+		if arch != "" && ri.CPUArchitecture != arch && !slices.Contains(ri.CPUArchitectures, arch) {
+			continue
+		}
+		return &l.cfg.ReleaseImages[i], nil
+	}
+	return nil, fmt.Errorf("no release image found for version %s and CPU architecture %s in RELEASE_IMAGES", version, arch)
 }
 
 // bootstrapLocked picks the bootstrap host: the one holding

@@ -299,3 +299,12 @@ type InstallerArgsParams struct {
 type IgnitionParams struct {
 	Config string `json:"config"`
 }
+
+// ReleaseImage is one entry of assisted-service's RELEASE_IMAGES.
+type ReleaseImage struct {
+	OpenshiftVersion string   `json:"openshift_version"`
+	CPUArchitecture  string   `json:"cpu_architecture"`
+	CPUArchitectures []string `json:"cpu_architectures,omitempty"`
+	URL              string   `json:"url"`
+	Version          string   `json:"version"`
+}

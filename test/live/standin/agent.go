@@ -66,7 +66,9 @@ func parseAgentArgs(args []string, getenv func(string) string, out io.Writer) (*
 		return nil, errors.New("PULL_SECRET_TOKEN (the agent token) is not set")
 	}
 	_ = insecure
-	c.HTTP = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil}}
+	// Like the real agent, honour HTTP(S)_PROXY/NO_PROXY: a NO_PROXY that
+	// misses the rendezvous host sends the agent to the proxy.
+	c.HTTP = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: http.ProxyFromEnvironment}}
 	return c, nil
 }
 

@@ -42,7 +42,7 @@ func clientConfigFromEnv(getenv func(string) string, out io.Writer) (*clientConf
 		HostConfigDir: "/etc/assisted/hostconfig", RunDir: "/var/run/agent-installer",
 		BaseURL: getenv("SERVICE_BASE_URL"), UserToken: getenv("USER_AUTH_TOKEN"),
 		InfraEnvID: getenv("INFRA_ENV_ID"), ImageType: getenv("IMAGE_TYPE_ISO"),
-		HTTP: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil}}, Retry: time.Second, Out: out,
+		HTTP: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: http.ProxyFromEnvironment}}, Retry: time.Second, Out: out,
 	}
 	if c.BaseURL == "" {
 		return nil, errors.New("SERVICE_BASE_URL is not set")
@@ -399,7 +399,8 @@ func (c *clientConfig) registerInfraEnv(ctx context.Context) (string, error) {
 	return created.ID, nil
 }
 
-// hostConfig is one /etc/assisted/hostconfig/<name> directory.
+// hostConfig is one /etc/assisted/hostconfig/<name> directory. Without a
+// mac_addresses file the host is found by its hostname, the directory name.
 type hostConfig struct {
 	Name  string
 	MACs  []string
@@ -423,7 +424,7 @@ func readHostConfigs(dir string) ([]hostConfig, error) {
 		d := filepath.Join(dir, e.Name())
 		hc := hostConfig{Name: e.Name()}
 		macs, err := os.ReadFile(filepath.Join(d, "mac_addresses"))
-		if err != nil {
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("host config %s: %w", e.Name(), err)
 		}
 		for _, m := range strings.Fields(string(macs)) {
@@ -493,6 +494,21 @@ func hostForMACs(hosts []sim.LiveHost, macs []string) (*sim.LiveHost, *sim.Inven
 	return nil, nil, nil
 }
 
+// hostForName finds the registered host (with an inventory) named name.
+func hostForName(hosts []sim.LiveHost, name string) (*sim.LiveHost, *sim.Inventory, error) {
+	for i := range hosts {
+		if hosts[i].Inventory == "" || hosts[i].RequestedHostname != name {
+			continue
+		}
+		var inv sim.Inventory
+		if err := json.Unmarshal([]byte(hosts[i].Inventory), &inv); err != nil {
+			return nil, nil, fmt.Errorf("host %s: inventory: %w", hosts[i].ID, err)
+		}
+		return &hosts[i], &inv, nil
+	}
+	return nil, nil, nil
+}
+
 // configure applies role and installation disk of every host config to the
 // registered host with one of its MAC addresses, retrying with back-off
 // until all are applied; what is still missing is written to
@@ -542,12 +558,22 @@ func (c *clientConfig) configure(ctx context.Context) error {
 }
 
 func (c *clientConfig) applyHostConfig(ctx context.Context, hosts []sim.LiveHost, hc hostConfig) error {
-	h, inv, err := hostForMACs(hosts, hc.MACs)
+	var h *sim.LiveHost
+	var inv *sim.Inventory
+	var err error
+	if len(hc.MACs) > 0 {
+		h, inv, err = hostForMACs(hosts, hc.MACs)
+	} else {
+		h, inv, err = hostForName(hosts, hc.Name)
+	}
 	if err != nil {
 		return err
 	}
-	if h == nil {
+	if h == nil && len(hc.MACs) > 0 {
 		return fmt.Errorf("no registered host has one of the MAC addresses %s yet", strings.Join(hc.MACs, ", "))
+	}
+	if h == nil {
+		return fmt.Errorf("no registered host has the hostname %s yet", hc.Name)
 	}
 	p := sim.HostUpdateParams{HostRole: hc.Role}
 	if hc.Hints != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -46,12 +47,51 @@ func serviceConfigFromEnv(getenv func(string) string, log *slog.Logger) (*servic
 		}
 		db = net.JoinHostPort(h, port)
 	}
+	var releases []sim.ReleaseImage
+	if err := decodeEnvJSON(getenv, "RELEASE_IMAGES", &releases); err != nil {
+		return nil, err
+	}
+	if len(releases) == 0 {
+		return nil, errors.New("RELEASE_IMAGES lists no release")
+	}
+	var osImages []map[string]any
+	if err := decodeEnvJSON(getenv, "OS_IMAGES", &osImages); err != nil {
+		return nil, err
+	}
+	var hw []map[string]json.RawMessage
+	if err := decodeEnvJSON(getenv, "HW_VALIDATOR_REQUIREMENTS", &hw); err != nil {
+		return nil, fmt.Errorf("%w (configure-assisted-hw-requirements.sh fills it before the service starts)", err)
+	}
+	if len(hw) == 0 {
+		return nil, errors.New("HW_VALIDATOR_REQUIREMENTS lists no requirements")
+	}
+	for i, r := range hw {
+		for _, role := range []string{"version", "master", "worker", "sno"} {
+			if _, ok := r[role]; !ok {
+				return nil, fmt.Errorf("HW_VALIDATOR_REQUIREMENTS[%d] has no %q", i, role)
+			}
+		}
+	}
 	return &serviceConfig{listen: listen, dbAddr: db, live: sim.LiveConfig{
+		ReleaseImages:    releases,
 		PublicKey:        pub,
 		InfraEnvID:       getenv("INFRA_ENV_ID"),
 		BootstrapHostMAC: getenv("BOOTSTRAP_HOST_MAC"),
 		Log:              log,
 	}}, nil
+}
+
+// decodeEnvJSON decodes the JSON value of an environment variable, which
+// assisted-service reads at start-up and refuses to start without.
+func decodeEnvJSON(getenv func(string) string, name string, out any) error {
+	v := getenv(name)
+	if v == "" {
+		return fmt.Errorf("%s is not set", name)
+	}
+	if err := json.Unmarshal([]byte(v), out); err != nil {
+		return fmt.Errorf("%s is not valid JSON: %w", name, err)
+	}
+	return nil
 }
 
 // waitForDB waits until the database accepts connections, like

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -102,12 +103,30 @@ func TestDBAcceptsConnections(t *testing.T) {
 func TestServiceConfigFromEnv(t *testing.T) {
 	auth, err := credentials.GenerateAuthConfig(nil)
 	require.NoError(t, err)
-	env := map[string]string{"AUTH_TYPE": "local", "EC_PUBLIC_KEY_PEM": auth.PublicKey, "INFRA_ENV_ID": "6a3f9b2e-1c4d-4e5f-8a9b-0c1d2e3f4a5b", "DB_HOST": "127.0.0.1", "DB_PORT": "5432"}
-	cfg, err := serviceConfigFromEnv(func(k string) string { return env[k] }, nil)
+	env := map[string]string{"AUTH_TYPE": "local", "EC_PUBLIC_KEY_PEM": auth.PublicKey, "INFRA_ENV_ID": "6a3f9b2e-1c4d-4e5f-8a9b-0c1d2e3f4a5b", "DB_HOST": "127.0.0.1", "DB_PORT": "5432",
+		"RELEASE_IMAGES":            `[{"openshift_version":"4.19","cpu_architecture":"x86_64","cpu_architectures":["x86_64"],"url":"quay.io/openshift-release-dev/ocp-release@sha256:abc","version":"4.19.0"}]`,
+		"OS_IMAGES":                 `[{"openshift_version":"4.19","cpu_architecture":"x86_64","url":"https://x/rhcos.iso","version":"419.96"}]`,
+		"HW_VALIDATOR_REQUIREMENTS": `[{"version":"default","master":{"cpu_cores":4},"arbiter":{},"worker":{},"sno":{"cpu_cores":8}}]`}
+	getenv := func(k string) string { return env[k] }
+	cfg, err := serviceConfigFromEnv(getenv, nil)
 	require.NoError(t, err)
 	assert.Equal(t, ":8090", cfg.listen)
 	assert.Equal(t, "127.0.0.1:5432", cfg.dbAddr)
 	assert.Equal(t, env["INFRA_ENV_ID"], cfg.live.InfraEnvID)
+	assert.Equal(t, []sim.ReleaseImage{{OpenshiftVersion: "4.19", CPUArchitecture: "x86_64", CPUArchitectures: []string{"x86_64"}, URL: "quay.io/openshift-release-dev/ocp-release@sha256:abc", Version: "4.19.0"}}, cfg.live.ReleaseImages)
+
+	// The unit's ExecStartPre must have replaced the placeholder.
+	env["HW_VALIDATOR_REQUIREMENTS"] = "TO_BE_REPLACED_BY_SYSTEMD"
+	_, err = serviceConfigFromEnv(getenv, nil)
+	require.ErrorContains(t, err, "HW_VALIDATOR_REQUIREMENTS is not valid JSON")
+	env["HW_VALIDATOR_REQUIREMENTS"] = `[{"version":"default","master":{}}]`
+	_, err = serviceConfigFromEnv(getenv, nil)
+	require.ErrorContains(t, err, `HW_VALIDATOR_REQUIREMENTS[0] has no "worker"`)
+	env["HW_VALIDATOR_REQUIREMENTS"] = `[{"version":"default","master":{},"worker":{},"sno":{}}]`
+	env["RELEASE_IMAGES"] = "[]"
+	_, err = serviceConfigFromEnv(getenv, nil)
+	require.ErrorContains(t, err, "RELEASE_IMAGES lists no release")
+	env["RELEASE_IMAGES"] = `[{"openshift_version":"4.19","cpu_architecture":"x86_64","url":"u","version":"4.19.0"}]`
 	env["AUTH_TYPE"] = "rhsso"
 	_, err = serviceConfigFromEnv(func(k string) string { return env[k] }, nil)
 	require.ErrorContains(t, err, "AUTH_TYPE is \"rhsso\"")
@@ -219,7 +238,9 @@ func TestLiveFlowSNO(t *testing.T) {
 	require.NoError(t, err)
 	const infraEnvID = "6a3f9b2e-1c4d-4e5f-8a9b-0c1d2e3f4a5b"
 	const mac = "52:54:00:12:34:56"
-	live, err := sim.NewLive(sim.LiveConfig{PublicKey: pub, InfraEnvID: infraEnvID, BootstrapHostMAC: mac, PrepareFor: 300 * time.Millisecond, NextInstruction: 1})
+	const releaseURL = "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64"
+	live, err := sim.NewLive(sim.LiveConfig{PublicKey: pub, InfraEnvID: infraEnvID, BootstrapHostMAC: mac, PrepareFor: 300 * time.Millisecond, NextInstruction: 1,
+		ReleaseImages: []sim.ReleaseImage{{OpenshiftVersion: "4.19", CPUArchitecture: goArchToRelease(runtime.GOARCH), URL: releaseURL, Version: "4.19.0"}}})
 	require.NoError(t, err)
 	srv := httptest.NewServer(live.Handler())
 	defer srv.Close()
@@ -251,6 +272,7 @@ func TestLiveFlowSNO(t *testing.T) {
 	assert.Equal(t, "sno", cl.Name)
 	assert.Equal(t, "example.com", cl.BaseDNSDomain)
 	assert.Equal(t, "4.19.0", cl.OpenshiftVersion)
+	assert.Equal(t, releaseURL, cl.OCPReleaseImage)
 	assert.Equal(t, "None", cl.HighAvailabilityMode)
 	assert.Equal(t, int64(1), cl.ControlPlaneCount)
 	assert.Equal(t, []sim.Network{{CIDR: "192.168.122.0/24"}}, cl.MachineNetworks)
@@ -355,4 +377,59 @@ func TestLiveFlowSNO(t *testing.T) {
 	assert.True(t, sawRegister)
 	assert.True(t, sawInventory)
 	assert.Contains(t, out.String(), "Uploaded extra manifest extra-0.yaml")
+}
+
+// TestConfigureMatching: a host config without mac_addresses matches the
+// host by its hostname; one whose MAC never registers is retried and
+// reported in host-config-failures until configure is stopped.
+func TestConfigureMatching(t *testing.T) {
+	auth, err := credentials.GenerateAuthConfig(nil)
+	require.NoError(t, err)
+	pub, err := credentials.ParsePublicKey(auth.PublicKey)
+	require.NoError(t, err)
+	const ieID = "6a3f9b2e-1c4d-4e5f-8a9b-0c1d2e3f4a5b"
+	live, err := sim.NewLive(sim.LiveConfig{PublicKey: pub, InfraEnvID: ieID})
+	require.NoError(t, err)
+	srv := httptest.NewServer(live.Handler())
+	defer srv.Close()
+	ctx := context.Background()
+	hostcfg := t.TempDir()
+	c := &clientConfig{HostConfigDir: hostcfg, RunDir: t.TempDir(), BaseURL: srv.URL + "/", UserToken: auth.UserAuthToken,
+		InfraEnvID: ieID, HTTP: srv.Client(), Retry: 10 * time.Millisecond, Out: io.Discard}
+	ps := `{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}`
+	var cl sim.LiveCluster
+	require.NoError(t, c.call(ctx, "POST", "/clusters", sim.ClusterCreateParams{Name: "c", OpenshiftVersion: "4.19", PullSecret: ps, ControlPlaneCount: 1}, &cl, 201))
+	require.NoError(t, c.call(ctx, "POST", "/infra-envs", sim.InfraEnvCreateParams{Name: "c", ClusterID: cl.ID, PullSecret: ps}, nil, 201))
+	a := &agentConfig{URL: srv.URL + "/", InfraEnvID: ieID, Token: auth.AgentAuthToken, HTTP: srv.Client(), SysRoot: fakeSys(t), Out: io.Discard,
+		Hostname:   func() (string, error) { return "master-0", nil },
+		Interfaces: func() ([]sim.Interface, error) { return []sim.Interface{{Name: "eth0", MacAddress: "52:54:00:aa:bb:cc"}}, nil }}
+	id, err := a.hostID()
+	require.NoError(t, err)
+	require.NoError(t, a.call(ctx, "POST", "/infra-envs/"+ieID+"/hosts", sim.HostCreateParams{HostID: id}, nil, 201))
+	var steps sim.Steps
+	require.NoError(t, a.call(ctx, "GET", "/infra-envs/"+ieID+"/hosts/"+id+"/instructions", nil, &steps, 200))
+	require.Len(t, steps.Instructions, 1)
+	a.runStep(ctx, "/infra-envs/"+ieID+"/hosts/"+id+"/instructions", steps.Instructions[0])
+
+	require.NoError(t, os.MkdirAll(filepath.Join(hostcfg, "master-0"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(hostcfg, "master-0", "role"), []byte("master\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(hostcfg, "master-0", "root-device-hints.yaml"), []byte("minSizeGigabytes: 100\nrotational: false\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(hostcfg, "worker-0"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(hostcfg, "worker-0", "mac_addresses"), []byte("52:54:00:DD:EE:FF\n"), 0o644))
+
+	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, c.configure(cctx), context.DeadlineExceeded)
+	failures, err := os.ReadFile(filepath.Join(c.RunDir, "host-config-failures"))
+	require.NoError(t, err)
+	assert.Equal(t, "worker-0: no registered host has one of the MAC addresses 52:54:00:dd:ee:ff yet\n", string(failures),
+		"master-0 matched by hostname")
+	h := live.Cluster().Hosts[0]
+	assert.Equal(t, "master", h.Role)
+	assert.Equal(t, "/dev/vda", h.InstallationDiskPath)
+
+	disks := []sim.Disk{{ID: "/dev/sr0", Path: "/dev/sr0", SizeBytes: 1 << 30}, {ID: "/dev/vda", Path: "/dev/vda", SizeBytes: 120 << 30, DriveType: "SSD", InstallationEligibility: sim.DiskEligibility{Eligible: true}}}
+	assert.Equal(t, "/dev/vda", matchHints(&manifests.RootDeviceHints{DeviceName: "/dev/vda"}, disks))
+	assert.Equal(t, NotFoundByHints, matchHints(&manifests.RootDeviceHints{DeviceName: "/dev/sr0"}, disks), "not eligible")
+	assert.Equal(t, NotFoundByHints, matchHints(&manifests.RootDeviceHints{MinSizeGigabytes: 500}, disks))
 }
