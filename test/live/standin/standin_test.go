@@ -401,8 +401,10 @@ func TestConfigureMatching(t *testing.T) {
 	require.NoError(t, c.call(ctx, "POST", "/clusters", sim.ClusterCreateParams{Name: "c", OpenshiftVersion: "4.19", PullSecret: ps, ControlPlaneCount: 1}, &cl, 201))
 	require.NoError(t, c.call(ctx, "POST", "/infra-envs", sim.InfraEnvCreateParams{Name: "c", ClusterID: cl.ID, PullSecret: ps}, nil, 201))
 	a := &agentConfig{URL: srv.URL + "/", InfraEnvID: ieID, Token: auth.AgentAuthToken, HTTP: srv.Client(), SysRoot: fakeSys(t), Out: io.Discard,
-		Hostname:   func() (string, error) { return "master-0", nil },
-		Interfaces: func() ([]sim.Interface, error) { return []sim.Interface{{Name: "eth0", MacAddress: "52:54:00:aa:bb:cc"}}, nil }}
+		Hostname: func() (string, error) { return "master-0", nil },
+		Interfaces: func() ([]sim.Interface, error) {
+			return []sim.Interface{{Name: "eth0", MacAddress: "52:54:00:aa:bb:cc"}}, nil
+		}}
 	id, err := a.hostID()
 	require.NoError(t, err)
 	require.NoError(t, a.call(ctx, "POST", "/infra-envs/"+ieID+"/hosts", sim.HostCreateParams{HostID: id}, nil, 201))
