@@ -358,16 +358,20 @@ func (b *builder) addGenerated(in *Input) error {
 		gens = append(gens, gen{p, mode, c, compress})
 	}
 
-	addf(RendezvousEnvPath, 0o644, rendezvousEnv(in), false)
+	// Root-only: it holds the agent and user JWTs, and every reader runs
+	// as root.
+	addf(RendezvousEnvPath, 0o600, rendezvousEnv(in), false)
 	for _, m := range in.ZTPManifests {
 		addf(path.Join(ManifestsDir, m.FileName), 0o600, m.Contents, false)
 	}
 	if hasContent(in.AgentConfigYAML) {
 		addf(path.Join(ManifestsDir, "agent-config.yaml"), 0o600, in.AgentConfigYAML, false)
 	}
-	b.addDir(ExtraManifestsDir, 0o644)
+	// Extra manifests may carry Secrets; only root (which runs
+	// agent-register-cluster's container) reads them.
+	b.addDir(ExtraManifestsDir, 0o700)
 	for _, m := range in.ExtraManifests {
-		addf(path.Join(ExtraManifestsDir, m.FileName), 0o644, m.Contents, true)
+		addf(path.Join(ExtraManifestsDir, m.FileName), 0o600, m.Contents, true)
 	}
 	for i, h := range in.Hosts {
 		dir := path.Join(HostConfigDir, h.configDirName(i))
@@ -392,7 +396,7 @@ func (b *builder) addGenerated(in *Input) error {
 			addf(path.Join(dir, InstallerArgsFile), 0o644, args, false)
 		}
 		if h.IgnitionConfigOverride != "" {
-			addf(path.Join(dir, IgnitionOverrideFile), 0o644, []byte(h.IgnitionConfigOverride), false)
+			addf(path.Join(dir, IgnitionOverrideFile), 0o600, []byte(h.IgnitionConfigOverride), false)
 		}
 		if h.Hostname != "" && len(macs) > 0 {
 			addf(path.Join(HostnamesDir, macs[0]), 0o600, []byte(h.Hostname), false)

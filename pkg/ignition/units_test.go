@@ -173,3 +173,29 @@ func TestMultipathdEnabled(t *testing.T) {
 		assert.True(t, found, "%s: multipathd.service is not enabled", fx.name)
 	}
 }
+
+func TestSecretsOnTheLiveISOAreRootOnly(t *testing.T) {
+	// Every reader of these files runs as root: systemd (EnvironmentFile=),
+	// the root scripts in /usr/local/bin, and podman (--env-file, and the
+	// agent-installer-client container that also reads the 0600 ZTP
+	// manifests from the same mount tree).
+	cfg, _ := mustBuild(t, haInput())
+	want := map[string]bool{RendezvousEnvPath: false, "/etc/assisted/hostconfig/master-0/" + IgnitionOverrideFile: false}
+	for _, m := range haInput().ExtraManifests {
+		want[ExtraManifestsDir+"/"+m.FileName] = false
+	}
+	for _, f := range cfg.Storage.Files {
+		if _, ok := want[f.Path]; ok {
+			want[f.Path] = true
+			assert.Equal(t, 0o600, *f.Mode, "%s holds secrets (JWTs, Secrets, Ignition with credentials)", f.Path)
+		}
+	}
+	for p, seen := range want {
+		assert.True(t, seen, "%s not in the config", p)
+	}
+	for _, d := range cfg.Storage.Directories {
+		if d.Path == ExtraManifestsDir {
+			assert.Equal(t, 0o700, *d.Mode, d.Path)
+		}
+	}
+}
