@@ -144,7 +144,14 @@ func openStore(g *globals, releaseImage string) (*asset.Store, error) {
 }
 
 // fetchAll resolves every asset, then shows the warnings collected on the way.
-func fetchAll(ctx context.Context, g *globals, s *asset.Store, as ...asset.Asset) error {
+func fetchAll(ctx context.Context, g *globals, s *asset.Store, as ...asset.Asset) (err error) {
+	// Interrupted during validation: report the interruption (exit 130)
+	// rather than whatever the checks found, and write nothing after it.
+	defer func() {
+		if cerr := ctx.Err(); cerr != nil {
+			err = cerr
+		}
+	}()
 	// The user's input files do not depend on each other: check them all
 	// first so every problem in every file is reported in one run.
 	var inputErrs []error

@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 	"github.com/seed-a052040e/agentiso/pkg/nmstate"
 )
 
@@ -109,9 +109,9 @@ func nmstateGenerate(g *globals, o nmstateOptions) ([]nmstate.Keyfile, error) {
 	var data []byte
 	var err error
 	if o.file == "-" {
-		data, err = io.ReadAll(g.in)
+		data, err = fsutil.ReadLimited(g.in, "standard input", asset.MaxInputFileSize)
 	} else {
-		data, err = os.ReadFile(o.file)
+		data, err = fsutil.ReadRegular(o.file, asset.MaxInputFileSize)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading NMState YAML: %w", err)

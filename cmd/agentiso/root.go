@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -37,6 +38,10 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
+// forceExitAfter is how long a cancelled run may take to wind down before
+// the process exits anyway.
+const forceExitAfter = 5 * time.Second
+
 // run builds the command tree, executes it and maps errors to exit codes.
 func run(args []string, in io.Reader, out, errOut io.Writer) int {
 	g := &globals{in: in, out: out, errOut: errOut}
@@ -46,9 +51,36 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 	root.SetOut(out)
 	root.SetErr(errOut)
 	// Ctrl-C or SIGTERM cancels the context: long work stops, temp files
-	// are removed, and nothing half-written is left behind.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// are removed, and nothing half-written is left behind. A phase that
+	// cannot see the context (a read blocked on standard input) is ended
+	// anyway: on a second signal, or forceExitAfter after the first, the
+	// process exits 130 (its locked temporary files are then removed by the
+	// next run).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-sigs:
+		case <-finished:
+			return
+		}
+		cancel()
+		t := time.NewTimer(forceExitAfter)
+		defer t.Stop()
+		select {
+		case <-sigs:
+		case <-t.C:
+		case <-finished:
+			return
+		}
+		fmt.Fprintln(errOut, "ERROR interrupted")
+		os.Exit(130)
+	}()
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0

@@ -77,7 +77,7 @@ func loadStateAsset(dir string, a asset.Asset) error {
 }
 
 func readDevSim(dir string) (*devSim, error) {
-	b, err := os.ReadFile(filepath.Join(dir, devSimFile))
+	b, err := readSmall(filepath.Join(dir, devSimFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -93,7 +93,7 @@ func readDevSim(dir string) (*devSim, error) {
 
 func readRendezvousIP(dir string) (string, error) {
 	p := filepath.Join(dir, agent.RendezvousIPFile)
-	b, err := os.ReadFile(p)
+	b, err := readSmall(p)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w (it is written with the agent image)", p, err)
 	}
@@ -125,7 +125,7 @@ func loadWaitForInputs(dir string, restURLOverride string, baseURL func(ip strin
 	if in.auth.WatcherAuthToken == "" {
 		return nil, fmt.Errorf("failed to load AuthConfig: %s: asset %q has no watcherAuthToken", filepath.Join(dir, asset.StateFile), authA.Name())
 	}
-	kb, err := os.ReadFile(in.kubeconfigPath)
+	kb, err := readSmall(in.kubeconfigPath)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", in.kubeconfigPath, err)
 	}
@@ -177,7 +177,7 @@ func loadSimInputs(dir string) (*simInputs, error) {
 		return nil, err
 	}
 	in.auth, in.signers = &authA.AuthConfig, &signersA.SignerCAs
-	kb, err := os.ReadFile(filepath.Join(dir, agent.KubeconfigFile))
+	kb, err := readSmall(filepath.Join(dir, agent.KubeconfigFile))
 	if err != nil {
 		return nil, err
 	}
@@ -278,4 +278,10 @@ func writeDevInputs(o devInitOptions) error {
 		}
 	}
 	return nil
+}
+
+// readSmall reads one of wait-for's inputs: a regular file of at most
+// asset.MaxInputFileSize bytes (never a FIFO that would block).
+func readSmall(path string) ([]byte, error) {
+	return fsutil.ReadRegular(path, asset.MaxInputFileSize)
 }

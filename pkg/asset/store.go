@@ -19,6 +19,19 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
 
+// Input limits: far above what any real cluster needs (the whole agent
+// Ignition config must fit a 256 KiB compressed embed area in the ISO), and
+// low enough that a hostile or mistaken input (a huge file, /dev/zero, a
+// FIFO) is refused quickly with bounded memory. Listed in docs/inputs.md.
+const (
+	// MaxInputFileSize bounds every input file read from the asset
+	// directory (install-config.yaml, agent-config.yaml, manifests, mirror
+	// configuration, extra manifests).
+	MaxInputFileSize = 4 << 20
+	// MaxStateFileSize bounds .agentiso/state.json.
+	MaxStateFileSize = 64 << 20
+)
+
 // StateDir and StateFile locate the state kept in the asset directory.
 const (
 	StateDir  = ".agentiso"
@@ -79,7 +92,7 @@ func NewStore(dir string, log *slog.Logger) (*Store, error) {
 		return nil, fmt.Errorf("create asset directory: %w", err)
 	}
 	s := &Store{dir: dir, log: log, done: map[reflect.Type]*resolved{}, state: &stateFile{Version: 1, Assets: map[string]*assetState{}}}
-	b, err := os.ReadFile(filepath.Join(dir, StateFile))
+	b, err := fsutil.ReadRegular(filepath.Join(dir, StateFile), MaxStateFileSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		s.stateProblem = "missing"
@@ -148,9 +161,16 @@ func (s *Store) Forget(names ...string) {
 // Dir is the asset directory.
 func (s *Store) Dir() string { return s.dir }
 
-// ReadFile implements Dir.
+// ReadFile implements Dir. Only regular files of at most MaxInputFileSize
+// bytes are read: a FIFO or device is refused instead of blocking, a huge
+// file instead of exhausting memory.
 func (s *Store) ReadFile(name string) ([]byte, error) {
-	return os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(name)))
+	b, err := fsutil.ReadRegular(filepath.Join(s.dir, filepath.FromSlash(name)), MaxInputFileSize)
+	var tl *fsutil.TooLargeError
+	if errors.As(err, &tl) {
+		tl.Path = name
+	}
+	return b, err
 }
 
 // Glob implements Dir; results are relative, slash-separated and sorted.

@@ -11,3 +11,5 @@ const canLock = false
 func lockFile(*os.File) error { return nil }
 
 func tryLockFile(*os.File) (bool, error) { return true, nil }
+
+const openNonBlock = 0

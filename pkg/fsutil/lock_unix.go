@@ -34,3 +34,6 @@ func tryLockFile(f *os.File) (held bool, err error) {
 	}
 	return false, err
 }
+
+// openNonBlock keeps open(2) from blocking on a FIFO with no writer.
+const openNonBlock = syscall.O_NONBLOCK

@@ -3,6 +3,8 @@ package isoeditor
 import (
 	"errors"
 	"os"
+
+	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
 
 // Info summarizes a live ISO's embed areas, for display.
@@ -50,7 +52,7 @@ func FileInfo(path string) (Info, error) {
 
 // OpenFile opens the live ISO at path. The caller closes the returned file.
 func OpenFile(path string) (*ISO, *os.File, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path)
 	if err != nil {
 		return nil, nil, err
 	}
