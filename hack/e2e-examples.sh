@@ -15,6 +15,10 @@ rm -rf "$work"
 args=()
 for ex in examples/*/; do
 	name=$(basename "$ex")
+	if [ -f "$ex/NO-ISO.md" ]; then
+		echo "e2e-examples: $name has no ISO (see $ex/NO-ISO.md)"
+		continue
+	fi
 	dir="$work/$name"
 	mkdir -p "$dir"
 	cp -r "$ex". "$dir"/

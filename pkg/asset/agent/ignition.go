@@ -105,7 +105,7 @@ func (*AgentIgnition) Name() string { return "Agent Installer Ignition" }
 
 // Dependencies implements asset.Asset.
 func (*AgentIgnition) Dependencies() []asset.Asset {
-	return []asset.Asset{&AgentConfig{}, &AgentHosts{}, &AgentManifests{}, &ExtraManifests{}, &RendezvousIP{},
+	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &AgentHosts{}, &AgentManifests{}, &ExtraManifests{}, &RendezvousIP{},
 		&ReleaseImage{}, &RegistriesConf{}, &CABundle{}, &AuthConfig{}, &SignerCAs{}, &KubeadminPassword{},
 		&InfraEnvID{}, &HostNetworkFiles{}, &OSImage{}}
 }
@@ -149,6 +149,10 @@ func ignitionInput(p asset.Parents) (ignition.Input, error) {
 	if arch == "" {
 		arch = "x86_64"
 	}
+	imageType, err := isoType(p)
+	if err != nil {
+		return ignition.Input{}, fmt.Errorf("cannot build the agent ISO these inputs ask for: %w", err)
+	}
 	in := ignition.Input{
 		ClusterName:        m.ClusterDeployment.Spec.ClusterName,
 		BaseDomain:         m.ClusterDeployment.Spec.BaseDomain,
@@ -158,7 +162,7 @@ func ignitionInput(p asset.Parents) (ignition.Input, error) {
 		OSImages:           []ignition.OSImage{asset.Get[*OSImage](p).Image},
 		RendezvousIP:       asset.Get[*RendezvousIP](p).IP,
 		InfraEnvID:         asset.Get[*InfraEnvID](p).ID,
-		ImageType:          "full-iso",
+		ImageType:          imageType,
 		ControlPlaneAgents: m.ACI.Spec.ProvisionRequirements.ControlPlaneAgents,
 		ArbiterAgents:      m.ACI.Spec.ProvisionRequirements.ArbiterAgents,
 		WorkerAgents:       m.ACI.Spec.ProvisionRequirements.WorkerAgents,
