@@ -178,12 +178,22 @@ func ValidateInstallConfig(ic *InstallConfig, lines Lines) error {
 	if len(ic.ImageContentSources) > 0 && len(ic.ImageDigestSources) > 0 {
 		e.forbidden("imageContentSources", "cannot set imageContentSources and imageDigestSources at the same time; move every entry to imageDigestSources")
 	}
+	blockedBy := map[string]int{} // source -> index of its first entry
 	for i, s := range ic.MirrorSources() {
 		field := "imageDigestSources"
 		if len(ic.ImageContentSources) > 0 {
 			field = "imageContentSources"
 		}
 		p := fmt.Sprintf("%s[%d]", field, i)
+		if j, seen := blockedBy[s.Source]; !seen {
+			blockedBy[s.Source] = i
+		} else if first := ic.MirrorSources()[j]; (first.SourcePolicy == "NeverContactSource") != (s.SourcePolicy == "NeverContactSource") {
+			shown := first.SourcePolicy
+			if shown == "" {
+				shown = "no sourcePolicy"
+			}
+			e.invalid(p+".sourcePolicy", s.SourcePolicy, "conflicts with %s[%d] (%s) for the same source %s; give every entry of one source the same sourcePolicy", field, j, shown, s.Source)
+		}
 		if s.Source == "" {
 			e.required(p+".source", "the repository to mirror, e.g. quay.io/openshift-release-dev/ocp-release")
 		}

@@ -2,6 +2,7 @@ package manifests
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -18,7 +19,8 @@ short-name-mode = ""
 `
 
 // GenerateRegistriesConf renders containers-registries.conf(5) (v2) from
-// imageDigestSources: one [[registry]] per source, digest-only mirrors,
+// imageDigestSources: one [[registry]] per source (entries of one source
+// merged), digest-only mirrors,
 // blocked when the source must never be contacted.
 func GenerateRegistriesConf(sources []ImageDigestSource) string {
 	if len(sources) == 0 {
@@ -26,7 +28,7 @@ func GenerateRegistriesConf(sources []ImageDigestSource) string {
 	}
 	var b strings.Builder
 	b.WriteString("unqualified-search-registries = []\nshort-name-mode = \"\"\n")
-	for _, s := range sources {
+	for _, s := range MergeMirrorSources(sources) {
 		fmt.Fprintf(&b, "\n[[registry]]\n  location = %q\n  mirror-by-digest-only = true\n", s.Source)
 		if s.SourcePolicy == "NeverContactSource" {
 			b.WriteString("  blocked = true\n")
@@ -70,6 +72,33 @@ func RegistriesConfLocations(conf string) []string {
 		case inRegistry && strings.HasPrefix(t, "location"):
 			if _, v, ok := strings.Cut(t, "="); ok {
 				out = append(out, strings.Trim(strings.TrimSpace(v), `"'`))
+			}
+		}
+	}
+	return out
+}
+
+// MergeMirrorSources folds entries with the same source into one, keeping
+// the first-seen order of sources and of their mirrors and dropping
+// repeated mirrors, as upstream does before writing registries.conf. The
+// merged entry is blocked when any entry is; validation refuses entries of
+// one source that disagree on that.
+func MergeMirrorSources(sources []ImageDigestSource) []ImageDigestSource {
+	var out []ImageDigestSource
+	index := map[string]int{}
+	for _, s := range sources {
+		i, ok := index[s.Source]
+		if !ok {
+			index[s.Source] = len(out)
+			out = append(out, ImageDigestSource{Source: s.Source, SourcePolicy: s.SourcePolicy})
+			i = len(out) - 1
+		}
+		if s.SourcePolicy == "NeverContactSource" {
+			out[i].SourcePolicy = s.SourcePolicy
+		}
+		for _, m := range s.Mirrors {
+			if !slices.Contains(out[i].Mirrors, m) {
+				out[i].Mirrors = append(out[i].Mirrors, m)
 			}
 		}
 	}

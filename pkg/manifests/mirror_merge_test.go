@@ -1,0 +1,43 @@
+package manifests
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestRegistriesConfMergesDuplicateSources checks that imageDigestSources
+// entries with the same source become one [[registry]] with the union of
+// their mirrors, in first-seen order (two registries with the same
+// location make containers refuse registries.conf).
+func TestRegistriesConfMergesDuplicateSources(t *testing.T) {
+	conf := GenerateRegistriesConf([]ImageDigestSource{
+		{Source: "quay.io/openshift-release-dev/ocp-release", Mirrors: []string{"m1.example.com/ocp/release"}},
+		{Source: "quay.io/openshift-release-dev/ocp-v4.0-art-dev", Mirrors: []string{"m1.example.com/ocp/art"}},
+		{Source: "quay.io/openshift-release-dev/ocp-release", Mirrors: []string{"m2.example.com/ocp/release", "m1.example.com/ocp/release"}},
+	})
+	assert.Equal(t, 2, strings.Count(conf, "[[registry]]"), conf)
+	assert.Equal(t, 1, strings.Count(conf, `location = "quay.io/openshift-release-dev/ocp-release"`), conf)
+	assert.Equal(t, 1, strings.Count(conf, `location = "m1.example.com/ocp/release"`), conf)
+	first := strings.Index(conf, `location = "m1.example.com/ocp/release"`)
+	second := strings.Index(conf, `location = "m2.example.com/ocp/release"`)
+	art := strings.Index(conf, `location = "quay.io/openshift-release-dev/ocp-v4.0-art-dev"`)
+	assert.True(t, first >= 0 && second > first && art > second, "mirrors of the merged source stay together, in first-seen order:\n%s", conf)
+}
+
+// TestConflictingSourcePolicy checks that one source cannot be both
+// blocked (NeverContactSource) and contacted.
+func TestConflictingSourcePolicy(t *testing.T) {
+	y := edit(t, baseInstallConfig, "pullSecret:", `imageDigestSources:
+- source: quay.io/openshift-release-dev/ocp-release
+  mirrors: [m1.example.com/ocp/release]
+  sourcePolicy: NeverContactSource
+- source: quay.io/openshift-release-dev/ocp-release
+  mirrors: [m2.example.com/ocp/release]
+pullSecret:`)
+	ic, lines := decodeT[InstallConfig](t, InstallConfigFile, y)
+	ic.SetDefaults()
+	assertErrs(t, ValidateInstallConfig(ic, lines),
+		`install-config.yaml:23: imageDigestSources[1].sourcePolicy: Invalid value: "": conflicts with imageDigestSources[0] (NeverContactSource) for the same source quay.io/openshift-release-dev/ocp-release; give every entry of one source the same sourcePolicy`)
+}
