@@ -184,7 +184,7 @@ func GenerateAgentClusterInstall(ic *InstallConfig, hosts []Host, releaseVersion
 	if ic.Platform.userManagedLB() {
 		aci.Spec.LoadBalancer = &LoadBalancer{Type: "UserManaged"}
 	}
-	overrides, err := installConfigOverrides(ic)
+	overrides, err := installConfigOverrides(ic, hosts)
 	if err != nil {
 		return nil, err
 	}
@@ -192,61 +192,6 @@ func GenerateAgentClusterInstall(ic *InstallConfig, hosts []Host, releaseVersion
 		aci.Metadata.Annotations = map[string]string{"agent-install.openshift.io/install-config-overrides": overrides}
 	}
 	return aci, nil
-}
-
-// installConfigOverrides is the JSON of install-config settings the ACI
-// cannot express; assisted-service merges it into its install-config.
-func installConfigOverrides(ic *InstallConfig) (string, error) {
-	o := map[string]any{}
-	if ic.FIPS {
-		o["fips"] = true
-	}
-	if ic.Capabilities != nil {
-		o["capabilities"] = ic.Capabilities
-	}
-	if ic.CPUPartitioningMode != "" && ic.CPUPartitioningMode != "None" {
-		o["cpuPartitioningMode"] = ic.CPUPartitioningMode
-	}
-	if ic.AdditionalTrustBundlePolicy != "" && ic.AdditionalTrustBundlePolicy != "Proxyonly" {
-		o["additionalTrustBundlePolicy"] = ic.AdditionalTrustBundlePolicy
-	}
-	if ic.FeatureSet != "" {
-		o["featureSet"] = ic.FeatureSet
-	}
-	if len(ic.FeatureGates) > 0 {
-		o["featureGates"] = ic.FeatureGates
-	}
-	if nt := ic.Networking.NetworkType; nt != "OVNKubernetes" && nt != "OpenShiftSDN" {
-		o["networking"] = ic.Networking
-	}
-	switch {
-	case ic.Platform.BareMetal != nil && hasBMC(ic.Platform.BareMetal):
-		bm := *ic.Platform.BareMetal
-		o["platform"] = map[string]any{"baremetal": bm}
-	case ic.Platform.VSphere != nil && (len(ic.Platform.VSphere.VCenters) > 0 || len(ic.Platform.VSphere.APIVIPs) > 1):
-		o["platform"] = map[string]any{"vsphere": ic.Platform.VSphere}
-	case ic.Platform.Nutanix != nil:
-		o["platform"] = map[string]any{"nutanix": ic.Platform.Nutanix}
-	case ic.Platform.External != nil && (ic.Platform.External.PlatformName != "" || ic.Platform.External.CloudControllerManager != ""):
-		o["platform"] = map[string]any{"external": ic.Platform.External}
-	}
-	if len(o) == 0 {
-		return "", nil
-	}
-	b, err := json.Marshal(o)
-	if err != nil {
-		return "", fmt.Errorf("encode install-config overrides: %w", err)
-	}
-	return string(b), nil
-}
-
-func hasBMC(bm *BareMetalPlatform) bool {
-	for _, h := range bm.Hosts {
-		if h.BMC != nil && h.BMC.Address != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // GenerateClusterDeployment builds cluster-manifests/cluster-deployment.yaml.

@@ -93,12 +93,12 @@ func TestNoProxyGetsRendezvousMachineNetwork(t *testing.T) {
 
 func TestInstallConfigOverrides(t *testing.T) {
 	ic := clusterIC(t)
-	s, err := installConfigOverrides(ic)
+	s, err := installConfigOverrides(ic, nil)
 	require.NoError(t, err)
 	assert.Empty(t, s)
 	ic.FIPS = true
 	ic.CPUPartitioningMode = "AllNodes"
-	s, err = installConfigOverrides(ic)
+	s, err = installConfigOverrides(ic, nil)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"fips":true,"cpuPartitioningMode":"AllNodes"}`, s)
 }

@@ -80,6 +80,7 @@ func (ic *InstallConfig) SetDefaults() {
 			bm.IngressVIPs = []string{bm.IngressVIP}
 		}
 		bm.APIVIP, bm.IngressVIP = "", ""
+		setProvisioningDefaults(bm, n.MachineNetwork)
 	}
 	if vs := ic.Platform.VSphere; vs != nil {
 		if len(vs.APIVIPs) == 0 && vs.APIVIP != "" {
@@ -89,6 +90,7 @@ func (ic *InstallConfig) SetDefaults() {
 			vs.IngressVIPs = []string{vs.IngressVIP}
 		}
 		vs.APIVIP, vs.IngressVIP = "", ""
+		setVSphereDefaults(vs)
 	}
 }
 
