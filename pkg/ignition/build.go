@@ -39,6 +39,9 @@ const (
 	// to assisted-service.
 	InstallerArgsFile    = "installer-args.json"
 	IgnitionOverrideFile = "ignition-config-overrides.json"
+	// FencingCredentialsFile holds two-node fencing BMC credentials, in
+	// HostConfigDir (by host name) or a host's directory (by MAC).
+	FencingCredentialsFile = "fencing-credentials.yaml"
 
 	serviceProtocol = "http"
 	servicePort     = "8090"
@@ -398,9 +401,15 @@ func (b *builder) addGenerated(in *Input) error {
 		if h.IgnitionConfigOverride != "" {
 			addf(path.Join(dir, IgnitionOverrideFile), 0o600, []byte(h.IgnitionConfigOverride), false)
 		}
+		if hasContent(h.FencingCredentialsYAML) {
+			addf(path.Join(dir, FencingCredentialsFile), 0o600, h.FencingCredentialsYAML, false)
+		}
 		if h.Hostname != "" && len(macs) > 0 {
 			addf(path.Join(HostnamesDir, macs[0]), 0o600, []byte(h.Hostname), false)
 		}
+	}
+	if hasContent(in.FencingCredentialsYAML) {
+		addf(path.Join(HostConfigDir, FencingCredentialsFile), 0o600, in.FencingCredentialsYAML, false)
 	}
 	for _, f := range in.NetworkFiles {
 		mode := int(f.Mode.Perm())

@@ -65,6 +65,10 @@ type Input struct {
 
 	// Hosts are the agent-config (or install-config) hosts, in order.
 	Hosts []Host
+	// FencingCredentialsYAML, when not empty, is written (0600) to
+	// /etc/assisted/hostconfig/fencing-credentials.yaml: the two-node
+	// fencing BMC credentials keyed by host name.
+	FencingCredentialsYAML []byte
 	// NetworkFiles are the per-host NetworkManager keyfiles and
 	// mac_interface.ini files, all under /etc/assisted/network/host<N>/.
 	// When present, pre-network-manager-config.sh and its unit are enabled.
@@ -148,6 +152,10 @@ type Host struct {
 	// bmac.agent-install.openshift.io/ignition-config-overrides annotation
 	// carries it.
 	IgnitionConfigOverride string
+	// FencingCredentialsYAML, when not empty, is written (0600) to the
+	// host's directory as fencing-credentials.yaml: its fencing BMC
+	// credential keyed by MAC address.
+	FencingCredentialsYAML []byte
 }
 
 // NetworkFile is one file of a host's static network configuration.

@@ -467,8 +467,10 @@ func validatePools(e *errs, ic *InstallConfig) {
 	}
 	replicas := ic.ControlPlaneReplicas()
 	arbiter := ic.ArbiterReplicas()
+	// Two nodes with fencing: the DualReplica gate depends on the release
+	// and is checked by ValidateFencingRelease.
 	twoNodeOK := (arbiter > 0 && ic.featureGateOn("HighlyAvailableArbiter")) ||
-		(cp.Fencing != nil && ic.featureGateOn("DualReplica"))
+		(cp.Fencing != nil && len(cp.Fencing.Credentials) > 0)
 	switch {
 	case replicas <= 0:
 		e.invalid("controlPlane.replicas", replicas, "number of control plane replicas must be positive")
@@ -484,9 +486,7 @@ func validatePools(e *errs, ic *InstallConfig) {
 		}
 		e.unsupported("controlPlane.replicas", replicas, allowed...)
 	}
-	if cp.Fencing != nil && len(cp.Fencing.Credentials) != 2 {
-		e.forbidden("controlPlane.fencing.credentials", "there should be exactly two fencing credentials to support the two node cluster, instead %d credentials were found", len(cp.Fencing.Credentials))
-	}
+	validateFencing(e, ic)
 	for i, c := range ic.Compute {
 		p := fmt.Sprintf("compute[%d]", i)
 		if c.Name != "worker" {

@@ -201,8 +201,16 @@ func ignitionInput(p asset.Parents) (ignition.Input, error) {
 	for _, f := range asset.Get[*ExtraManifests](p).Files {
 		in.ExtraManifests = append(in.ExtraManifests, ignition.Manifest{FileName: f.Name, Contents: f.Data})
 	}
-	for i, h := range asset.Get[*AgentHosts](p).Hosts {
-		ih := ignition.Host{Hostname: h.Hostname, Role: h.Role, InstallerArgs: h.InstallerArgs, IgnitionConfigOverride: h.IgnitionConfigOverride}
+	icA := asset.Get[*InstallConfig](p)
+	hosts := asset.Get[*AgentHosts](p).Hosts
+	sharedFencing, hostFencing, err := manifests.FencingFiles(icA.Config, hosts, icA.lines)
+	if err != nil {
+		return ignition.Input{}, fmt.Errorf("fencing credentials: %w", err)
+	}
+	in.FencingCredentialsYAML = sharedFencing
+	for i, h := range hosts {
+		ih := ignition.Host{Hostname: h.Hostname, Role: h.Role, InstallerArgs: h.InstallerArgs, IgnitionConfigOverride: h.IgnitionConfigOverride,
+			FencingCredentialsYAML: hostFencing[i]}
 		for _, itf := range h.Interfaces {
 			ih.MACs = append(ih.MACs, manifests.NormalizeMAC(itf.MACAddress))
 		}
