@@ -39,6 +39,9 @@ type LiveConfig struct {
 	// set, a cluster whose openshift_version and cpu_architecture match none
 	// is refused, as assisted-service does.
 	ReleaseImages []ReleaseImage
+	// InstallerImage is the image agents run for the install step
+	// (INSTALLER_IMAGE); empty means no install step is handed out.
+	InstallerImage string
 	// NextInstruction is the next_instruction_seconds given to agents; 0 means 5.
 	NextInstruction int64
 	Now             func() time.Time
@@ -78,6 +81,8 @@ type liveHost struct {
 	// hostnameSet is true once a PATCH set host_name; the inventory's
 	// hostname no longer overrides it.
 	hostnameSet bool
+	// installStep is the id of the install step handed out, if any.
+	installStep string
 }
 
 // NewLive checks cfg and returns the service; serve Handler().
@@ -697,6 +702,12 @@ func (l *Live) Handler() http.Handler {
 			h.stepSeq++
 			steps.Instructions = append(steps.Instructions, AgentStep{StepType: StepInventory, StepID: fmt.Sprintf("%s-%d", StepInventory, h.stepSeq), Args: []string{}})
 		}
+		if h.h.Status == "installing" && h.installStep == "" && l.cfg.InstallerImage != "" {
+			h.stepSeq++
+			h.installStep = fmt.Sprintf("%s-%d", StepInstall, h.stepSeq)
+			steps.Instructions = append(steps.Instructions, AgentStep{StepType: StepInstall, StepID: h.installStep, Args: l.installArgsLocked(h, r)})
+			l.eventLocked("info", fmt.Sprintf("Host %s: the install step was handed out (installer image %s)", h.h.Name(), l.cfg.InstallerImage), h.h.ID, false)
+		}
 		writeJSON(w, 200, steps)
 	})
 	handle("POST "+base+"/infra-envs/{ie}/hosts/{host}/instructions", []string{a}, func(w http.ResponseWriter, r *http.Request) {
@@ -709,8 +720,17 @@ func (l *Live) Handler() http.Handler {
 			badRequest(w, r, err.Error())
 			return
 		}
+		if rep.StepType == StepInstall && rep.StepID != "" && rep.StepID == h.installStep {
+			if rep.ExitCode != 0 {
+				l.setHostStatusLocked(h, "error", fmt.Sprintf("Host failed to install: the installer exited with code %d: %s", rep.ExitCode, rep.Error))
+			} else {
+				l.eventLocked("info", fmt.Sprintf("Host %s: the installer ran", h.h.Name()), h.h.ID, false)
+			}
+			w.WriteHeader(204)
+			return
+		}
 		if rep.StepType != StepInventory {
-			badRequest(w, r, fmt.Sprintf("step type %q was never asked for", rep.StepType))
+			badRequest(w, r, fmt.Sprintf("step %q of type %q was never asked for", rep.StepID, rep.StepType))
 			return
 		}
 		if rep.ExitCode != 0 {
@@ -744,6 +764,43 @@ func (l *Live) Handler() http.Handler {
 		h.h.UpdatedAt = l.cfg.Now().UTC()
 		l.eventLocked("info", fmt.Sprintf("Host %s: received the inventory (%d interface(s), %d disk(s))", h.h.Name(), len(inv.Interfaces), len(inv.Disks)), h.h.ID, false)
 		w.WriteHeader(204)
+	})
+	handle("PUT "+base+"/infra-envs/{ie}/hosts/{host}/progress", []string{a}, func(w http.ResponseWriter, r *http.Request) {
+		h := hostOK(w, r)
+		if h == nil {
+			return
+		}
+		var p HostProgressParams
+		if err := decodeBody(r, &p); err != nil {
+			badRequest(w, r, err.Error())
+			return
+		}
+		if h.h.Status != "installing" && h.h.Status != "installing-in-progress" {
+			conflict(w, r, fmt.Sprintf("host %s is %s, not installing: no progress to report", h.h.Name(), h.h.Status))
+			return
+		}
+		order := stageOrder(h.h.Role, h.h.Bootstrap, len(l.hosts) == 1)
+		k := slices.Index(order, p.CurrentStage)
+		if k < 0 {
+			badRequest(w, r, fmt.Sprintf("stage %q is not a stage of a %s host", p.CurrentStage, h.h.Role))
+			return
+		}
+		now := l.cfg.Now().UTC()
+		if h.h.Progress == nil {
+			h.h.Progress = &rendezvous.HostProgress{}
+		}
+		if h.h.Progress.CurrentStage != p.CurrentStage {
+			h.h.Progress.StageStartedAt = &now
+		}
+		h.h.Progress.CurrentStage, h.h.Progress.ProgressInfo, h.h.Progress.StageUpdatedAt = p.CurrentStage, p.ProgressInfo, &now
+		h.h.Progress.InstallationPercentage = int64(100 * (k + 1) / len(order))
+		l.setHostStatusLocked(h, "installing-in-progress", "Host is being installed")
+		msg := fmt.Sprintf("Host: %s, reached installation stage %s", h.h.Name(), p.CurrentStage)
+		if p.ProgressInfo != "" {
+			msg += ": " + p.ProgressInfo
+		}
+		l.eventLocked("info", msg, h.h.ID, false)
+		w.WriteHeader(200)
 	})
 	handle("PATCH "+base+"/infra-envs/{ie}/hosts/{host}", []string{u}, func(w http.ResponseWriter, r *http.Request) {
 		h := hostOK(w, r)
@@ -902,6 +959,18 @@ func authHeaders(r *http.Request) []string {
 		hdrs = append(hdrs, "api_key")
 	}
 	return hdrs
+}
+
+// installArgsLocked are the install step's image and installer arguments.
+func (l *Live) installArgsLocked(h *liveHost, r *http.Request) []string {
+	role := h.h.Role
+	if h.h.Bootstrap {
+		role = "bootstrap"
+	}
+	return []string{l.cfg.InstallerImage,
+		"--role", role, "--infra-env-id", l.infraEnv.ID, "--cluster-id", l.cluster.ID, "--host-id", h.h.ID,
+		"--boot-device", h.h.InstallationDiskPath, "--url", "http://" + r.Host + "/",
+		"--openshift-version", l.cluster.OpenshiftVersion, "--high-availability-mode", l.cluster.HighAvailabilityMode}
 }
 
 // releaseFor finds the RELEASE_IMAGES entry of version (x.y or x.y.z) and arch.

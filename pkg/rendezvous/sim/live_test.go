@@ -194,7 +194,7 @@ func TestLiveRegistrationRules(t *testing.T) {
 
 func TestLivePreparingTurnsInstalling(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	f := newLiveFixture(t, LiveConfig{InfraEnvID: InfraEnvID, PrepareFor: time.Minute, Now: func() time.Time { return now }})
+	f := newLiveFixture(t, LiveConfig{InfraEnvID: InfraEnvID, PrepareFor: time.Minute, Now: func() time.Time { return now }, InstallerImage: "quay.io/o@sha256:9"})
 	code, body := f.user("POST", "/clusters", ClusterCreateParams{Name: "two", OpenshiftVersion: "4.19", PullSecret: testPullSecret, ControlPlaneCount: 1})
 	require.Equal(t, 201, code, string(body))
 	var c LiveCluster
@@ -215,6 +215,8 @@ func TestLivePreparingTurnsInstalling(t *testing.T) {
 	}
 	cl := f.live.Cluster()
 	assert.Equal(t, rendezvous.ClusterReady, cl.Status)
+	code, _ = f.agent("PUT", "/infra-envs/"+InfraEnvID+"/hosts/"+cl.Hosts[0].ID+"/progress", HostProgressParams{CurrentStage: "Installing"})
+	assert.Equal(t, 409, code, "no progress before the install")
 	assert.Equal(t, "master", cl.Hosts[0].SuggestedRole)
 	assert.Equal(t, "worker", cl.Hosts[1].SuggestedRole, "one control plane host is required; the rest are workers")
 	code, _ = f.user("POST", "/clusters/"+c.ID+"/actions/install", nil)
@@ -234,6 +236,38 @@ func TestLivePreparingTurnsInstalling(t *testing.T) {
 		require.NotNil(t, h.Progress)
 		assert.Equal(t, "Starting installation", h.Progress.CurrentStage)
 	}
+
+	// Each installing host gets one install step naming the installer image.
+	stepOf := func(id string) []AgentStep {
+		code, body := f.agent("GET", "/infra-envs/"+InfraEnvID+"/hosts/"+id+"/instructions", nil)
+		require.Equal(t, 200, code)
+		var st Steps
+		require.NoError(t, json.Unmarshal(body, &st))
+		return st.Instructions
+	}
+	master, worker := cl.Hosts[0].ID, cl.Hosts[1].ID
+	st := stepOf(master)
+	require.Len(t, st, 1)
+	assert.Equal(t, StepInstall, st[0].StepType)
+	assert.Equal(t, "quay.io/o@sha256:9", st[0].Args[0])
+	assert.Equal(t, []string{"--role", "bootstrap"}, st[0].Args[1:3])
+	assert.Empty(t, stepOf(master), "handed out once")
+	code, _ = f.agent("PUT", "/infra-envs/"+InfraEnvID+"/hosts/"+master+"/progress", HostProgressParams{CurrentStage: "Waiting for ignition"})
+	assert.Equal(t, 400, code, "not a stage of a bootstrap host")
+	code, _ = f.agent("PUT", "/infra-envs/"+InfraEnvID+"/hosts/"+master+"/progress", HostProgressParams{CurrentStage: "Installing", ProgressInfo: "x"})
+	require.Equal(t, 200, code)
+	ws := stepOf(worker)
+	require.Len(t, ws, 1)
+	assert.Equal(t, []string{"--role", "worker"}, ws[0].Args[1:3])
+	code, _ = f.agent("POST", "/infra-envs/"+InfraEnvID+"/hosts/"+worker+"/instructions", StepReply{StepType: StepInstall, StepID: ws[0].StepID, ExitCode: 125, Error: "image not known"})
+	require.Equal(t, 204, code)
+	code, _ = f.agent("POST", "/infra-envs/"+InfraEnvID+"/hosts/"+worker+"/instructions", StepReply{StepType: StepInstall, StepID: "install-99"})
+	assert.Equal(t, 400, code, "a step never handed out")
+	cl = f.live.Cluster()
+	assert.Equal(t, "installing-in-progress", cl.Hosts[0].Status)
+	assert.Equal(t, "Installing", cl.Hosts[0].Progress.CurrentStage)
+	assert.Equal(t, "error", cl.Hosts[1].Status)
+	assert.Contains(t, cl.Hosts[1].StatusInfo, "the installer exited with code 125: image not known")
 }
 
 func TestNewLiveChecksConfig(t *testing.T) {

@@ -206,7 +206,16 @@ type StepReply struct {
 // Step types the live mode hands out.
 const (
 	StepInventory = "inventory"
+	// StepInstall asks the agent to run the installer image: Args[0] is
+	// the image, the rest are the installer's arguments.
+	StepInstall = "install"
 )
+
+// HostProgressParams is the body of PUT .../hosts/{host_id}/progress.
+type HostProgressParams struct {
+	CurrentStage string `json:"current_stage"`
+	ProgressInfo string `json:"progress_info,omitempty"`
+}
 
 // Inventory is the inventory step output (assisted-installer-agent's
 // inventory model, subset).

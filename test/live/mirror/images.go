@@ -156,7 +156,7 @@ func componentSpecs() []spec {
 			Cmd:       []string{"/usr/bin/agent"},
 			Links:     []string{"/usr/bin/agent", "/usr/bin/cp"},
 		},
-		{Component: "agent-installer-orchestrator", Entrypoint: []string{"/usr/bin/component"}, Links: []string{"/usr/bin/component"}},
+		{Component: "agent-installer-orchestrator", Entrypoint: []string{"/usr/bin/assisted-installer"}, Links: []string{"/usr/bin/assisted-installer"}},
 		{Component: "agent-installer-csr-approver", Entrypoint: []string{"/usr/bin/component"}, Links: []string{"/usr/bin/component"}},
 		{Component: "agent-installer-utils", Entrypoint: []string{"/usr/bin/component"}, Links: []string{"/usr/bin/component"}},
 		{Component: "installer", Entrypoint: []string{"/usr/bin/component"}, Links: []string{"/usr/bin/component"}},

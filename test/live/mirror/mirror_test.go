@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	agentrelease "github.com/seed-a052040e/agentiso/pkg/release"
 	"github.com/seed-a052040e/agentiso/test/live/mirror"
 	"github.com/seed-a052040e/agentiso/test/live/standin/release"
 )
@@ -185,6 +186,22 @@ func TestMirror(t *testing.T) {
 	_, err = remote.Image(relRef, remote.WithContext(ctx), remote.WithTransport(&http.Transport{Proxy: nil}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "certificate signed by unknown authority")
+
+	// agentiso's release reader resolves the payload through the digest-only
+	// mirror with the CA as trust bundle, never contacting the source.
+	var mirrors []agentrelease.Mirror
+	for _, s := range m.ImageDigestSources {
+		mirrors = append(mirrors, agentrelease.Mirror{Source: s.Source, Mirrors: s.Mirrors, DigestOnly: true, Blocked: true})
+	}
+	rc, err := agentrelease.New(agentrelease.Options{Mirrors: mirrors, TrustBundle: m.CACertPEM, Proxy: &agentrelease.Proxy{}})
+	require.NoError(t, err)
+	got, err := rc.Resolve(ctx, m.ReleaseImage)
+	require.NoError(t, err)
+	assert.Equal(t, "4.20.3", got.Version)
+	assert.Equal(t, m.ReleaseImage, got.Pinned)
+	assert.Equal(t, api.Source, got.Components["agent-installer-api-server"])
+	_, err = rc.Resolve(ctx, m.ReleaseTag)
+	require.Error(t, err, "a tag cannot be resolved in the air gap")
 
 	for _, im := range m.Images {
 		assert.Positive(t, im.Size)

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -34,15 +35,17 @@ type agentConfig struct {
 	// Hostname and Interfaces read the machine (os.Hostname, net.Interfaces); tests replace them.
 	Hostname   func() (string, error)
 	Interfaces func() ([]sim.Interface, error)
-	HTTP       *http.Client
-	Retry      time.Duration
-	Out        io.Writer
+	// Run runs a command on the host (podman for the install step); tests replace it.
+	Run   func(ctx context.Context, name string, args ...string) ([]byte, error)
+	HTTP  *http.Client
+	Retry time.Duration
+	Out   io.Writer
 }
 
 func parseAgentArgs(args []string, getenv func(string) string, out io.Writer) (*agentConfig, error) {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(out)
-	c := &agentConfig{SysRoot: "/", Retry: 5 * time.Second, Out: out, Hostname: os.Hostname, Interfaces: hostInterfaces}
+	c := &agentConfig{SysRoot: "/", Retry: 5 * time.Second, Out: out, Hostname: os.Hostname, Interfaces: hostInterfaces, Run: runCommand}
 	fs.StringVar(&c.URL, "url", "", "assisted-service base URL")
 	fs.StringVar(&c.InfraEnvID, "infra-env-id", "", "infra-env to register with")
 	fs.StringVar(&c.AgentVersion, "agent-version", "", "pull spec of the agent image")
@@ -169,6 +172,22 @@ func (c *agentConfig) runStep(ctx context.Context, path string, st sim.AgentStep
 			break
 		}
 		rep.Output = string(b)
+	case sim.StepInstall:
+		if len(st.Args) == 0 {
+			rep.ExitCode, rep.Error = 1, "the install step names no installer image"
+			break
+		}
+		args := installCommand(st.Args[0], st.Args[1:])
+		fmt.Fprintf(c.Out, "running the installer: podman %s\n", strings.Join(args, " "))
+		out, err := c.Run(ctx, "podman", args...)
+		rep.Output = string(out)
+		if err != nil {
+			rep.ExitCode, rep.Error = 1, err.Error()
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				rep.ExitCode = int64(ee.ExitCode())
+			}
+		}
 	default:
 		rep.ExitCode, rep.Error = 1, "the stand-in agent does not run "+st.StepType+" steps"
 	}
@@ -177,6 +196,19 @@ func (c *agentConfig) runStep(ctx context.Context, path string, st sim.AgentStep
 		return
 	}
 	fmt.Fprintf(c.Out, "step %s (%s) done, exit code %d\n", st.StepID, st.StepType, rep.ExitCode)
+}
+
+// installCommand is the podman command line of the install step: the
+// installer container runs privileged in the host's namespaces, with the
+// agent token to report progress, like the real agent's.
+func installCommand(image string, installerArgs []string) []string {
+	args := []string{"run", "--privileged", "--pid=host", "--net=host", "--rm", "--name=assisted-installer",
+		"-v", "/dev:/dev:rw", "-v", "/var/log:/var/log:rw", "--env", "PULL_SECRET_TOKEN", image}
+	return append(args, installerArgs...)
+}
+
+func runCommand(ctx context.Context, name string, args ...string) ([]byte, error) {
+	return exec.CommandContext(ctx, name, args...).CombinedOutput()
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {

@@ -27,12 +27,15 @@
 //	agent --url URL --infra-env-id ID --agent-version IMAGE
 //	    the discovery agent: registers its host with the real inventory of the
 //	    machine it runs on and answers the steps it is given.
+//	assisted-installer --role ROLE --host-id ID --url URL ...
+//	    the orchestrator image's entrypoint (INSTALLER_IMAGE), which the
+//	    agent runs for the install step: it reports the "Installing" stage
+//	    with the agent token and exits. It writes nothing to disk.
 //	cp SRC DST
 //	    copies one file (what extract-agent.sh runs in the agent image).
 //	component
-//	    entrypoint of the images that the lab only mirrors and pulls
-//	    (orchestrator, csr-approver, utils, installer): prints what it
-//	    stands for and exits.
+//	    entrypoint of the images that the lab only mirrors (csr-approver,
+//	    utils, installer): prints what it stands for and exits.
 package main
 
 import (
@@ -86,10 +89,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runAgent(ctx, rest, os.Getenv, stdout)
 	case "cp":
 		err = runCP(rest)
+	case "assisted-installer":
+		err = runInstaller(ctx, rest, os.Getenv, stdout)
 	case "component":
 		err = runComponent(rest, os.Getenv, stdout)
 	default:
-		err = fmt.Errorf("unknown role %q (run as cluster-version-operator, assisted-service, bash, postgres, agent-installer-client, agent, cp or component)", role)
+		err = fmt.Errorf("unknown role %q (run as cluster-version-operator, assisted-service, bash, postgres, agent-installer-client, agent, assisted-installer, cp or component)", role)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", role, err)

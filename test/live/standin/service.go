@@ -76,6 +76,7 @@ func serviceConfigFromEnv(getenv func(string) string, log *slog.Logger) (*servic
 		ReleaseImages:    releases,
 		PublicKey:        pub,
 		InfraEnvID:       getenv("INFRA_ENV_ID"),
+		InstallerImage:   getenv("INSTALLER_IMAGE"),
 		BootstrapHostMAC: getenv("BOOTSTRAP_HOST_MAC"),
 		Log:              log,
 	}}, nil

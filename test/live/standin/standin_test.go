@@ -10,8 +10,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -239,7 +241,9 @@ func TestLiveFlowSNO(t *testing.T) {
 	const infraEnvID = "6a3f9b2e-1c4d-4e5f-8a9b-0c1d2e3f4a5b"
 	const mac = "52:54:00:12:34:56"
 	const releaseURL = "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64"
+	const installerImage = "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	live, err := sim.NewLive(sim.LiveConfig{PublicKey: pub, InfraEnvID: infraEnvID, BootstrapHostMAC: mac, PrepareFor: 300 * time.Millisecond, NextInstruction: 1,
+		InstallerImage: installerImage,
 		ReleaseImages: []sim.ReleaseImage{{OpenshiftVersion: "4.19", CPUArchitecture: goArchToRelease(runtime.GOARCH), URL: releaseURL, Version: "4.19.0"}}})
 	require.NoError(t, err)
 	srv := httptest.NewServer(live.Handler())
@@ -285,6 +289,22 @@ func TestLiveFlowSNO(t *testing.T) {
 		Interfaces: func() ([]sim.Interface, error) {
 			return []sim.Interface{{Name: "enp1s0", MacAddress: mac, IPV4Addresses: []string{"192.168.122.10/24"}, IPV6Addresses: []string{}, MTU: 1500, HasCarrier: true}}, nil
 		}}
+	// podman, as far as the install step goes: run the image's entrypoint
+	// (the stand-in assisted-installer) with the arguments after the image.
+	var podmanArgs []string
+	agentCfg.Run = func(ctx context.Context, name string, args ...string) ([]byte, error) {
+		podmanArgs = args
+		if name != "podman" || len(args) == 0 || args[0] != "run" {
+			return nil, &exec.ExitError{}
+		}
+		i := slices.Index(args, installerImage)
+		if i < 0 {
+			return []byte("no image"), &exec.ExitError{}
+		}
+		var b bytes.Buffer
+		err := runInstaller(ctx, args[i+1:], func(k string) string { return map[string]string{"PULL_SECRET_TOKEN": auth.AgentAuthToken}[k] }, &b)
+		return b.Bytes(), err
+	}
 	agentCtx, stopAgent := context.WithCancel(ctx)
 	agentDone := make(chan error, 1)
 	go func() { agentDone <- agentCfg.run(agentCtx) }()
@@ -333,6 +353,17 @@ func TestLiveFlowSNO(t *testing.T) {
 	assert.Equal(t, rendezvous.ClusterPreparing, cl.Status)
 	assert.True(t, cl.Hosts[0].Bootstrap, "the host holding BOOTSTRAP_HOST_MAC is the bootstrap host")
 
+	// The agent runs the installer image; the installer reports its stage.
+	require.Eventually(t, func() bool {
+		h := live.Cluster().Hosts[0]
+		return h.Progress != nil && h.Progress.CurrentStage == "Installing"
+	}, 20*time.Second, 20*time.Millisecond, out.String())
+	assert.Equal(t, "installing-in-progress", live.Cluster().Hosts[0].Status)
+	assert.Contains(t, podmanArgs, "--privileged")
+	assert.Equal(t, []string{"--env", "PULL_SECRET_TOKEN"}, podmanArgs[slices.Index(podmanArgs, "--env"):slices.Index(podmanArgs, "--env")+2])
+	assert.Equal(t, []string{"--role", "bootstrap"}, podmanArgs[slices.Index(podmanArgs, "--role"):slices.Index(podmanArgs, "--role")+2])
+	assert.Equal(t, []string{"--boot-device", "/dev/vda"}, podmanArgs[slices.Index(podmanArgs, "--boot-device"):slices.Index(podmanArgs, "--boot-device")+2])
+
 	// wait-for bootstrap-complete's logic, through the watcher-token client.
 	rc, err := rendezvous.NewClient(srv.URL+rendezvous.APIPath, auth.WatcherAuthToken, 5*time.Second, srv.Client())
 	require.NoError(t, err)
@@ -343,7 +374,8 @@ func TestLiveFlowSNO(t *testing.T) {
 	var we *rendezvous.WaitError
 	require.ErrorAs(t, err, &we, report.String())
 	assert.Contains(t, err.Error(), "bootstrap process timed out", "nothing installs in the lab: bootstrap never completes")
-	for _, want := range []string{"Preparing cluster for installation", "Cluster installation in progress", "Host sno [master (bootstrap)]: installing",
+	for _, want := range []string{"Cluster installation in progress", "Host sno [master (bootstrap)]: installing-in-progress, stage Installing",
+		"Host: sno, reached installation stage Installing: lab stand-in installer: bootstrap", "Host sno: the installer ran",
 		"Host sno: updated status from known to preparing-for-installation", "Host: sno, reached installation stage Starting installation"} {
 		assert.Contains(t, report.String(), want)
 	}
