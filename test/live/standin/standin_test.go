@@ -244,7 +244,7 @@ func TestLiveFlowSNO(t *testing.T) {
 	const installerImage = "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	live, err := sim.NewLive(sim.LiveConfig{PublicKey: pub, InfraEnvID: infraEnvID, BootstrapHostMAC: mac, PrepareFor: 300 * time.Millisecond, NextInstruction: 1,
 		InstallerImage: installerImage,
-		ReleaseImages: []sim.ReleaseImage{{OpenshiftVersion: "4.19", CPUArchitecture: goArchToRelease(runtime.GOARCH), URL: releaseURL, Version: "4.19.0"}}})
+		ReleaseImages:  []sim.ReleaseImage{{OpenshiftVersion: "4.19", CPUArchitecture: goArchToRelease(runtime.GOARCH), URL: releaseURL, Version: "4.19.0"}}})
 	require.NoError(t, err)
 	srv := httptest.NewServer(live.Handler())
 	defer srv.Close()
