@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
+	"strings"
 )
 
 // Upstream's defaults for the bare-metal provisioning network, which it
@@ -88,9 +89,28 @@ func lastAddr(pfx netip.Prefix) netip.Addr {
 	return a
 }
 
-// setVSphereDefaults gives every failure domain without a resource pool
-// its cluster's root pool, <computeCluster>/Resources, as upstream.
+// setVSphereDefaults converts the deprecated single-vCenter fields into a
+// vCenter and one generated failure domain, as upstream does, and gives
+// every failure domain without a resource pool its cluster's root pool,
+// <computeCluster>/Resources, as upstream.
 func setVSphereDefaults(vs *VSpherePlatform) {
+	if vs.VCenter != "" && len(vs.VCenters) == 0 {
+		dc := vs.Datacenter
+		vs.VCenters = []VCenter{{Server: vs.VCenter, Port: 443, User: vs.Username, Password: vs.Password, Datacenters: []string{dc}}}
+		if len(vs.FailureDomains) == 0 {
+			vs.FailureDomains = []VSphereFailureDomain{{
+				Name: "generated-failure-domain", Region: "generated-region", Zone: "generated-zone", Server: vs.VCenter,
+				Topology: VSphereTopology{
+					Datacenter:     dc,
+					ComputeCluster: inventoryPath(vs.Cluster, dc, "host"),
+					Datastore:      inventoryPath(vs.DefaultDatastore, dc, "datastore"),
+					Folder:         inventoryPath(vs.Folder, dc, "vm"),
+					ResourcePool:   vs.ResourcePool,
+					Networks:       []string{vs.Network},
+				},
+			}}
+		}
+	}
 	for i := range vs.FailureDomains {
 		t := &vs.FailureDomains[i].Topology
 		if t.ResourcePool == "" && t.ComputeCluster != "" {
@@ -228,4 +248,13 @@ func vsphereOverride(vs *VSpherePlatform) *vsphereOverrides {
 		return nil
 	}
 	return out
+}
+
+// inventoryPath turns a bare vSphere object name into its inventory path
+// /<datacenter>/<kind>/<name>; a path (leading '/') or "" is kept.
+func inventoryPath(name, datacenter, kind string) string {
+	if name == "" || strings.HasPrefix(name, "/") {
+		return name
+	}
+	return "/" + datacenter + "/" + kind + "/" + name
 }

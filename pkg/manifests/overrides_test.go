@@ -121,3 +121,28 @@ func TestOverridesIgnoredBMCs(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, aci.Metadata.Annotations["agent-install.openshift.io/install-config-overrides"], "secret")
 }
+
+// TestOverridesVSphereLegacyFields checks that the deprecated single
+// vCenter fields are converted as upstream converts them (one vCenter,
+// one generated failure domain with full inventory paths) so their
+// credentials reach the overrides.
+func TestOverridesVSphereLegacyFields(t *testing.T) {
+	vs := `  vsphere:
+    apiVIPs: [192.168.111.5]
+    ingressVIPs: [192.168.111.4]
+    vCenter: vcenter.example.com
+    username: administrator@vsphere.local
+    password: secret
+    datacenter: dc1
+    defaultDatastore: ds1
+    cluster: cluster1
+    folder: ostest
+    network: VM Network
+`
+	y := edit(t, baseInstallConfig, "  baremetal:\n    apiVIPs: [192.168.111.5]\n    ingressVIPs: [192.168.111.4]\n", vs)
+	p := overridesOf(t, y)["platform"].(map[string]any)["vsphere"].(map[string]any)
+	assert.Equal(t, []any{map[string]any{"server": "vcenter.example.com", "port": float64(443), "user": "administrator@vsphere.local", "password": "secret", "datacenters": []any{"dc1"}}}, p["vcenters"])
+	assert.Equal(t, []any{map[string]any{"name": "generated-failure-domain", "region": "generated-region", "zone": "generated-zone", "server": "vcenter.example.com",
+		"topology": map[string]any{"datacenter": "dc1", "computeCluster": "/dc1/host/cluster1", "datastore": "/dc1/datastore/ds1", "folder": "/dc1/vm/ostest",
+			"networks": []any{"VM Network"}, "resourcePool": "/dc1/host/cluster1/Resources"}}}, p["failureDomains"])
+}
