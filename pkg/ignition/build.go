@@ -555,7 +555,7 @@ func render(src fs.FS, p string, td *templateData) ([]byte, string, error) {
 		return raw, p, nil
 	}
 	t, err := template.New(path.Base(p)).
-		Funcs(template.FuncMap{"replace": strings.ReplaceAll, "systemdQuoted": systemdQuoted}).
+		Funcs(template.FuncMap{"replace": strings.ReplaceAll, "systemdQuoted": systemdQuoted, "shellQuoted": shellQuoted}).
 		Option("missingkey=error").
 		Parse(string(raw))
 	if err != nil {

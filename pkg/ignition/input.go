@@ -216,7 +216,16 @@ func RequiredZTPManifests() []string {
 // gzip-compressed when Input.CompressThreshold is 0.
 const DefaultCompressThreshold = 2048
 
+// unsafeEnvChars may not appear in values written to env files: those are
+// read by systemd, by podman --env-file and by bash (source).
+const unsafeEnvChars = " \t\"'`$\\;&|<>(){}"
+
 var (
+	jwtRE            = regexp.MustCompile(`^[A-Za-z0-9_-]*(\.[A-Za-z0-9_=-]*)*$`)
+	uuidRE           = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	versionRE        = regexp.MustCompile(`^[0-9A-Za-z.+_-]+$`)
+	dnsNameRE        = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?\.?$`)
+	registryHostRE   = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?$`)
 	signerNameRE     = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 	validationIDRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 	macRE            = regexp.MustCompile(`^([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$|^([0-9A-Fa-f]{2}:){19}[0-9A-Fa-f]{2}$`)
@@ -266,16 +275,48 @@ func (in *Input) validate() error {
 	if in.Auth.PublicKeyPEM != "" && !strings.HasPrefix(strings.TrimSpace(in.Auth.PublicKeyPEM), "-----BEGIN ") {
 		add("Auth.PublicKeyPEM: must be PEM text (-----BEGIN EC PUBLIC KEY-----), not base64")
 	}
+	// Values written into env files, unit lines and scripts are checked
+	// against their own grammar, so none can carry shell or systemd syntax.
 	for _, s := range []struct{ name, v string }{
 		{"Auth.AgentToken", in.Auth.AgentToken},
 		{"Auth.UserToken", in.Auth.UserToken},
 		{"Auth.WatcherToken", in.Auth.WatcherToken},
-		{"ReleaseImage", in.ReleaseImage},
-		{"ReleaseImageMirror", in.ReleaseImageMirror},
-		{"InfraEnvID", in.InfraEnvID},
 	} {
-		if strings.ContainsAny(s.v, "\n\r\"' \t") {
-			add("%s: must be a single word without quotes or whitespace", s.name)
+		if !jwtRE.MatchString(s.v) {
+			add("%s: must be a JWT (base64url words joined by dots)", s.name)
+		}
+	}
+	if in.ReleaseImage != "" {
+		if err := ValidateImageReference(in.ReleaseImage); err != nil {
+			add("ReleaseImage: %q is not an image reference: %v", in.ReleaseImage, err)
+		}
+	}
+	if in.ReleaseImageMirror != "" {
+		if err := ValidateImageReference(in.ReleaseImageMirror); err != nil {
+			add("ReleaseImageMirror: %q is not an image reference: %v", in.ReleaseImageMirror, err)
+		}
+	}
+	if in.InfraEnvID != "" && !uuidRE.MatchString(in.InfraEnvID) {
+		add("InfraEnvID: %q is not a UUID", in.InfraEnvID)
+	}
+	if in.ReleaseVersion != "" && !versionRE.MatchString(in.ReleaseVersion) {
+		add("ReleaseVersion: %q may hold only letters, digits and . + _ -", in.ReleaseVersion)
+	}
+	for _, s := range []struct{ name, v string }{{"ClusterName", in.ClusterName}, {"BaseDomain", in.BaseDomain}} {
+		if s.v != "" && !dnsNameRE.MatchString(s.v) {
+			add("%s: %q must be a DNS name (letters, digits, dots and dashes)", s.name, s.v)
+		}
+	}
+	for i, r := range in.PublicContainerRegistries {
+		if !registryHostRE.MatchString(r) {
+			add("PublicContainerRegistries[%d]: %q must be a registry host[:port]", i, r)
+		}
+	}
+	for i, o := range in.OSImages {
+		for _, f := range []struct{ name, v string }{{"URL", o.URL}, {"Version", o.Version}, {"OpenshiftVersion", o.OpenshiftVersion}, {"CPUArchitecture", o.CPUArchitecture}} {
+			if strings.ContainsAny(f.v, unsafeEnvChars) || hasControl(f.v) {
+				add("OSImages[%d].%s: %q must not contain whitespace, quotes or any of $`\\;&|<>", i, f.name, f.v)
+			}
 		}
 	}
 	ztp := map[string]bool{}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/data"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/ignition"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 )
 
@@ -203,8 +204,8 @@ func (r *ReleaseImage) Generate(context.Context, asset.Parents) error {
 // NewReleaseImage returns a release override; the version is read from a
 // tag like ":4.19.3-x86_64", falling back to the pinned default's version.
 func NewReleaseImage(pullSpec string) (*ReleaseImage, error) {
-	if strings.TrimSpace(pullSpec) == "" || strings.ContainsAny(pullSpec, " \t\n") {
-		return nil, fmt.Errorf("release image %q is not an image pull spec (e.g. quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64)", pullSpec)
+	if err := ignition.ValidateImageReference(pullSpec); err != nil {
+		return nil, fmt.Errorf("release image %q is not an image pull spec (e.g. quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64): %w", pullSpec, err)
 	}
 	def := &ReleaseImage{}
 	if err := def.Generate(context.Background(), nil); err != nil {
