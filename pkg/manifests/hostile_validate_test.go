@@ -88,3 +88,32 @@ func TestDNSSearchEntries(t *testing.T) {
 		})
 	}
 }
+
+// FuzzRedactURL checks that RedactURL never panics and that the password
+// of a URL's user information never survives it.
+func FuzzRedactURL(f *testing.F) {
+	for _, s := range []string{"http://u:p4ss@proxy:3128", "http://u:p4ss@[::1", "u:p4ss@host", "http://[::1]:80", "http://u@h", "%zz://a:b@c/d?e#f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := RedactURL(s)
+		rest := s
+		if i := strings.Index(rest, "://"); i >= 0 {
+			rest = rest[i+3:]
+		}
+		if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+			rest = rest[:i]
+		}
+		at := strings.LastIndex(rest, "@")
+		if at < 0 {
+			return
+		}
+		_, pass, ok := strings.Cut(rest[:at], ":")
+		if !ok || len(pass) < 4 || strings.Count(s, pass) != 1 || strings.Contains("xxxxx", pass) {
+			return
+		}
+		if strings.Contains(out, pass) {
+			t.Fatalf("RedactURL(%q) = %q keeps the password %q", s, out, pass)
+		}
+	})
+}
