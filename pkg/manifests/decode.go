@@ -78,6 +78,9 @@ var rawType = reflect.TypeOf(json.RawMessage(nil))
 // mean" suggestion; fields matched only case-insensitively are accepted
 // with a warning that names the canonical spelling.
 func DecodeStrict(file string, data []byte, out any) (*Decoded, error) {
+	if err := checkYAMLSize(file, data); err != nil {
+		return nil, err
+	}
 	var doc yaml3.Node
 	dec := yaml3.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -85,6 +88,9 @@ func DecodeStrict(file string, data []byte, out any) (*Decoded, error) {
 			return nil, &FileError{File: file, Msg: "file is empty"}
 		}
 		return nil, yamlSyntaxError(file, err)
+	}
+	if err := checkYAMLDepth(file, &doc); err != nil {
+		return nil, err
 	}
 	var extra yaml3.Node
 	if err := dec.Decode(&extra); err == nil {
@@ -96,6 +102,9 @@ func DecodeStrict(file string, data []byte, out any) (*Decoded, error) {
 // DecodeStrictAll decodes a multi-document YAML stream, calling newOut for
 // each non-empty document.
 func DecodeStrictAll(file string, data []byte, newOut func() any) ([]any, []*Decoded, error) {
+	if err := checkYAMLSize(file, data); err != nil {
+		return nil, nil, err
+	}
 	dec := yaml3.NewDecoder(bytes.NewReader(data))
 	var outs []any
 	var infos []*Decoded
@@ -107,6 +116,9 @@ func DecodeStrictAll(file string, data []byte, newOut func() any) ([]any, []*Dec
 		}
 		if err != nil {
 			return nil, nil, yamlSyntaxError(file, err)
+		}
+		if err := checkYAMLDepth(file, &doc); err != nil {
+			return nil, nil, err
 		}
 		if len(doc.Content) == 0 || (doc.Content[0].Kind == yaml3.ScalarNode && doc.Content[0].Tag == "!!null") {
 			continue

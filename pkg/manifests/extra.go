@@ -13,6 +13,9 @@ import (
 // each re-marshalled; every document must be a Kubernetes object with
 // apiVersion, kind and metadata.name.
 func SplitManifests(file string, data []byte) ([][]byte, error) {
+	if err := checkYAMLSize(file, data); err != nil {
+		return nil, err
+	}
 	dec := yaml3.NewDecoder(bytes.NewReader(data))
 	var out [][]byte
 	for i := 0; ; i++ {
@@ -23,6 +26,9 @@ func SplitManifests(file string, data []byte) ([][]byte, error) {
 		}
 		if err != nil {
 			return nil, yamlSyntaxError(file, err)
+		}
+		if err := checkYAMLDepth(file, &doc); err != nil {
+			return nil, err
 		}
 		if len(doc.Content) == 0 || doc.Content[0].Tag == "!!null" {
 			continue
