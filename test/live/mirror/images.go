@@ -3,7 +3,6 @@ package mirror
 import (
 	"archive/tar"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path"
@@ -16,7 +15,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
-	"github.com/seed-a052040e/agentiso/test/live/standin/release"
+	"github.com/seed-a052040e/agentiso/internal/testrelease"
 )
 
 // StandinPath is where every image carries the stand-in binary; the
@@ -163,25 +162,26 @@ func componentSpecs() []spec {
 	}
 }
 
-// releaseSpec is the release image: the payload files and the CVO entrypoint.
-func releaseSpec(version string, components []release.Tag) (spec, error) {
-	refs, err := json.MarshalIndent(release.NewImageStream(version, components), "", "  ")
-	if err != nil {
-		return spec{}, err
+// releaseSpec is the release image: the payload files, as the project's
+// synthetic payload builder (internal/testrelease) lays them out, and the
+// CVO entrypoint.
+func releaseSpec(version, arch string, components map[string]string) spec {
+	files := testrelease.Payload{Version: version, Arch: arch, Components: components}.Files()
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
 	}
-	meta, err := json.MarshalIndent(release.NewMetadata(version), "", "  ")
-	if err != nil {
-		return spec{}, err
+	sort.Strings(paths)
+	var entries []entry
+	for _, p := range paths {
+		entries = append(entries, entry{Path: "/" + p, Mode: 0o644, Data: files[p]})
 	}
 	return spec{
 		Entrypoint: []string{"/usr/bin/cluster-version-operator"},
 		Labels:     map[string]string{"io.openshift.release": version},
 		Links:      []string{"/usr/bin/cluster-version-operator"},
-		Files: []entry{
-			{Path: "/release-manifests/" + release.ImageReferencesFile, Mode: 0o644, Data: refs},
-			{Path: "/release-manifests/" + release.MetadataFile, Mode: 0o644, Data: meta},
-		},
-	}, nil
+		Files:      entries,
+	}
 }
 
 // withEnv adds the component name for the component entrypoint.

@@ -10,7 +10,10 @@
 // /release-manifests/image-references names each component by digest under
 // the SOURCE registry (quay.io/openshift-release-dev/ocp-v4.0-art-dev), so
 // the hosts reach them only through the imageDigestSources mirrors; its
-// entrypoint answers "image NAME" like the cluster-version-operator.
+// entrypoint answers "image NAME" like the cluster-version-operator. The
+// payload files (release-metadata, image-references, the CoreOS boot-images
+// ConfigMap) are laid out by internal/testrelease, the payload builder of
+// pkg/release's tests, so both read the same format.
 //
 // Nothing is pushed by tag: a tag pull from the mirror is answered 404, and
 // Resolve refuses to map a tag reference, as containers/image does with
@@ -41,7 +44,6 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
-	"github.com/seed-a052040e/agentiso/test/live/standin/release"
 )
 
 // Source registries of the stand-in payload, as in a real OpenShift release.
@@ -276,7 +278,7 @@ func (m *Mirror) populate(ctx context.Context, bin string, opts Options) error {
 		size, err := imageSize(img)
 		return d.String(), size, err
 	}
-	var tags []release.Tag
+	tags := map[string]string{}
 	var comps []Image
 	for _, s := range componentSpecs() {
 		img, err := image(base, withEnv(s), opts.Arch)
@@ -288,14 +290,10 @@ func (m *Mirror) populate(ctx context.Context, bin string, opts Options) error {
 			return err
 		}
 		src := SourceComponentRepo + "@" + d
-		tags = append(tags, release.Tag{Name: s.Component, From: release.From{Name: src}})
+		tags[s.Component] = src
 		comps = append(comps, Image{Component: s.Component, Source: src, Mirror: m.Addr + "/" + MirrorComponentRepo + "@" + d, Digest: d, Size: size})
 	}
-	rs, err := releaseSpec(opts.Version, tags)
-	if err != nil {
-		return err
-	}
-	rimg, err := image(base, rs, opts.Arch)
+	rimg, err := image(base, releaseSpec(opts.Version, releaseArch(opts.Arch), tags), opts.Arch)
 	if err != nil {
 		return describe(err, "mirror: release image")
 	}

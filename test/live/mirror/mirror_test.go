@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -25,7 +26,6 @@ import (
 
 	agentrelease "github.com/seed-a052040e/agentiso/pkg/release"
 	"github.com/seed-a052040e/agentiso/test/live/mirror"
-	"github.com/seed-a052040e/agentiso/test/live/standin/release"
 )
 
 // extract writes the image's filesystem under dir (regular files and
@@ -100,11 +100,11 @@ func TestMirror(t *testing.T) {
 	root := t.TempDir()
 	hdrs := extract(t, rel, root)
 	assert.Equal(t, mirror.StandinPath, hdrs["/usr/bin/cluster-version-operator"].Linkname)
-	refs, err := os.ReadFile(filepath.Join(root, "release-manifests", release.ImageReferencesFile))
+	refs, err := os.ReadFile(filepath.Join(root, agentrelease.ImageReferencesPath))
 	require.NoError(t, err)
-	stream, err := release.ParseImageStream(refs)
-	require.NoError(t, err)
-	assert.Equal(t, "image.openshift.io/v1", stream.APIVersion)
+	var stream agentrelease.ImageReferences
+	require.NoError(t, json.Unmarshal(refs, &stream))
+	assert.Equal(t, "ImageStream", stream.Kind)
 	assert.Equal(t, "4.20.3", stream.Metadata.Name)
 	var names []string
 	for _, tag := range stream.Spec.Tags {
@@ -127,9 +127,11 @@ func TestMirror(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"agent-installer-api-server", "agent-installer-node-agent", "agent-installer-orchestrator",
 		"agent-installer-csr-approver", "agent-installer-utils", "installer"}, names)
-	meta, err := os.ReadFile(filepath.Join(root, "release-manifests", release.MetadataFile))
+	meta, err := os.ReadFile(filepath.Join(root, agentrelease.MetadataPath))
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"kind":"cincinnati-metadata-v0","version":"4.20.3","previous":[]}`, string(meta))
+	assert.JSONEq(t, `{"kind":"cincinnati-metadata-v0","version":"4.20.3","previous":[],"metadata":{"url":"https://access.example.com/errata/4.20.3"}}`, string(meta))
+	_, err = os.Stat(filepath.Join(root, agentrelease.BootImagesPath))
+	require.NoError(t, err, "the payload carries the CoreOS boot-image stream")
 
 	// The CVO stand-in answers "image NAME" from the payload, like the real one.
 	cvo := func(args ...string) (string, error) {
@@ -198,6 +200,7 @@ func TestMirror(t *testing.T) {
 	got, err := rc.Resolve(ctx, m.ReleaseImage)
 	require.NoError(t, err)
 	assert.Equal(t, "4.20.3", got.Version)
+	require.NotNil(t, got.Stream)
 	assert.Equal(t, m.ReleaseImage, got.Pinned)
 	assert.Equal(t, api.Source, got.Components["agent-installer-api-server"])
 	_, err = rc.Resolve(ctx, m.ReleaseTag)

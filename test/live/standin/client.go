@@ -538,6 +538,10 @@ func (c *clientConfig) configure(ctx context.Context) error {
 			}
 			pending = left
 		}
+		if ctx.Err() != nil {
+			// Stopped mid-round: keep the last complete round's report.
+			return ctx.Err()
+		}
 		if err := writeFailures(failuresFile, failures); err != nil {
 			return err
 		}

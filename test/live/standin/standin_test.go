@@ -22,25 +22,26 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/testrelease"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
-	"github.com/seed-a052040e/agentiso/test/live/standin/release"
 )
 
 func TestCVO(t *testing.T) {
-	dir := t.TempDir()
-	s := release.NewImageStream("4.20.0", []release.Tag{{Name: "agent-installer-node-agent", From: release.From{Name: "quay.io/x/y@sha256:abc"}}})
-	b, err := json.Marshal(s)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, release.ImageReferencesFile), b, 0o644))
+	root := t.TempDir()
+	for p, b := range (testrelease.Payload{Components: map[string]string{"agent-installer-node-agent": "quay.io/x/y@sha256:abc"}}).Files() {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, p), b, 0o644))
+	}
+	dir := filepath.Join(root, "release-manifests")
 	var out bytes.Buffer
 	require.NoError(t, runCVO([]string{"image", "agent-installer-node-agent"}, dir, &out))
 	assert.Equal(t, "quay.io/x/y@sha256:abc", out.String())
-	require.ErrorIs(t, runCVO([]string{"image", "nope"}, dir, &out), release.ErrUnknownComponent)
+	require.ErrorIs(t, runCVO([]string{"image", "nope"}, dir, &out), errUnknownComponent)
 	require.ErrorContains(t, runCVO([]string{"image"}, dir, &out), "missing command line argument short-name")
 	require.ErrorContains(t, runCVO([]string{"start"}, dir, &out), "only answers: image SHORT-NAME")
 	require.ErrorContains(t, runCVO([]string{"image", "x"}, t.TempDir(), &out), "read the release payload")
@@ -451,7 +452,7 @@ func TestConfigureMatching(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(hostcfg, "worker-0"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(hostcfg, "worker-0", "mac_addresses"), []byte("52:54:00:DD:EE:FF\n"), 0o644))
 
-	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	require.ErrorIs(t, c.configure(cctx), context.DeadlineExceeded)
 	failures, err := os.ReadFile(filepath.Join(c.RunDir, "host-config-failures"))
