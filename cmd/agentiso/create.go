@@ -41,7 +41,7 @@ rewrites your input files.`,
 }
 
 type clusterManifestsOptions struct {
-	releaseImage string
+	release releaseFlags
 }
 
 func newCreateClusterManifestsCmd(g *globals) *cobra.Command {
@@ -114,31 +114,23 @@ and what is allowed.`,
       --release-image quay.io/openshift-release-dev/ocp-release:4.19.3-x86_64`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.releaseImage == "" {
-				o.releaseImage = os.Getenv(releaseEnv)
-			}
+			o.release.fromEnv()
 			return runCreateClusterManifests(cmd.Context(), g, o)
 		},
 	}
-	c.Flags().StringVar(&o.releaseImage, "release-image", "", "OpenShift release image pull spec to install (default: the release pinned in this build; env "+releaseEnv+")")
+	addReleaseFlags(c.Flags(), &o.release, true)
 	return c
 }
 
 // openStore opens the asset store for --dir and applies command-line
 // overrides.
-func openStore(g *globals, releaseImage string) (*asset.Store, error) {
+func openStore(g *globals, rf releaseFlags) (*asset.Store, error) {
 	s, err := asset.NewStore(g.dir, g.log)
 	if err != nil {
 		return nil, err
 	}
-	if releaseImage != "" {
-		r, err := agent.NewReleaseImage(releaseImage)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.Provide(r); err != nil {
-			return nil, err
-		}
+	if err := rf.provide(s); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -197,7 +189,7 @@ func requireSomeInput(s *asset.Store) error {
 }
 
 func runCreateClusterManifests(ctx context.Context, g *globals, o *clusterManifestsOptions) error {
-	s, err := openStore(g, o.releaseImage)
+	s, err := openStore(g, o.release)
 	if err != nil {
 		return err
 	}

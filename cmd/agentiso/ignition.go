@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -12,7 +11,7 @@ import (
 )
 
 type ignitionOptions struct {
-	releaseImage string
+	release releaseFlags
 	regenerate   bool
 }
 
@@ -38,22 +37,20 @@ re-runs keep the same credentials.`,
   jq '.storage.files[].path' mycluster/agent.ign`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.releaseImage == "" {
-				o.releaseImage = os.Getenv(releaseEnv)
-			}
-			_, err := buildIgnition(cmd.Context(), g, o.releaseImage, o.regenerate, &agent.AgentIgnition{})
+			o.release.fromEnv()
+			_, err := buildIgnition(cmd.Context(), g, o.release, o.regenerate, &agent.AgentIgnition{})
 			return err
 		},
 	}
-	c.Flags().StringVar(&o.releaseImage, "release-image", "", "OpenShift release image pull spec to install (default: the release pinned in this build; env "+releaseEnv+")")
+	addReleaseFlags(c.Flags(), &o.release, true)
 	c.Flags().BoolVar(&o.regenerate, regenerateCredentialsFlag, false, "generate new keys, tokens, CAs and password, replacing those in auth/ and the state")
 	return c
 }
 
 // buildIgnition resolves the ignition and the credentials next to it,
 // persists them (plus extra), and reports the rendezvous IP and size.
-func buildIgnition(ctx context.Context, g *globals, releaseImage string, regenerate bool, extra ...asset.Writable) (*asset.Store, error) {
-	s, err := openStore(g, releaseImage)
+func buildIgnition(ctx context.Context, g *globals, rf releaseFlags, regenerate bool, extra ...asset.Writable) (*asset.Store, error) {
+	s, err := openStore(g, rf)
 	if err != nil {
 		return nil, err
 	}

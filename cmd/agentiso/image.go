@@ -19,11 +19,11 @@ import (
 )
 
 type imageOptions struct {
-	releaseImage string
+	release      releaseFlags
+	strict       bool
 	baseISO      string
 	baseISOSHA   string
 	mirror       string
-	offline      bool
 	regenerate   bool
 }
 
@@ -73,9 +73,7 @@ checksum, auth/ and the state as they were.`,
   agentiso wait-for install-complete --dir mycluster`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.releaseImage == "" {
-				o.releaseImage = os.Getenv(releaseEnv)
-			}
+			o.release.fromEnv()
 			if o.baseISO == "" {
 				o.baseISO = os.Getenv(baseiso.EnvBaseISO)
 			}
@@ -83,17 +81,18 @@ checksum, auth/ and the state as they were.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.releaseImage, "release-image", "", "OpenShift release image pull spec to install (default: the release pinned in this build; env "+releaseEnv+")")
+	addReleaseFlags(f, &o.release, false)
 	f.StringVar(&o.baseISO, "base-iso", "", "RHCOS live ISO to build from: a local path or an http(s) URL (env "+baseiso.EnvBaseISO+")")
 	f.StringVar(&o.baseISOSHA, "base-iso-sha256", "", "expected sha256 of --base-iso (verified when given)")
 	f.StringVar(&o.mirror, "os-image-mirror", "", "base URL of a local mirror serving the pinned RHCOS live ISO by its file name")
 	f.BoolVar(&o.regenerate, regenerateCredentialsFlag, false, "generate new keys, tokens, CAs and password, replacing those in auth/ and the state (hosts must then boot the new ISO)")
-	f.BoolVar(&o.offline, "offline", false, "never download the base ISO; fail with instructions when it is not in the cache")
+	f.BoolVar(&o.release.offline, "offline", false, "never download the base ISO nor contact a registry: fail with instructions when the ISO is not in the cache; the release must be the pinned default, or by digest with --release-version")
+	f.BoolVar(&o.strict, "strict", false, "fail (instead of warning) when the base ISO's RHCOS version differs from the release's RHCOS stream")
 	return c
 }
 
 func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
-	s, err := openStore(g, o.releaseImage)
+	s, err := openStore(g, o.release)
 	if err != nil {
 		return err
 	}
@@ -118,12 +117,9 @@ func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
 
 	arch := ign.Input.Arch
 	tty := isTerminal(g.errOut)
-	base, err := baseiso.Resolve(ctx, baseiso.Options{
-		BaseISO: o.baseISO, BaseISOSHA256: o.baseISOSHA, Mirror: o.mirror, Offline: o.offline,
-		Arch: arch, Progress: g.errOut, IsTTY: tty, Logger: g.log,
-	})
+	base, err := resolveBaseISO(ctx, g, s, o, arch, tty)
 	if err != nil {
-		return fmt.Errorf("failed to get base ISO image: %w", err)
+		return err
 	}
 
 	out := filepath.Join(g.dir, "agent."+arch+".iso")

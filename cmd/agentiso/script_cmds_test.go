@@ -12,12 +12,21 @@ import (
 // rewrite with identical bytes).
 func oldTime() time.Time { return time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC) }
 
-// scriptCmds are the custom testscript commands:
+// scriptCmds are the custom testscript commands (and those of
+// releaseScriptCmds):
 //
 //	backdate file...    set the files' mtime to a fixed old time
 //	backdated file...   fail unless every file still has that mtime
 //	                    (with !: fail unless every file was rewritten)
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	cmds := releaseScriptCmds()
+	for k, v := range baseScriptCmds() {
+		cmds[k] = v
+	}
+	return cmds
+}
+
+func baseScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"backdate": func(ts *testscript.TestScript, neg bool, args []string) {
 			if neg {

@@ -7,7 +7,10 @@
 //  2. the cache (DefaultCacheDir), when it holds the ISO named by the pinned
 //     CoreOS stream metadata and its sha256 matches;
 //  3. a download of that ISO from the URL in the stream metadata, or from
-//     <mirror>/<file name> when a mirror (--os-image-mirror URL) is given.
+//     <mirror>/<file name> when a mirror (--os-image-mirror URL) is given;
+//  4. the release payload's machine-os-images image in a registry
+//     (Options.Registry), streamed into the cache: before step 3 when a
+//     mirror registry serves the release, else when step 3 fails.
 //
 // Downloads resume from a .part file with HTTP Range requests, are
 // serialised between runs with a lock file, are verified against the
@@ -72,6 +75,9 @@ type Options struct {
 	// Offline forbids any network access for the stream ISO: when it is not
 	// cached, Resolve returns an *UnavailableError at once.
 	Offline bool
+	// Registry, when set, is a container image holding the stream ISO (the
+	// release payload's machine-os-images); see RegistrySource.
+	Registry *RegistrySource
 	// Arch is the target CPU architecture (x86_64/amd64, aarch64/arm64,
 	// ppc64le, s390x). Empty means the architecture of this binary.
 	Arch string
@@ -472,6 +478,16 @@ func (r *resolver) resolveStream(ctx context.Context) (Result, error) {
 	if r.opts.Offline {
 		return Result{}, &UnavailableError{Info: info}
 	}
+	reg := r.opts.Registry
+	var regErr error
+	if reg != nil && reg.Preferred && r.opts.Mirror == "" {
+		res, err := r.resolveRegistry(ctx, info)
+		if err == nil || ctx.Err() != nil || isChecksum(err) {
+			return res, err
+		}
+		r.log.Warn("Could not stream the base ISO from the release payload; trying its URL", "image", reg.Image, "err", err.Error())
+		regErr = err
+	}
 	r.log.Info("Downloading base ISO", "url", src, "cache", info.CachePath, "release", art.Release)
 	f := fetch{url: src, sha256: art.SHA256, final: info.CachePath, name: art.FileName}
 	sum, err := r.download(ctx, f)
@@ -479,6 +495,17 @@ func (r *resolver) resolveStream(ctx context.Context) (Result, error) {
 		var ce *ChecksumError
 		if ctx.Err() != nil || errors.As(err, &ce) {
 			return Result{}, fmt.Errorf("base ISO: %w", err)
+		}
+		if reg != nil && regErr == nil {
+			r.log.Warn("Could not download the base ISO; streaming it from the release payload", "url", src, "image", reg.Image, "err", err.Error())
+			res, rerr := r.resolveRegistry(ctx, info)
+			if rerr == nil || ctx.Err() != nil || isChecksum(rerr) {
+				return res, rerr
+			}
+			regErr = rerr
+		}
+		if regErr != nil {
+			err = fmt.Errorf("%w; the release payload's %s did not serve it either: %w", err, reg.Image, regErr)
 		}
 		return Result{}, &UnavailableError{Info: info, From: src, Err: err}
 	}

@@ -38,7 +38,7 @@ func generate(t *testing.T, name string) string {
 	}
 	s, err := asset.NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
-	rel, err := agent.NewReleaseImage(goldenRelease)
+	rel, err := offlineRelease(goldenRelease)
 	require.NoError(t, err)
 	require.NoError(t, s.Provide(rel))
 	targets := agent.ClusterManifestsTargets()
@@ -112,7 +112,7 @@ func TestGoldenHAIdempotent(t *testing.T) {
 	first := readTree(t, dir)
 	s, err := asset.NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
-	rel, err := agent.NewReleaseImage(goldenRelease)
+	rel, err := offlineRelease(goldenRelease)
 	require.NoError(t, err)
 	require.NoError(t, s.Provide(rel))
 	targets := agent.ClusterManifestsTargets()

@@ -45,7 +45,7 @@ pullSecret: '{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}'
 func ignitionFor(t *testing.T, release string, files map[string]string) types.Config {
 	t.Helper()
 	s, _ := store(t, files)
-	rel, err := agent.NewReleaseImage(release)
+	rel, err := offlineRelease(release)
 	require.NoError(t, err)
 	require.NoError(t, s.Provide(rel))
 	a, err := s.Fetch(context.Background(), &agent.AgentIgnition{})

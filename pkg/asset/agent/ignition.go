@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/seed-a052040e/agentiso/data"
-
 	"sigs.k8s.io/yaml"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
@@ -106,13 +104,13 @@ func (*AgentIgnition) Name() string { return "Agent Installer Ignition" }
 // Dependencies implements asset.Asset.
 func (*AgentIgnition) Dependencies() []asset.Asset {
 	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &AgentHosts{}, &AgentManifests{}, &ExtraManifests{}, &RendezvousIP{},
-		&ReleaseImage{}, &RegistriesConf{}, &CABundle{}, &AuthConfig{}, &SignerCAs{}, &KubeadminPassword{},
+		&ReleasePayload{}, &RegistriesConf{}, &CABundle{}, &AuthConfig{}, &SignerCAs{}, &KubeadminPassword{},
 		&InfraEnvID{}, &HostNetworkFiles{}, &OSImage{}}
 }
 
 // Generate implements asset.Asset.
 func (a *AgentIgnition) Generate(_ context.Context, p asset.Parents) error {
-	in, err := ignitionInput(p)
+	in, isoArch, err := ignitionInput(p)
 	if err != nil {
 		return err
 	}
@@ -126,7 +124,7 @@ func (a *AgentIgnition) Generate(_ context.Context, p asset.Parents) error {
 	if err != nil {
 		return err
 	}
-	a.Config, a.Size, a.Input.Arch = b, size, in.Arch
+	a.Config, a.Size, a.Input.Arch = b, size, isoArch
 	return nil
 }
 
@@ -136,14 +134,16 @@ func (a *AgentIgnition) Files() []asset.File {
 	return []asset.File{{Path: AgentIgnitionFile, Data: a.Config, Mode: 0o600}}
 }
 
-func ignitionInput(p asset.Parents) (ignition.Input, error) {
+// ignitionInput gathers the Ignition input and the ISO's architecture (the
+// cluster's; the release may be multi).
+func ignitionInput(p asset.Parents) (ignition.Input, string, error) {
 	m := asset.Get[*AgentManifests](p)
-	rel := asset.Get[*ReleaseImage](p)
+	rel := asset.Get[*ReleasePayload](p)
 	auth := asset.Get[*AuthConfig](p)
 	signers := asset.Get[*SignerCAs](p)
 	pubPEM, err := auth.PublicKeyPEM()
 	if err != nil {
-		return ignition.Input{}, err
+		return ignition.Input{}, "", err
 	}
 	arch := m.InfraEnv.Spec.CPUArchitecture
 	if arch == "" {
@@ -151,14 +151,14 @@ func ignitionInput(p asset.Parents) (ignition.Input, error) {
 	}
 	imageType, err := isoType(p)
 	if err != nil {
-		return ignition.Input{}, fmt.Errorf("cannot build the agent ISO these inputs ask for: %w", err)
+		return ignition.Input{}, "", fmt.Errorf("cannot build the agent ISO these inputs ask for: %w", err)
 	}
 	in := ignition.Input{
 		ClusterName:        m.ClusterDeployment.Spec.ClusterName,
 		BaseDomain:         m.ClusterDeployment.Spec.BaseDomain,
-		ReleaseImage:       rel.PullSpec,
+		ReleaseImage:       rel.Pinned,
 		ReleaseVersion:     rel.Version,
-		Arch:               arch,
+		Arch:               rel.Arch,
 		OSImages:           []ignition.OSImage{asset.Get[*OSImage](p).Image},
 		RendezvousIP:       asset.Get[*RendezvousIP](p).IP,
 		InfraEnvID:         asset.Get[*InfraEnvID](p).ID,
@@ -188,9 +188,9 @@ func ignitionInput(p asset.Parents) (ignition.Input, error) {
 	for _, mn := range m.ACI.Spec.Networking.MachineNetwork {
 		in.MachineNetworks = append(in.MachineNetworks, mn.CIDR)
 	}
-	ztp, err := ztpFiles(m)
+	ztp, err := ztpFiles(m, rel.Pinned)
 	if err != nil {
-		return ignition.Input{}, err
+		return ignition.Input{}, "", err
 	}
 	in.ZTPManifests = ztp
 	ac := asset.Get[*AgentConfig](p)
@@ -205,7 +205,7 @@ func ignitionInput(p asset.Parents) (ignition.Input, error) {
 	hosts := asset.Get[*AgentHosts](p).Hosts
 	sharedFencing, hostFencing, err := manifests.FencingFiles(icA.Config, hosts, icA.lines)
 	if err != nil {
-		return ignition.Input{}, fmt.Errorf("fencing credentials: %w", err)
+		return ignition.Input{}, "", fmt.Errorf("fencing credentials: %w", err)
 	}
 	in.FencingCredentialsYAML = sharedFencing
 	for i, h := range hosts {
@@ -217,23 +217,31 @@ func ignitionInput(p asset.Parents) (ignition.Input, error) {
 		if h.RootDeviceHints != nil {
 			b, err := yaml.Marshal(h.RootDeviceHints)
 			if err != nil {
-				return ignition.Input{}, fmt.Errorf("host %d: encode rootDeviceHints: %w", i, err)
+				return ignition.Input{}, "", fmt.Errorf("host %d: encode rootDeviceHints: %w", i, err)
 			}
 			ih.RootDeviceHintsYAML = b
 		}
 		in.Hosts = append(in.Hosts, ih)
 	}
-	return in, nil
+	return in, arch, nil
 }
 
-// ztpFiles renders the manifests exactly as cluster-manifests/ holds them.
-func ztpFiles(m *AgentManifests) ([]ignition.Manifest, error) {
+// ztpFiles renders the manifests as cluster-manifests/ holds them, with
+// the ClusterImageSet naming the release by digest (pinned) even when the
+// user's copy names it by tag: digest-only mirrors serve only that.
+func ztpFiles(m *AgentManifests, pinned string) ([]ignition.Manifest, error) {
+	cis := m.ClusterImageSet
+	if cis != nil && cis.Spec.ReleaseImage != pinned {
+		c := *cis
+		c.Spec.ReleaseImage = pinned
+		cis = &c
+	}
 	objs := map[string]any{
 		"pull-secret.yaml":           m.PullSecret,
 		"infraenv.yaml":              m.InfraEnv,
 		"agent-cluster-install.yaml": m.ACI,
 		"cluster-deployment.yaml":    m.ClusterDeployment,
-		"cluster-image-set.yaml":     m.ClusterImageSet,
+		"cluster-image-set.yaml":     cis,
 	}
 	var out []ignition.Manifest
 	for name, o := range objs {
@@ -252,7 +260,8 @@ func ztpFiles(m *AgentManifests) ([]ignition.Manifest, error) {
 }
 
 // OSImage is the RHCOS live ISO assisted-service advertises (OS_IMAGES),
-// named by the pinned stream metadata for the cluster's architecture.
+// named by the release payload's own CoreOS stream (the pinned stream when
+// the payload was not read) for the cluster's architecture.
 type OSImage struct {
 	Image ignition.OSImage `json:"image"`
 }
@@ -261,7 +270,9 @@ type OSImage struct {
 func (*OSImage) Name() string { return "OS Image" }
 
 // Dependencies implements asset.Asset.
-func (*OSImage) Dependencies() []asset.Asset { return []asset.Asset{&AgentManifests{}} }
+func (*OSImage) Dependencies() []asset.Asset {
+	return []asset.Asset{&AgentManifests{}, &ReleasePayload{}}
+}
 
 // Generate implements asset.Asset.
 func (a *OSImage) Generate(_ context.Context, p asset.Parents) error {
@@ -269,14 +280,15 @@ func (a *OSImage) Generate(_ context.Context, p asset.Parents) error {
 	if arch == "" {
 		arch = "x86_64"
 	}
-	st, err := baseiso.ParseStream(data.RHCOSStream())
+	rel := asset.Get[*ReleasePayload](p)
+	st, err := baseiso.ParseStream(rel.StreamJSON())
 	if err != nil {
-		return fmt.Errorf("embedded RHCOS stream metadata: %w", err)
+		return fmt.Errorf("RHCOS stream metadata of release %s: %w", rel.PullSpec, err)
 	}
 	art, err := baseiso.LiveISO(st, arch)
 	if err != nil {
-		return err
+		return fmt.Errorf("release %s: %w", rel.PullSpec, err)
 	}
-	a.Image = ignition.OSImage{CPUArchitecture: art.Arch, URL: art.URL, Version: art.Release}
+	a.Image = ignition.OSImage{CPUArchitecture: art.Arch, URL: art.URL, Version: art.Release, OpenshiftVersion: rel.Version}
 	return nil
 }

@@ -178,11 +178,20 @@ func (a *AgentConfig) Load(d asset.Dir) (bool, error) {
 	return true, nil
 }
 
-// ReleaseImage is the OpenShift release to install: the pinned default of
-// this build, or an override given on the command line.
+// ReleaseImage is the OpenShift release the user asked for: the pinned
+// default of this build, or --release-image (with --release-version and
+// --offline). What the payload says about itself is ReleasePayload.
 type ReleaseImage struct {
+	// PullSpec is the reference as the user wrote it (or the default's).
 	PullSpec string `json:"pullSpec"`
-	Version  string `json:"version"`
+	// Version is --release-version, or the pinned default's version.
+	Version string `json:"version,omitempty"`
+	// Arch is the pinned default's architecture; empty for a user release.
+	Arch string `json:"arch,omitempty"`
+	// Default is true for the release pinned in this build.
+	Default bool `json:"default,omitempty"`
+	// Offline forbids registry look-ups (--offline).
+	Offline bool `json:"offline,omitempty"`
 }
 
 // Name implements asset.Asset.
@@ -193,33 +202,30 @@ func (*ReleaseImage) Dependencies() []asset.Asset { return nil }
 
 // Generate uses the default embedded in the binary.
 func (r *ReleaseImage) Generate(context.Context, asset.Parents) error {
-	v, spec, ok := strings.Cut(strings.TrimSpace(data.ReleaseImage), " ")
-	if !ok {
-		return fmt.Errorf("embedded release image %q is malformed", data.ReleaseImage)
+	d, err := DefaultRelease()
+	if err != nil {
+		return err
 	}
-	r.Version, r.PullSpec = v, spec
+	*r = *d
 	return nil
 }
 
-// NewReleaseImage returns a release override; the version is read from a
-// tag like ":4.19.3-x86_64", falling back to the pinned default's version.
+// DefaultRelease is the release pinned in this build
+// (data/release/default-release.txt: "<version> <arch> <pull spec>").
+func DefaultRelease() (*ReleaseImage, error) {
+	f := strings.Fields(data.ReleaseImage)
+	if len(f) != 3 {
+		return nil, fmt.Errorf("embedded release image %q is malformed (want \"<version> <arch> <pull spec>\")", data.ReleaseImage)
+	}
+	return &ReleaseImage{Version: f[0], Arch: f[1], PullSpec: f[2], Default: true}, nil
+}
+
+// NewReleaseImage returns a release override as the user gave it. The
+// version is never guessed from the tag: it is read from the payload, or
+// taken from version (--release-version), which may be empty.
 func NewReleaseImage(pullSpec string) (*ReleaseImage, error) {
 	if err := ignition.ValidateImageReference(pullSpec); err != nil {
 		return nil, fmt.Errorf("release image %q is not an image pull spec (e.g. quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64): %w", pullSpec, err)
 	}
-	def := &ReleaseImage{}
-	if err := def.Generate(context.Background(), nil); err != nil {
-		return nil, err
-	}
-	r := &ReleaseImage{PullSpec: pullSpec, Version: def.Version}
-	if i := strings.LastIndex(pullSpec, ":"); i > strings.LastIndex(pullSpec, "/") && !strings.Contains(pullSpec, "@") {
-		tag := pullSpec[i+1:]
-		for _, arch := range []string{"-x86_64", "-aarch64", "-ppc64le", "-s390x", "-multi"} {
-			tag = strings.TrimSuffix(tag, arch)
-		}
-		if tag != "" && tag[0] >= '0' && tag[0] <= '9' {
-			r.Version = tag
-		}
-	}
-	return r, nil
+	return &ReleaseImage{PullSpec: pullSpec}, nil
 }

@@ -57,7 +57,7 @@ func store(t *testing.T, files map[string]string) (*asset.Store, string) {
 	}
 	s, err := asset.NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
-	rel, err := agent.NewReleaseImage(goldenRelease)
+	rel, err := offlineRelease(goldenRelease)
 	require.NoError(t, err)
 	require.NoError(t, s.Provide(rel))
 	return s, dir

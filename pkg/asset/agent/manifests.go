@@ -27,7 +27,7 @@ func (*AgentManifests) Name() string { return "Agent Manifests" }
 
 // Dependencies implements asset.Asset.
 func (*AgentManifests) Dependencies() []asset.Asset {
-	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &AgentHosts{}, &ReleaseImage{}, &RendezvousIP{}, &PullSecret{}, &InfraEnv{},
+	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &AgentHosts{}, &ReleasePayload{}, &RendezvousIP{}, &PullSecret{}, &InfraEnv{},
 		&NMStateConfigs{}, &AgentClusterInstall{}, &ClusterDeployment{}, &ClusterImageSet{}}
 }
 
@@ -52,7 +52,11 @@ func (a *AgentManifests) Generate(_ context.Context, p asset.Parents) error {
 			errs = append(errs, &manifests.FieldError{Type: manifests.TypeInvalid, Detail: err.Error()})
 		}
 	}
-	collect(manifests.ValidateClusterImageSet(a.ClusterImageSet, cis.lines, asset.Get[*ReleaseImage](p).PullSpec))
+	// A user ClusterImageSet may name the release as the user spelled it
+	// (a tag) or pinned by digest; the ISO always carries the pinned one.
+	if rel := asset.Get[*ReleasePayload](p); a.ClusterImageSet == nil || a.ClusterImageSet.Spec.ReleaseImage != rel.PullSpec {
+		collect(manifests.ValidateClusterImageSet(a.ClusterImageSet, cis.lines, rel.Pinned))
+	}
 	collect(manifests.ValidateNMStateConfigs(a.NMStateConfigs, nm.lines, a.InfraEnv))
 	collect(a.crossReferences())
 	icA, acA := asset.Get[*InstallConfig](p), asset.Get[*AgentConfig](p)

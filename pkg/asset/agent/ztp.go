@@ -269,7 +269,7 @@ func (*AgentClusterInstall) Name() string { return "AgentClusterInstall Config" 
 
 // Dependencies implements asset.Asset.
 func (*AgentClusterInstall) Dependencies() []asset.Asset {
-	return []asset.Asset{&InstallConfig{}, &AgentHosts{}, &ReleaseImage{}, &RendezvousIP{}}
+	return []asset.Asset{&InstallConfig{}, &AgentHosts{}, &ReleasePayload{}, &RendezvousIP{}}
 }
 
 // Generate implements asset.Asset.
@@ -279,7 +279,7 @@ func (a *AgentClusterInstall) Generate(_ context.Context, p asset.Parents) error
 		return err
 	}
 	aci, err := manifests.GenerateAgentClusterInstall(ic, asset.Get[*AgentHosts](p).Hosts,
-		asset.Get[*ReleaseImage](p).Version, asset.Get[*RendezvousIP](p).IP)
+		asset.Get[*ReleasePayload](p).Version, asset.Get[*RendezvousIP](p).IP)
 	if err != nil {
 		return err
 	}
@@ -374,17 +374,18 @@ func (*ClusterImageSet) Name() string { return "ClusterImageSet Config" }
 
 // Dependencies implements asset.Asset.
 func (*ClusterImageSet) Dependencies() []asset.Asset {
-	return []asset.Asset{&InstallConfig{}, &ReleaseImage{}}
+	return []asset.Asset{&InstallConfig{}, &ReleasePayload{}}
 }
 
-// Generate implements asset.Asset.
+// Generate implements asset.Asset: the release pinned by digest, named
+// openshift-<version of the payload>.
 func (a *ClusterImageSet) Generate(_ context.Context, p asset.Parents) error {
 	ns := ""
 	if ic := asset.Get[*InstallConfig](p).Config; ic != nil {
 		ns = ic.Metadata.Namespace
 	}
-	r := asset.Get[*ReleaseImage](p)
-	a.CIS = manifests.GenerateClusterImageSet(ns, r.PullSpec, r.Version)
+	r := asset.Get[*ReleasePayload](p)
+	a.CIS = manifests.GenerateClusterImageSet(ns, r.Pinned, r.Version)
 	return nil
 }
 

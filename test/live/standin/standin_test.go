@@ -151,7 +151,7 @@ func snoManifests(t *testing.T) string {
 	}
 	s, err := asset.NewStore(work, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
-	rel, err := agent.NewReleaseImage("quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64")
+	rel, err := agent.OfflineRelease("quay.io/openshift-release-dev/ocp-release@sha256:"+strings.Repeat("4", 64), "4.19.0")
 	require.NoError(t, err)
 	require.NoError(t, s.Provide(rel))
 	targets := agent.ClusterManifestsTargets()

@@ -1,0 +1,206 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+
+	"github.com/seed-a052040e/agentiso/data"
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/manifests"
+	"github.com/seed-a052040e/agentiso/pkg/release"
+)
+
+// Where ReleasePayload's facts come from.
+const (
+	ReleaseFromRegistry = "registry"        // read from the payload
+	ReleaseFromPinned   = "pinned default"  // the release pinned in this build
+	ReleaseFromOffline  = "offline (given)" // --offline: digest and --release-version as given
+)
+
+// ReleasePayload is the release agentiso installs, as its payload
+// describes it: read from the registry through the install-config mirrors,
+// or, with no look-up, the pinned default's recorded facts or (with
+// --offline) the digest and --release-version the user gave.
+type ReleasePayload struct {
+	Warnings
+	// PullSpec is the user's spelling (used in messages).
+	PullSpec string `json:"pullSpec"`
+	// Pinned is what hosts pull: the source repository by digest, so that
+	// digest-only mirrors serve it.
+	Pinned  string `json:"pinned"`
+	Digest  string `json:"digest,omitempty"`
+	Version string `json:"version"`
+	// Arch is "multi" or the release's one architecture (RPM spelling).
+	Arch          string   `json:"arch"`
+	Architectures []string `json:"architectures"`
+	// Stream is the payload's CoreOS boot-image stream JSON; nil means the
+	// stream pinned in this build.
+	Stream []byte `json:"stream,omitempty"`
+	// MachineOSImages is the payload's machine-os-images pull spec.
+	MachineOSImages string `json:"machineOSImages,omitempty"`
+	// Source is one of the ReleaseFrom* values; From and Attempts say
+	// where a registry read happened.
+	Source   string   `json:"source"`
+	From     string   `json:"from,omitempty"`
+	Attempts []string `json:"attempts,omitempty"`
+}
+
+// Name implements asset.Asset.
+func (*ReleasePayload) Name() string { return "Release Payload" }
+
+// Dependencies implements asset.Asset.
+func (*ReleasePayload) Dependencies() []asset.Asset {
+	return []asset.Asset{&ReleaseImage{}, &InstallConfig{}, &PullSecret{}, &CABundle{}, &InfraEnv{}}
+}
+
+// StreamJSON is the CoreOS stream to build from: the payload's, else the
+// pinned one.
+func (a *ReleasePayload) StreamJSON() []byte {
+	if len(a.Stream) > 0 {
+		return a.Stream
+	}
+	return data.RHCOSStream()
+}
+
+// ReleaseClientOptions gathers what the registry client needs from the
+// inputs: pull secret, mirrors, trust bundle, proxy and architecture.
+func ReleaseClientOptions(ic *manifests.InstallConfig, pullSecret, caPEM, arch string) release.Options {
+	o := release.Options{PullSecret: []byte(pullSecret), TrustBundle: []byte(caPEM), Arch: arch}
+	if ic != nil {
+		for _, s := range ic.MirrorSources() {
+			// install-config mirrors are digest-only, as the
+			// registries.conf agentiso writes for the hosts.
+			o.Mirrors = append(o.Mirrors, release.Mirror{Source: s.Source, Mirrors: s.Mirrors, DigestOnly: true,
+				Blocked: s.SourcePolicy == "NeverContactSource"})
+		}
+		if px := ic.Proxy; px != nil {
+			o.Proxy = &release.Proxy{HTTPProxy: px.HTTPProxy, HTTPSProxy: px.HTTPSProxy, NoProxy: px.NoProxy}
+		}
+	}
+	return o
+}
+
+// ReleaseClient builds the registry client from the resolved parents of a
+// ReleasePayload.
+func ReleaseClient(p asset.Parents) (*release.Client, error) {
+	ic := asset.Get[*InstallConfig](p).Config
+	ps := ""
+	if s := asset.Get[*PullSecret](p); s.Secret != nil {
+		ps = s.Secret.PullSecretJSON()
+	}
+	arch := "x86_64"
+	if ie := asset.Get[*InfraEnv](p).InfraEnv; ie != nil && ie.Spec.CPUArchitecture != "" {
+		arch = ie.Spec.CPUArchitecture
+	}
+	return release.New(ReleaseClientOptions(ic, ps, asset.Get[*CABundle](p).PEM, arch))
+}
+
+func isDigest(spec string) bool {
+	ref, err := name.ParseReference(spec)
+	if err != nil {
+		return false
+	}
+	_, ok := ref.(name.Digest)
+	return ok
+}
+
+// Generate implements asset.Asset.
+func (a *ReleasePayload) Generate(ctx context.Context, p asset.Parents) error {
+	req := asset.Get[*ReleaseImage](p)
+	a.PullSpec = req.PullSpec
+	arch := "x86_64"
+	if ie := asset.Get[*InfraEnv](p).InfraEnv; ie != nil && ie.Spec.CPUArchitecture != "" {
+		arch = ie.Spec.CPUArchitecture
+	}
+	switch {
+	case req.Default:
+		// The pinned default's facts were recorded with this build: no
+		// look-up is needed (or possible in an air gap).
+		if req.Arch != arch {
+			return fmt.Errorf("the release pinned in this build (%s) is for %s, but the cluster is %s (controlPlane.architecture); pass --release-image with a release for %s or the -multi payload",
+				req.PullSpec, req.Arch, arch, arch)
+		}
+		a.Pinned, a.Version, a.Arch, a.Architectures, a.Source = req.PullSpec, req.Version, req.Arch, []string{req.Arch}, ReleaseFromPinned
+		if isDigest(req.PullSpec) {
+			a.Digest = req.PullSpec[strings.LastIndex(req.PullSpec, "@")+1:]
+		}
+		return nil
+	case req.Offline:
+		if !isDigest(req.PullSpec) {
+			return fmt.Errorf("release image %s is a tag, and --offline forbids looking it up: pass it by digest (repository@sha256:...) together with --release-version, or drop --offline so agentiso reads the release from its registry", req.PullSpec)
+		}
+		if req.Version == "" {
+			return fmt.Errorf("release image %s: --offline needs --release-version (the exact OpenShift version of that payload, e.g. 4.19.3); agentiso never guesses it", req.PullSpec)
+		}
+		a.Pinned, a.Version, a.Arch, a.Architectures, a.Source = req.PullSpec, req.Version, arch, []string{arch}, ReleaseFromOffline
+		a.Digest = req.PullSpec[strings.LastIndex(req.PullSpec, "@")+1:]
+		a.Warn = append(a.Warn, fmt.Sprintf("--offline: release %s is taken as OpenShift %s for %s without reading it; its RHCOS stream is unknown, so the stream pinned in this build is used", req.PullSpec, req.Version, arch))
+		return nil
+	}
+	c, err := ReleaseClient(p)
+	if err != nil {
+		return fmt.Errorf("release image %s: %w", req.PullSpec, err)
+	}
+	rel, err := c.Resolve(ctx, req.PullSpec)
+	if err != nil {
+		return fmt.Errorf("read release image %s (pass --offline with a release by digest and --release-version to build without a registry): %w", req.PullSpec, err)
+	}
+	if req.Version != "" && req.Version != rel.Version {
+		return fmt.Errorf("release image %s is OpenShift %s, not %s (--release-version)", req.PullSpec, rel.Version, req.Version)
+	}
+	a.Pinned, a.Digest, a.Version, a.Arch, a.Architectures = rel.Pinned, rel.Digest, rel.Version, rel.Arch, rel.Architectures
+	a.Stream, a.MachineOSImages, a.Source, a.From = rel.StreamRaw, rel.Components[release.MachineOSImagesComponent], ReleaseFromRegistry, rel.From
+	for _, at := range rel.Attempts {
+		a.Attempts = append(a.Attempts, at.String())
+	}
+	if rel.Stream == nil {
+		a.Warn = append(a.Warn, fmt.Sprintf("release %s carries no CoreOS boot-image stream; the RHCOS stream pinned in this build is used", req.PullSpec))
+	}
+	return nil
+}
+
+// NewReleaseClient builds the registry client for the inputs in s (pull
+// secret, mirrors, trust bundle, proxy, architecture), as ReleasePayload
+// uses it.
+func NewReleaseClient(ctx context.Context, s *asset.Store) (*release.Client, error) {
+	p := asset.Parents{}
+	for _, a := range []asset.Asset{&InstallConfig{}, &PullSecret{}, &CABundle{}, &InfraEnv{}} {
+		r, err := s.Fetch(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		p[reflect.TypeOf(a)] = r
+	}
+	return ReleaseClient(p)
+}
+
+// ReadFromMirror reports whether the payload was read from a mirror rather
+// than from its source repository (an air-gapped setup).
+func (a *ReleasePayload) ReadFromMirror() bool {
+	if a.From == "" {
+		return false
+	}
+	src := a.Pinned
+	if i := strings.LastIndex(src, "@"); i >= 0 {
+		src = src[:i]
+	}
+	return !strings.HasPrefix(a.From, src+"@") && !strings.HasPrefix(a.From, src+":")
+}
+
+// OfflineRelease is a release given by digest with its version, used with
+// no registry look-up (as --offline --release-image R --release-version V).
+func OfflineRelease(pullSpec, version string) (*ReleaseImage, error) {
+	r, err := NewReleaseImage(pullSpec)
+	if err != nil {
+		return nil, err
+	}
+	if !isDigest(pullSpec) {
+		return nil, fmt.Errorf("offline release %s must be given by digest", pullSpec)
+	}
+	r.Version, r.Offline = version, true
+	return r, nil
+}
