@@ -11,8 +11,8 @@ import (
 )
 
 type ignitionOptions struct {
-	release releaseFlags
-	regenerate   bool
+	release    releaseFlags
+	regenerate bool
 }
 
 func newCreateIgnitionCmd(g *globals) *cobra.Command {

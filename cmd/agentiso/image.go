@@ -19,12 +19,12 @@ import (
 )
 
 type imageOptions struct {
-	release      releaseFlags
-	strict       bool
-	baseISO      string
-	baseISOSHA   string
-	mirror       string
-	regenerate   bool
+	release    releaseFlags
+	strict     bool
+	baseISO    string
+	baseISOSHA string
+	mirror     string
+	regenerate bool
 }
 
 func newCreateImageCmd(g *globals) *cobra.Command {

@@ -124,4 +124,3 @@ func majorMinor(v string) string {
 	}
 	return parts[0] + "." + parts[1]
 }
-
