@@ -104,7 +104,7 @@ func TestFencingRefusedByRelease(t *testing.T) {
 
 	bad := map[string]string{manifests.InstallConfigFile: icTNF, manifests.AgentConfigFile: acTNF[:len(acTNF)-len("  interfaces: [{name: eth0, macAddress: '52:54:00:00:00:02'}]\n")]}
 	s, _ = store(t, bad)
-	rel, err := agent.NewReleaseImage("quay.io/openshift-release-dev/ocp-release:4.22.0-x86_64")
+	rel, err := offlineRelease("quay.io/openshift-release-dev/ocp-release:4.22.0-x86_64")
 	require.NoError(t, err)
 	require.NoError(t, s.Provide(rel))
 	_, err = s.Fetch(context.Background(), &agent.AgentIgnition{})

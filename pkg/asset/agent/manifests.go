@@ -64,7 +64,7 @@ func (a *AgentManifests) Generate(_ context.Context, p asset.Parents) error {
 	hosts := asset.Get[*AgentHosts](p).Hosts
 	clusterErr, warns := manifests.ValidateCluster(icA.Config, hosts, asset.Get[*RendezvousIP](p).IP, lines)
 	collect(clusterErr)
-	collect(manifests.ValidateFencingRelease(icA.Config, asset.Get[*ReleaseImage](p).Version, icA.lines))
+	collect(manifests.ValidateFencingRelease(icA.Config, asset.Get[*ReleasePayload](p).Version, icA.lines))
 	a.addAll(warns)
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid agent configuration: %w", errs)

@@ -241,7 +241,7 @@ func TestLiveFlowSNO(t *testing.T) {
 	require.NoError(t, err)
 	const infraEnvID = "6a3f9b2e-1c4d-4e5f-8a9b-0c1d2e3f4a5b"
 	const mac = "52:54:00:12:34:56"
-	const releaseURL = "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64"
+	releaseURL := "quay.io/openshift-release-dev/ocp-release@sha256:" + strings.Repeat("4", 64)
 	const installerImage = "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	live, err := sim.NewLive(sim.LiveConfig{PublicKey: pub, InfraEnvID: infraEnvID, BootstrapHostMAC: mac, PrepareFor: 300 * time.Millisecond, NextInstruction: 1,
 		InstallerImage: installerImage,
