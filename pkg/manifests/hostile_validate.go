@@ -3,6 +3,7 @@ package manifests
 import (
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -113,6 +114,57 @@ func validateDNSSearch(e *errs, path string, raw json.RawMessage) {
 		}
 		if why := dnsLengthProblem(s); why != "" {
 			e.invalid(p, s, "%s", why)
+		}
+	}
+}
+
+// validateNoProxy checks noProxy as upstream does: "*" alone, or a
+// comma-separated list without spaces of IPs, CIDRs and lower-case
+// domains (a leading dot allowed, no wildcards).
+func validateNoProxy(e *errs, v string) {
+	if v == "" || v == "*" {
+		return
+	}
+	if strings.ContainsAny(v, " \t") {
+		e.invalid("proxy.noProxy", v, "noProxy must not have spaces")
+	}
+	for i, el := range strings.Split(v, ",") {
+		el = strings.TrimSpace(el)
+		if _, err := netip.ParseAddr(el); err == nil {
+			continue
+		}
+		if _, err := netip.ParsePrefix(el); err == nil {
+			continue
+		}
+		if d := strings.TrimPrefix(el, "."); dns1123Subdomain.MatchString(d) && dnsLengthProblem(d) == "" {
+			continue
+		}
+		e.invalid("proxy.noProxy", v, "each element of noProxy must be an IP, a CIDR or a domain without wildcard characters, which is violated by element %d %q", i, el)
+	}
+}
+
+// validateProxyNotInNetworks refuses a proxy whose host is an IP inside
+// the cluster or service network (those addresses belong to pods and
+// services, not to a proxy outside the cluster).
+func validateProxyNotInNetworks(e *errs, field, v string, n *Networking) {
+	u, err := url.Parse(v)
+	if err != nil || n == nil {
+		return
+	}
+	ip, err := netip.ParseAddr(u.Hostname())
+	if err != nil {
+		return
+	}
+	for _, s := range n.ServiceNetwork {
+		if pfx, err := netip.ParsePrefix(s); err == nil && pfx.Contains(ip) {
+			e.invalid(field, RedactURL(v), "proxy value is part of the service networks")
+			return
+		}
+	}
+	for _, c := range n.ClusterNetwork {
+		if pfx, err := netip.ParsePrefix(c.CIDR); err == nil && pfx.Contains(ip) {
+			e.invalid(field, RedactURL(v), "proxy value is part of the cluster networks")
+			return
 		}
 	}
 }

@@ -117,3 +117,31 @@ func FuzzRedactURL(f *testing.F) {
 		}
 	})
 }
+
+// TestNoProxyValidation checks noProxy as upstream does: no spaces, and
+// every element an IP, a CIDR or a lower-case domain (optionally with a
+// leading dot), or "*" alone; and that a proxy IP inside the cluster or
+// service network is refused.
+func TestNoProxyValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name, proxy string
+		want        []string
+	}{
+		{"valid", "  httpProxy: http://proxy.example.com:3128\n  noProxy: .example.com,192.168.0.0/16,10.1.2.3,fd00::1,localhost\n", nil},
+		{"star", "  httpProxy: http://proxy.example.com:3128\n  noProxy: '*'\n", nil},
+		{"wildcard", "  httpProxy: http://proxy.example.com:3128\n  noProxy: good.example.com,*.bad.example.com\n",
+			[]string{`install-config.yaml:23: proxy.noProxy: Invalid value: "good.example.com,*.bad.example.com": each element of noProxy must be an IP, a CIDR or a domain without wildcard characters, which is violated by element 1 "*.bad.example.com"`}},
+		{"spaces", "  httpProxy: http://proxy.example.com:3128\n  noProxy: a.example.com, b.example.com\n",
+			[]string{`proxy.noProxy: Invalid value: "a.example.com, b.example.com": noProxy must not have spaces`}},
+		{"proxy in service network", "  httpProxy: http://u:s3cret@172.30.1.25:3128\n",
+			[]string{`install-config.yaml:22: proxy.httpProxy: Invalid value: "http://u:xxxxx@172.30.1.25:3128": proxy value is part of the service networks`}},
+		{"proxy in cluster network", "  httpsProxy: http://10.128.1.25:3128\n",
+			[]string{`proxy.httpsProxy: Invalid value: "http://10.128.1.25:3128": proxy value is part of the cluster networks`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ic, lines := decodeT[InstallConfig](t, InstallConfigFile, baseInstallConfig+"proxy:\n"+tc.proxy)
+			ic.SetDefaults()
+			assertErrs(t, ValidateInstallConfig(ic, lines), tc.want...)
+		})
+	}
+}

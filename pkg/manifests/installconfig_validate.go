@@ -208,10 +208,13 @@ func ValidateInstallConfig(ic *InstallConfig, lines Lines) error {
 	if p := ic.Proxy; p != nil {
 		if p.HTTPProxy != "" {
 			validateProxyURL(e, "proxy.httpProxy", p.HTTPProxy, "http")
+			validateProxyNotInNetworks(e, "proxy.httpProxy", p.HTTPProxy, ic.Networking)
 		}
 		if p.HTTPSProxy != "" {
 			validateProxyURL(e, "proxy.httpsProxy", p.HTTPSProxy, "http", "https")
+			validateProxyNotInNetworks(e, "proxy.httpsProxy", p.HTTPSProxy, ic.Networking)
 		}
+		validateNoProxy(e, p.NoProxy)
 	}
 	validateCapabilities(e, ic)
 	switch ic.CPUPartitioningMode {
