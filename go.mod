@@ -3,6 +3,7 @@ module github.com/seed-a052040e/agentiso
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.5.0
 	github.com/cavaliercoder/go-cpio v0.0.0-20180626203310-925f9528c45e
 	github.com/coreos/ignition/v2 v2.24.0
 	github.com/coreos/stream-metadata-go v0.4.9

@@ -213,15 +213,28 @@ func newTemplateData(in *Input) (*templateData, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding OS_IMAGES: %w", err)
 	}
+	// validate already checked registries.conf.
+	regs, _ := parseRegistries(in.RegistriesConf)
+	haveMirror := haveMirrors(regs)
 	registries := "quay.io"
-	if len(in.PublicContainerRegistries) > 0 {
+	switch {
+	case len(in.PublicContainerRegistries) > 0:
 		registries = strings.Join(in.PublicContainerRegistries, ",")
+	case haveMirror:
+		// As upstream: the mirrored sources' registries.
+		registries = strings.Join(mirroredRegistries(regs), ",")
+	}
+	releaseMirror := in.ReleaseImageMirror
+	if releaseMirror == "" {
+		releaseMirror = mirrorOf(in.ReleaseImage, regs)
 	}
 	imageType := in.ImageType
 	if imageType == "" {
 		imageType = "full-iso"
 	}
-	haveMirror := hasContent(in.RegistriesConf)
+	// The user's bundle replaces the containers' trust store only for a
+	// mirror (as upstream); otherwise it reaches them through the host
+	// store, which also keeps the public CAs.
 	caMount := defaultCABundle
 	if haveMirror && hasContent(in.CABundle) {
 		caMount = "-v " + CABundlePath + ":/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem:z"
@@ -239,7 +252,7 @@ func newTemplateData(in *Input) (*templateData, error) {
 		WorkerAgents:              in.WorkerAgents,
 		ReleaseImages:             releaseImages,
 		ReleaseImage:              in.ReleaseImage,
-		ReleaseImageMirror:        in.ReleaseImageMirror,
+		ReleaseImageMirror:        releaseMirror,
 		HaveMirrorConfig:          haveMirror,
 		PublicContainerRegistries: registries,
 		InfraEnvID:                in.InfraEnvID,
@@ -428,7 +441,8 @@ func (b *builder) addGenerated(in *Input) error {
 	if in.PasswordHash != "" {
 		addf(path.Join(TLSDir, "kubeadmin-password.hash"), 0o600, []byte(in.PasswordHash), false)
 	}
-	if hasContent(in.RegistriesConf) {
+	if regs, _ := parseRegistries(in.RegistriesConf); haveMirrors(regs) {
+		// Without a mirror RHCOS's own registries.conf stays.
 		addf(RegistriesPath, 0o644, in.RegistriesConf, true)
 	}
 	if hasContent(in.CABundle) {

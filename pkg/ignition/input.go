@@ -319,6 +319,9 @@ func (in *Input) validate() error {
 			}
 		}
 	}
+	if _, err := parseRegistries(in.RegistriesConf); err != nil {
+		add("RegistriesConf: %v", err)
+	}
 	ztp := map[string]bool{}
 	for i, m := range in.ZTPManifests {
 		if !isBaseName(m.FileName) {
