@@ -130,6 +130,7 @@ itself. Everything works offline.`,
 	root.AddCommand(newWaitForCmd(g))
 	addWaitForDevCmds(g, root)
 	root.AddCommand(newIsoCmd(g))
+	root.AddCommand(newReleaseCmd(g))
 	devCmd(root).AddCommand(newDevMakeTestISOCmd(g))
 	return root
 }

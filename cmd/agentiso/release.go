@@ -1,0 +1,317 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/baseiso"
+	"github.com/seed-a052040e/agentiso/pkg/manifests"
+	"github.com/seed-a052040e/agentiso/pkg/release"
+)
+
+func newReleaseCmd(g *globals) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "release",
+		Short: "Inspect OpenShift release payloads",
+		Args:  cobra.NoArgs,
+	}
+	c.AddCommand(newReleaseInfoCmd(g))
+	return c
+}
+
+type releaseInfoOptions struct {
+	release releaseFlags
+	mirror  string
+	output  string
+}
+
+// releaseInfo is what `release info` prints.
+type releaseInfo struct {
+	PullSpec        string     `json:"pullSpec"`
+	Pinned          string     `json:"pinned"`
+	Digest          string     `json:"digest,omitempty"`
+	Version         string     `json:"version"`
+	Arch            string     `json:"arch"`
+	Architectures   []string   `json:"architectures"`
+	Source          string     `json:"source"`
+	From            string     `json:"from,omitempty"`
+	Attempts        []string   `json:"attempts,omitempty"`
+	MachineOSImages string     `json:"machineOSImages,omitempty"`
+	RHCOS           *rhcosInfo `json:"rhcos,omitempty"`
+	Warnings        []string   `json:"warnings,omitempty"`
+}
+
+type rhcosInfo struct {
+	Stream     string `json:"stream"`
+	FromStream string `json:"streamFrom"` // "payload" or "pinned"
+	Arch       string `json:"arch"`
+	Release    string `json:"release"`
+	FileName   string `json:"fileName"`
+	URL        string `json:"url"`
+	MirrorURL  string `json:"mirrorURL,omitempty"`
+	SHA256     string `json:"sha256"`
+	CachePath  string `json:"cachePath"`
+	Cached     bool   `json:"cached"`
+	// BaseISOFrom is where `create image` would take the base ISO from
+	// (without --base-iso).
+	BaseISOFrom string `json:"baseISOFrom"`
+}
+
+func newReleaseInfoCmd(g *globals) *cobra.Command {
+	o := &releaseInfoOptions{}
+	c := &cobra.Command{
+		Use:   "info [IMAGE]",
+		Short: "Show what agentiso resolves a release image to",
+		Long: `Read an OpenShift release payload the way 'create image' does and print what
+agentiso would install: the digest the reference resolves to (the ISO pins
+it by digest), the version and architectures from the payload's metadata,
+the location it was read from (mirrors are tried in order, as the hosts'
+registries.conf does; a tag is never looked up on a digest-only mirror),
+and the RHCOS live ISO of the payload's CoreOS stream that the base ISO
+would come from.
+
+IMAGE defaults to --release-image, $` + releaseEnv + ` or the release pinned in
+this build. When --dir holds install-config.yaml, its pullSecret,
+imageDigestSources/imageContentSources, additionalTrustBundle, proxy and
+controlPlane.architecture are used; otherwise the registry is read
+anonymously with the system trust store. Nothing is written.`,
+		Example: `  # Resolve a tag through the mirrors of mycluster/install-config.yaml
+  agentiso release info --dir mycluster quay.io/openshift-release-dev/ocp-release:4.19.3-x86_64
+
+  # The release the directory would install, as JSON for scripts
+  agentiso release info --dir mycluster -o json | jq -r .pinned
+
+  # A multi-architecture payload: its architectures
+  agentiso release info quay.io/openshift-release-dev/ocp-release:4.19.3-multi -o json | jq .architectures`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if o.release.image != "" && o.release.image != args[0] {
+					return fmt.Errorf("give the release once: as IMAGE or --release-image")
+				}
+				o.release.image = args[0]
+			}
+			o.release.fromEnv()
+			if o.output != "text" && o.output != "json" {
+				return fmt.Errorf("-o %q: want text or json", o.output)
+			}
+			return runReleaseInfo(cmd.Context(), g, o)
+		},
+	}
+	addReleaseFlags(c.Flags(), &o.release, true)
+	c.Flags().StringVar(&o.mirror, "os-image-mirror", "", "base URL of a local web server serving the RHCOS live ISO by its file name (as for create image)")
+	c.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text or json")
+	return c
+}
+
+func runReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) error {
+	info, arch, err := resolveReleaseInfo(ctx, g, o)
+	if err != nil {
+		return err
+	}
+	opts := baseiso.Options{Arch: arch, Mirror: o.mirror, Stream: info.stream, Offline: o.release.offline}
+	fi, err := baseiso.Describe(opts)
+	if err != nil {
+		return fmt.Errorf("RHCOS stream of %s: %w", info.PullSpec, err)
+	}
+	r := &rhcosInfo{Stream: fi.Stream, FromStream: "pinned", Arch: fi.Arch, Release: fi.Release, FileName: fi.FileName,
+		URL: fi.URL, MirrorURL: fi.MirrorURL, SHA256: fi.SHA256, CachePath: fi.CachePath}
+	if len(info.stream) > 0 && info.Source == agent.ReleaseFromRegistry {
+		r.FromStream = "payload"
+	}
+	if st, err := os.Stat(fi.CachePath); err == nil && st.Mode().IsRegular() {
+		r.Cached = true
+	}
+	switch {
+	case r.Cached:
+		r.BaseISOFrom = "cache " + fi.CachePath + " (verified by sha256 when used)"
+	case o.release.offline:
+		r.BaseISOFrom = "nowhere: --offline and not cached (pass --base-iso to create image)"
+	case info.MachineOSImages != "" && info.fromMirror && o.mirror == "":
+		r.BaseISOFrom = "machine-os-images " + info.MachineOSImages + " (through the mirror), else " + fi.URL
+	case fi.MirrorURL != "":
+		r.BaseISOFrom = fi.MirrorURL
+	case info.MachineOSImages != "":
+		r.BaseISOFrom = fi.URL + ", else machine-os-images " + info.MachineOSImages
+	default:
+		r.BaseISOFrom = fi.URL
+	}
+	info.RHCOS = r
+	if o.output == "json" {
+		enc := json.NewEncoder(g.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(info.releaseInfo)
+	}
+	return info.writeText(g.out)
+}
+
+// resolvedInfo adds what the text output and the base ISO choice need.
+type resolvedInfo struct {
+	releaseInfo
+	stream     []byte
+	fromMirror bool
+}
+
+// resolveReleaseInfo resolves through the asset graph when --dir holds
+// inputs (so mirrors, CA, pull secret and proxy apply), else anonymously.
+func resolveReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) (*resolvedInfo, string, error) {
+	hasInputs := false
+	for _, f := range []string{manifests.InstallConfigFile, manifests.PullSecretFile} {
+		if _, err := os.Stat(filepath.Join(g.dir, f)); err == nil {
+			hasInputs = true
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, "", err
+		}
+	}
+	if hasInputs {
+		s, err := openStore(g, o.release)
+		if err != nil {
+			return nil, "", err
+		}
+		pa, err := s.Fetch(ctx, &agent.ReleasePayload{})
+		if err != nil {
+			return nil, "", err
+		}
+		p := pa.(*agent.ReleasePayload)
+		ie, err := s.Fetch(ctx, &agent.InfraEnv{})
+		if err != nil {
+			return nil, "", err
+		}
+		arch := ie.(*agent.InfraEnv).InfraEnv.Spec.CPUArchitecture
+		return fromPayload(p), archOr(arch), nil
+	}
+	// No inputs: the pinned default's recorded facts, --offline's given
+	// ones, or an anonymous read with the system trust store.
+	req, err := requestedRelease(o.release)
+	if err != nil {
+		return nil, "", err
+	}
+	if req.Default || req.Offline {
+		if err := checkOffline(req); err != nil {
+			return nil, "", err
+		}
+		return offlineInfo(req), archOr(req.Arch), nil
+	}
+	c, err := release.New(release.Options{})
+	if err != nil {
+		return nil, "", err
+	}
+	rel, err := c.Resolve(ctx, o.release.image)
+	if err != nil {
+		return nil, "", err
+	}
+	if o.release.version != "" && o.release.version != rel.Version {
+		return nil, "", fmt.Errorf("release image %s is OpenShift %s, not %s (--release-version)", o.release.image, rel.Version, o.release.version)
+	}
+	info := &resolvedInfo{releaseInfo: releaseInfo{PullSpec: rel.PullSpec, Pinned: rel.Pinned, Digest: rel.Digest, Version: rel.Version,
+		Arch: rel.Arch, Architectures: rel.Architectures, Source: agent.ReleaseFromRegistry, From: rel.From,
+		MachineOSImages: rel.Components[release.MachineOSImagesComponent]}, stream: rel.StreamRaw}
+	for _, a := range rel.Attempts {
+		info.Attempts = append(info.Attempts, a.String())
+	}
+	arch := "x86_64"
+	if rel.Arch != "multi" {
+		arch = rel.Arch
+	}
+	return info, arch, nil
+}
+
+func archOr(a string) string {
+	if a == "" {
+		return "x86_64"
+	}
+	return a
+}
+
+func requestedRelease(rf releaseFlags) (*agent.ReleaseImage, error) {
+	if rf.image == "" {
+		if rf.version != "" {
+			return nil, errors.New("--release-version describes --release-image: pass both (the pinned default release has its own version)")
+		}
+		return agent.DefaultRelease()
+	}
+	r, err := agent.NewReleaseImage(rf.image)
+	if err != nil {
+		return nil, err
+	}
+	r.Version, r.Offline = rf.version, rf.offline
+	return r, nil
+}
+
+// checkOffline applies the --offline rules of the ReleasePayload asset:
+// a digest and its version, never a tag.
+func checkOffline(r *agent.ReleaseImage) error {
+	if r.Default {
+		return nil
+	}
+	_, err := agent.OfflineRelease(r.PullSpec, r.Version)
+	if err != nil {
+		return fmt.Errorf("release image %s is a tag, and --offline forbids looking it up: pass it by digest (repository@sha256:...) together with --release-version", r.PullSpec)
+	}
+	if r.Version == "" {
+		return fmt.Errorf("release image %s: --offline needs --release-version (the exact OpenShift version of that payload); agentiso never guesses it", r.PullSpec)
+	}
+	return nil
+}
+
+// offlineInfo describes the pinned default or an --offline release without
+// reading it (the same rules as the ReleasePayload asset).
+func offlineInfo(r *agent.ReleaseImage) *resolvedInfo {
+	info := &resolvedInfo{releaseInfo: releaseInfo{PullSpec: r.PullSpec, Pinned: r.PullSpec, Version: r.Version, Arch: archOr(r.Arch),
+		Architectures: []string{archOr(r.Arch)}, Source: agent.ReleaseFromPinned}}
+	if r.Offline && !r.Default {
+		info.Source = agent.ReleaseFromOffline
+	}
+	if i := strings.LastIndex(r.PullSpec, "@"); i >= 0 {
+		info.Digest = r.PullSpec[i+1:]
+	}
+	return info
+}
+
+func fromPayload(p *agent.ReleasePayload) *resolvedInfo {
+	return &resolvedInfo{releaseInfo: releaseInfo{PullSpec: p.PullSpec, Pinned: p.Pinned, Digest: p.Digest, Version: p.Version,
+		Arch: p.Arch, Architectures: p.Architectures, Source: p.Source, From: p.From, Attempts: p.Attempts,
+		MachineOSImages: p.MachineOSImages, Warnings: p.Warn}, stream: p.Stream, fromMirror: p.ReadFromMirror()}
+}
+
+func (r *resolvedInfo) writeText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Release:        %s\n", r.PullSpec)
+	fmt.Fprintf(&b, "Pinned:         %s\n", r.Pinned)
+	fmt.Fprintf(&b, "Version:        %s\n", r.Version)
+	fmt.Fprintf(&b, "Architecture:   %s\n", r.Arch)
+	fmt.Fprintf(&b, "Architectures:  %s\n", strings.Join(r.Architectures, ", "))
+	fmt.Fprintf(&b, "Source:         %s\n", r.Source)
+	if r.From != "" {
+		fmt.Fprintf(&b, "Read from:      %s\n", r.From)
+	}
+	for i, a := range r.Attempts {
+		fmt.Fprintf(&b, "  %d. %s\n", i+1, a)
+	}
+	if r.MachineOSImages != "" {
+		fmt.Fprintf(&b, "machine-os-images: %s\n", r.MachineOSImages)
+	}
+	if c := r.RHCOS; c != nil {
+		fmt.Fprintf(&b, "RHCOS stream:   %s (%s)\n", c.Stream, c.FromStream)
+		fmt.Fprintf(&b, "RHCOS ISO:      %s %s %s\n", c.Release, c.Arch, c.FileName)
+		fmt.Fprintf(&b, "  URL:          %s\n", c.URL)
+		fmt.Fprintf(&b, "  SHA256:       %s\n", c.SHA256)
+		fmt.Fprintf(&b, "  cache:        %s (cached: %t)\n", c.CachePath, c.Cached)
+		fmt.Fprintf(&b, "Base ISO from:  %s\n", c.BaseISOFrom)
+	}
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(&b, "Warning:        %s\n", wn)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
