@@ -5,20 +5,37 @@
 //
 // The release image and its component images are built from the project's
 // own Go code: one static stand-in binary (test/live/standin, built here with
-// CGO_ENABLED=0 unless Options.StandinBinary names one) in minimal images,
-// under the paths and entrypoints the agent units run. The release image's
-// /release-manifests/image-references names each component by digest under
-// the SOURCE registry (quay.io/openshift-release-dev/ocp-v4.0-art-dev), so
-// the hosts reach them only through the imageDigestSources mirrors; its
-// entrypoint answers "image NAME" like the cluster-version-operator. The
-// payload files (release-metadata, image-references, the CoreOS boot-images
-// ConfigMap) are laid out by internal/testrelease, the payload builder of
-// pkg/release's tests, so both read the same format.
+// CGO_ENABLED=0 unless Options.StandinBinary names one) in a layer shared by
+// every image, plus a small layer of symbolic links and files per image:
+//
+//	release image               /usr/bin/cluster-version-operator (entrypoint;
+//	                            "image NAME" prints a component pull spec),
+//	                            /release-manifests/{release-metadata,
+//	                            image-references, coreos-bootimages ConfigMap}
+//	agent-installer-api-server  /assisted-service (default command: the REST
+//	                            API on :8090), /usr/local/bin/agent-installer-client,
+//	                            /start_db.sh run by /bin/bash, /etc/passwd with
+//	                            the postgres user
+//	agent-installer-node-agent  /usr/bin/agent (default command), /usr/bin/cp
+//	agent-installer-orchestrator  /usr/bin/assisted-installer (entrypoint; the
+//	                            install step: reports the Installing stage)
+//	agent-installer-csr-approver, agent-installer-utils, installer
+//	                            /usr/bin/component (prints what it stands for)
+//
+// The release image's image-references names each component by digest
+// under the SOURCE registry (quay.io/openshift-release-dev/ocp-v4.0-art-dev),
+// so the hosts reach them only through the imageDigestSources mirrors. The
+// payload files are laid out by internal/testrelease, the payload builder of
+// pkg/release's tests, so agentiso's release reader and the lab agree.
 //
 // Nothing is pushed by tag: a tag pull from the mirror is answered 404, and
 // Resolve refuses to map a tag reference, as containers/image does with
 // mirror-by-digest-only mirrors. Every manifest and blob request made after
 // Start returns is recorded (Pulls) so a test can assert digest-only pulls.
+//
+// The stand-in assisted-service keeps its own request log, readable at
+// sim.LabRequestsPath (/api/assisted-install/v2/lab/requests) with the user
+// or watcher token, besides the usual /v2/events.
 package mirror
 
 import (
