@@ -3,6 +3,10 @@ GO ?= go
 BIN := bin/agentiso
 PKGS := ./...
 FUZZTIME ?= 3s
+# Bound the minimisation of new inputs: by default it may run 60s past
+# -fuzztime, and a short run then fails spuriously with the fuzzer killed
+# mid-minimisation (seen with FuzzParseStream and FuzzLocateFile).
+FUZZMINIMIZETIME ?= 5s
 
 .PHONY: build test unit lint fmt-check vet cross fuzz demo bench clean e2e e2e-deps e2e-fixture
 
@@ -42,7 +46,7 @@ fuzz:
 	@for pkg in $$($(GO) list ./...); do \
 		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			echo "== $$pkg $$f"; \
-			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $$pkg || exit 1; \
 		done; \
 	done
 

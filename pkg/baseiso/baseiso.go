@@ -410,6 +410,10 @@ func (r *resolver) fetchSidecar(ctx context.Context, raw string) (string, error)
 	u.Path += ".sha256"
 	u.RawPath = ""
 	side := u.String()
+	// A checksum is a few bytes: the whole request gets the stall timeout,
+	// so a server that accepts it and never answers cannot hang the run.
+	ctx, cancel := context.WithTimeout(ctx, r.stall)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, side, nil)
 	if err != nil {
 		return "", fmt.Errorf("base ISO checksum %s: %w", side, err)

@@ -729,3 +729,39 @@ func TestResolveStalePartWithSameETagIsRedownloaded(t *testing.T) {
 	assert.Contains(t, logs.String(), "Resumed download has the wrong sha256")
 	noPartFiles(t, opts.CacheDir)
 }
+
+// The <url>.sha256 request is bounded like the ISO download: a server that
+// accepts it and never answers fails the run after the stall timeout
+// instead of hanging it.
+func TestResolveSidecarRequestTimesOut(t *testing.T) {
+	content, _ := isoContent(10_000, 29)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if strings.HasSuffix(req.URL.Path, ".sha256") {
+			select {
+			case <-release:
+			case <-req.Context().Done():
+			}
+			return
+		}
+		http.ServeContent(w, req, "x", time.Time{}, bytes.NewReader(content))
+	}))
+	defer srv.Close()
+	defer close(release)
+	opts := baseOpts(t, nil)
+	opts.BaseISO = srv.URL + "/isos/custom.iso"
+	opts.StallTimeout = 300 * time.Millisecond
+	done := make(chan error, 1)
+	go func() {
+		_, err := Resolve(context.Background(), opts)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.Error(t, err)
+		assert.ErrorContains(t, err, "custom.iso.sha256")
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the checksum request is still running after 10s")
+	}
+}
