@@ -25,6 +25,7 @@ type imageOptions struct {
 	baseISOSHA string
 	mirror     string
 	regenerate bool
+	resetBase  bool
 }
 
 func newCreateImageCmd(g *globals) *cobra.Command {
@@ -88,6 +89,7 @@ checksum, auth/ and the state as they were.`,
 	f.BoolVar(&o.regenerate, regenerateCredentialsFlag, false, "generate new keys, tokens, CAs and password, replacing those in auth/ and the state (hosts must then boot the new ISO)")
 	f.BoolVar(&o.release.offline, "offline", false, "never download the base ISO nor contact a registry: fail with instructions when the ISO is not in the cache; the release must be the pinned default, or by digest with --release-version")
 	f.BoolVar(&o.strict, "strict", false, "fail (instead of warning) when the base ISO's RHCOS version differs from the release's RHCOS stream")
+	f.BoolVar(&o.resetBase, "reset-base-iso", false, "accept a --base-iso that was already customised (e.g. an agent ISO): drop its embedded Ignition config and appended kernel arguments first")
 	return c
 }
 
@@ -132,7 +134,7 @@ func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
 	if err != nil {
 		g.log.Warn(err.Error())
 	}
-	staged, err := writeAgentISO(ctx, g, base.Path, out, arch, ign, kargs, tty)
+	staged, err := writeAgentISO(ctx, g, base.Path, out, arch, ign, kargs, tty, o.resetBase)
 	if err != nil {
 		return err
 	}
@@ -158,7 +160,7 @@ func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
 
 // writeAgentISO embeds ignition and kargs into the base ISO and stages the
 // result next to out (see isoeditor.WriteStaged).
-func writeAgentISO(ctx context.Context, g *globals, basePath, out, arch string, ign *agent.AgentIgnition, kargs []string, tty bool) (*isoeditor.Staged, error) {
+func writeAgentISO(ctx context.Context, g *globals, basePath, out, arch string, ign *agent.AgentIgnition, kargs []string, tty, resetBase bool) (*isoeditor.Staged, error) {
 	iso, f, err := isoeditor.OpenFile(basePath)
 	if err != nil {
 		return nil, fmt.Errorf("base ISO: %w", err)
@@ -167,7 +169,20 @@ func writeAgentISO(ctx context.Context, g *globals, basePath, out, arch string, 
 	if err := iso.CheckArch(arch); err != nil {
 		return nil, fmt.Errorf("base ISO %s: %w; the cluster's architecture comes from controlPlane.architecture (InfraEnv spec.cpuArchitecture)", basePath, err)
 	}
-	img, err := iso.Edit(isoeditor.Edit{Ignition: ign.Config, AppendKargs: kargs})
+	// An ISO that already carries a config and kernel arguments (an agent
+	// ISO built earlier) would get the agent arguments twice.
+	custom, err := iso.Customized()
+	if err != nil {
+		return nil, fmt.Errorf("base ISO %s: %w", basePath, err)
+	}
+	if len(custom) > 0 {
+		if !resetBase {
+			return nil, fmt.Errorf("base ISO %s is already customised (%s): it looks like an agent ISO built earlier. "+
+				"Use the plain RHCOS live ISO, or pass --reset-base-iso to drop its customisation first", basePath, strings.Join(custom, "; "))
+		}
+		g.log.Info("Resetting the customised base ISO: its embedded Ignition config and appended kernel arguments are dropped", "base", basePath)
+	}
+	img, err := iso.Edit(isoeditor.Edit{Ignition: ign.Config, AppendKargs: kargs, ResetKargs: resetBase})
 	if err != nil {
 		var tooLarge *isoeditor.IgnitionTooLargeError
 		if errors.As(err, &tooLarge) {

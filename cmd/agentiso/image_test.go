@@ -92,7 +92,7 @@ func TestCreateImageCancelledLeavesNothing(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	// And when the interrupt arrives at the ISO write itself.
 	ign := &agent.AgentIgnition{Config: []byte(`{"ignition":{"version":"3.2.0"}}` + "\n")}
-	_, err = writeAgentISO(ctx, g, base, filepath.Join(dir, "agent.x86_64.iso"), "x86_64", ign, []string{"fips=1"}, false)
+	_, err = writeAgentISO(ctx, g, base, filepath.Join(dir, "agent.x86_64.iso"), "x86_64", ign, []string{"fips=1"}, false, false)
 	require.ErrorIs(t, err, context.Canceled)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)

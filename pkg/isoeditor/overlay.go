@@ -166,6 +166,29 @@ type Edit struct {
 	InitrdFiles []InitrdFile
 	// AppendKargs are kernel arguments appended to the ISO's current ones.
 	AppendKargs []string
+	// ResetKargs appends to the ISO's default kernel arguments instead of
+	// its current ones, dropping what an earlier customisation appended.
+	ResetKargs bool
+}
+
+// Customized reports how the ISO differs from a plain live ISO: an
+// embedded Ignition config, kernel arguments beyond its defaults (as an
+// agent ISO built by agentiso or coreos-installer has). Empty means plain.
+func (iso *ISO) Customized() ([]string, error) {
+	var out []string
+	if _, err := iso.EmbeddedIgnition(); err == nil {
+		out = append(out, "an embedded Ignition config")
+	}
+	if iso.kargs != nil {
+		cur, err := iso.kargs.Read(iso.r)
+		if err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(cur) != strings.TrimSpace(iso.kargs.Default) {
+			out = append(out, "kernel arguments beyond the ISO's defaults")
+		}
+	}
+	return out, nil
 }
 
 // Edit returns the edited image for e. It fails if the archive or the kernel
@@ -187,10 +210,13 @@ func (iso *ISO) Edit(e Edit) (*Image, error) {
 		}
 		ovs = append(ovs, o)
 	}
-	if len(e.AppendKargs) > 0 {
+	if len(e.AppendKargs) > 0 || (e.ResetKargs && iso.kargs != nil) {
 		cur, err := iso.Kargs()
 		if err != nil {
 			return nil, fmt.Errorf("cannot append kernel arguments: %w", err)
+		}
+		if e.ResetKargs {
+			cur = iso.kargs.Default
 		}
 		for _, a := range e.AppendKargs {
 			if strings.TrimSpace(a) == "" {
