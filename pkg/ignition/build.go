@@ -69,6 +69,7 @@ func EnabledUnits() []string {
 		"iscsiadm.service",
 		"iscsistart.service",
 		"node-zero.service",
+		"oci-eval-user-data.service",
 		"selinux.service",
 		"set-hostname.service",
 		"start-cluster-installation.service",

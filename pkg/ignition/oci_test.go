@@ -1,0 +1,77 @@
+package ignition
+
+import (
+	"encoding/base64"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// runOCIScript runs oci-eval-user-data.sh as shipped, with a fake chassis
+// tag file and a curl stub that answers with code and body.
+func runOCIScript(t *testing.T, tag, code, body string, curlFails bool) (string, string, error) {
+	t.Helper()
+	cfg, _ := mustBuild(t, snoInput())
+	script, ok := fileContents(t, cfg, "/usr/local/bin/oci-eval-user-data.sh")
+	require.True(t, ok, "the OCI user-data script is shipped")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	require.NoError(t, os.MkdirAll(bin, 0o755))
+	curl := "#!/bin/bash\necho \"$@\" >>" + filepath.Join(dir, "curl.log") + "\n"
+	if curlFails {
+		curl += "exit 7\n"
+	} else {
+		curl += "out=''\nwhile [ $# -gt 0 ]; do if [ \"$1\" = --output ]; then out=$2; fi; shift; done\n" +
+			"printf '%s' " + shellQuoted(body) + " >\"$out\"\nprintf '%s' " + code + "\n"
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "curl"), []byte(curl), 0o755))
+	tagFile := filepath.Join(dir, "chassis_asset_tag")
+	require.NoError(t, os.WriteFile(tagFile, []byte(tag+"\n"), 0o644))
+	p := filepath.Join(dir, "oci.sh")
+	require.NoError(t, os.WriteFile(p, script, 0o755))
+	cmd := exec.Command(requireTool(t, "bash"), p)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + bin + ":" + os.Getenv("PATH"), "OCI_CHASSIS_TAG_FILE=" + tagFile, "OCI_USER_DATA_URL=http://127.0.0.1:9/user_data", "TMPDIR=" + dir}
+	out, err := cmd.CombinedOutput()
+	log, _ := os.ReadFile(filepath.Join(dir, "curl.log"))
+	return dir, string(out) + string(log), err
+}
+
+func TestOCIUserDataScript(t *testing.T) {
+	userData := base64.StdEncoding.EncodeToString([]byte("#!/bin/bash\ntouch RAN\n"))
+
+	dir, out, err := runOCIScript(t, "OracleCloud.com", "200", userData, false)
+	require.NoError(t, err, out)
+	assert.FileExists(t, filepath.Join(dir, "RAN"), out)
+	assert.Contains(t, out, "Authorization: Bearer Oracle")
+
+	dir, out, err = runOCIScript(t, "Not Specified", "200", userData, false)
+	require.NoError(t, err, out)
+	assert.NoFileExists(t, filepath.Join(dir, "RAN"))
+	assert.NoFileExists(t, filepath.Join(dir, "curl.log"), "no metadata request off OCI")
+
+	_, out, err = runOCIScript(t, "OracleCloud.com", "404", "Not Found", false)
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "no user data")
+
+	_, out, err = runOCIScript(t, "OracleCloud.com", "200", "", true)
+	require.Error(t, err, out)
+
+	_, out, err = runOCIScript(t, "OracleCloud.com", "200", "!!not base64!!", false)
+	require.Error(t, err, out)
+}
+
+func TestOCIUserDataUnitEnabled(t *testing.T) {
+	cfg, _ := mustBuild(t, snoInput())
+	u, ok := unitContents(cfg, "oci-eval-user-data.service")
+	require.True(t, ok)
+	assert.Contains(t, u, "ExecStart=/usr/local/bin/oci-eval-user-data.sh\n")
+	assert.True(t, slices.Contains(EnabledUnits(), "oci-eval-user-data.service"))
+	assert.False(t, strings.Contains(u, "StandardOutput=syslog"), "syslog output is obsolete in systemd")
+}
