@@ -42,10 +42,19 @@ The base RHCOS live ISO is found, in order:
      place; a URL is downloaded into the cache
   2. the cache ($XDG_CACHE_HOME/agentiso/image_cache, ~/.cache/... or
      ~/Library/Caches/... on macOS), verified by sha256
-  3. a download of the ISO named by the RHCOS stream metadata pinned in this
-     build, from its public URL or from --os-image-mirror URL
-With no network and no cached ISO, the error names the exact file to fetch,
+  3. a download of the ISO named by the release's RHCOS stream (the
+     payload's own; the stream pinned in this build for the pinned default
+     release or --offline), from its URL or from --os-image-mirror URL
+  4. the release payload's machine-os-images image in the (mirror)
+     registry, streamed into the cache and verified; tried before 3 when the
+     release was read through a mirror
+With --offline and no cached ISO, the error names the exact file to fetch,
 its sha256 and where to put it.
+
+The release (--release-image, a tag or a digest) is read from its registry
+through the install-config mirrors, with the pull secret and
+additionalTrustBundle; the ISO pins it by digest and carries its exact
+version and architecture. See 'agentiso release info'.
 
 The ISO is written by streaming the base once with the few changed byte
 ranges overlaid (no extraction): it costs about what copying the base costs.
@@ -67,7 +76,16 @@ checksum, auth/ and the state as they were.`,
 		Example: `  # Air-gapped: point at an RHCOS live ISO you copied in
   agentiso create image --dir mycluster --base-iso ~/isos/rhcos-live.x86_64.iso
 
-  # Fetch the pinned RHCOS ISO from a local web server
+  # Air-gapped with a mirror registry: the mirrored release by digest; the
+  # base ISO comes from the payload's machine-os-images in the mirror
+  agentiso create image --dir mycluster \
+      --release-image quay.io/openshift-release-dev/ocp-release@sha256:<digest>
+
+  # No registry at all: a release by digest with its version, and an ISO
+  agentiso create image --dir mycluster --offline --base-iso rhcos-live.x86_64.iso \
+      --release-image quay.io/openshift-release-dev/ocp-release@sha256:<digest> --release-version 4.19.3
+
+  # Fetch the release's RHCOS ISO from a local web server
   agentiso create image --dir mycluster --os-image-mirror http://10.0.0.1:8080/rhcos
 
   # Then boot every host from mycluster/agent.x86_64.iso and watch:
@@ -85,7 +103,7 @@ checksum, auth/ and the state as they were.`,
 	addReleaseFlags(f, &o.release, false)
 	f.StringVar(&o.baseISO, "base-iso", "", "RHCOS live ISO to build from: a local path or an http(s) URL (env "+baseiso.EnvBaseISO+")")
 	f.StringVar(&o.baseISOSHA, "base-iso-sha256", "", "expected sha256 of --base-iso (verified when given)")
-	f.StringVar(&o.mirror, "os-image-mirror", "", "base URL of a local mirror serving the pinned RHCOS live ISO by its file name")
+	f.StringVar(&o.mirror, "os-image-mirror", "", "base URL of a local web server serving the release's RHCOS live ISO by its file name")
 	f.BoolVar(&o.regenerate, regenerateCredentialsFlag, false, "generate new keys, tokens, CAs and password, replacing those in auth/ and the state (hosts must then boot the new ISO)")
 	f.BoolVar(&o.release.offline, "offline", false, "never download the base ISO nor contact a registry: fail with instructions when the ISO is not in the cache; the release must be the pinned default, or by digest with --release-version")
 	f.BoolVar(&o.strict, "strict", false, "fail (instead of warning) when the base ISO's RHCOS version differs from the release's RHCOS stream")

@@ -239,7 +239,8 @@ func (c *Client) get(ctx context.Context, spec string, ref name.Reference) (*fet
 			a.Err = fmt.Errorf("served manifest has digest %s, want %s", desc.Digest, d.DigestStr())
 			continue
 		}
-		return &fetched{desc: desc, location: loc, attempts: atts}, nil
+		// Locations after the one that served it were not contacted.
+		return &fetched{desc: desc, location: loc, attempts: atts[:i+1]}, nil
 	}
 	if len(atts) == 1 && len(contacted) == 1 {
 		return nil, fmt.Errorf("%s: %w", spec, atts[0].Err)

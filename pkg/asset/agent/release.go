@@ -127,6 +127,8 @@ func (a *ReleasePayload) Generate(ctx context.Context, p asset.Parents) error {
 		a.Pinned, a.Version, a.Arch, a.Architectures, a.Source = req.PullSpec, req.Version, req.Arch, []string{req.Arch}, ReleaseFromPinned
 		if isDigest(req.PullSpec) {
 			a.Digest = req.PullSpec[strings.LastIndex(req.PullSpec, "@")+1:]
+		} else if ic := asset.Get[*InstallConfig](p).Config; ic != nil && manifests.MirrorCovers(ic.MirrorSources(), req.PullSpec) {
+			a.Warn = append(a.Warn, fmt.Sprintf("the release pinned in this build is named by tag (%s), and the imageDigestSources mirrors are digest-only: hosts in an air gap cannot pull it; pass --release-image with the mirrored release by digest", req.PullSpec))
 		}
 		return nil
 	case req.Offline:
