@@ -8,7 +8,7 @@ FUZZTIME ?= 3s
 # mid-minimisation (seen with FuzzParseStream and FuzzLocateFile).
 FUZZMINIMIZETIME ?= 5s
 
-.PHONY: build test unit lint fmt-check vet cross fuzz demo bench clean e2e e2e-deps e2e-fixture
+.PHONY: build test unit lint staticcheck fmt-check vet cross fuzz demo bench clean e2e e2e-deps e2e-fixture
 
 build:
 	$(GO) build -o $(BIN) ./cmd/agentiso
@@ -50,7 +50,12 @@ fuzz:
 		done; \
 	done
 
-lint: fmt-check vet
+## lint: gofmt, go vet and staticcheck (pinned; fetched through the Go module proxy)
+STATICCHECK_VERSION ?= v0.8.2
+lint: fmt-check vet staticcheck
+
+staticcheck:
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) $(PKGS)
 
 demo: build
 	./hack/demo.sh

@@ -76,7 +76,7 @@ func FuzzDecodeStrict(f *testing.F) {
 			hosts, _ := ResolveHosts(&ic, &ac)
 			ip, err := ChooseRendezvousIP(ac.RendezvousIP, hosts, nil)
 			check(err)
-			err, _ = ValidateCluster(&ic, hosts, ip, nil)
+			_, err = ValidateCluster(&ic, hosts, ip, nil)
 			check(err)
 		} else {
 			check(err)

@@ -155,7 +155,7 @@ func ChooseRendezvousIP(configured string, hosts []Host, nmstate []NMStateConfig
 //
 // lines, when known, maps each input file name to its line map so every
 // finding points at its line.
-func ValidateCluster(ic *InstallConfig, hosts []Host, rendezvousIP string, lines map[string]Lines) (error, []Warning) {
+func ValidateCluster(ic *InstallConfig, hosts []Host, rendezvousIP string, lines map[string]Lines) ([]Warning, error) {
 	var list ErrorList
 	var warns []Warning
 	add := func(file, path, typ string, v any, detail string, args ...any) {
@@ -181,7 +181,7 @@ func ValidateCluster(ic *InstallConfig, hosts []Host, rendezvousIP string, lines
 	}
 	rip, err := netip.ParseAddr(rendezvousIP)
 	if err != nil {
-		return list.OrNil(), warns
+		return warns, list.OrNil()
 	}
 	anyStatic := false
 	ownerIsCP := false
@@ -237,7 +237,7 @@ func ValidateCluster(ic *InstallConfig, hosts []Host, rendezvousIP string, lines
 			}
 		}
 	}
-	return list.OrNil(), warns
+	return warns, list.OrNil()
 }
 
 // OrNil returns nil for an empty list, so callers can return it as an error.

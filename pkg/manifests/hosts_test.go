@@ -51,19 +51,19 @@ func clusterIC(t *testing.T) *InstallConfig {
 
 func TestValidateClusterRendezvousRules(t *testing.T) {
 	ic := clusterIC(t)
-	err, _ := ValidateCluster(ic, []Host{staticHost("master", "10.0.0.7")}, "10.0.0.7", nil)
+	_, err := ValidateCluster(ic, []Host{staticHost("master", "10.0.0.7")}, "10.0.0.7", nil)
 	assert.NoError(t, err)
 
-	err, _ = ValidateCluster(ic, []Host{staticHost("master", "10.0.0.7")}, "10.0.0.8", nil)
+	_, err = ValidateCluster(ic, []Host{staticHost("master", "10.0.0.7")}, "10.0.0.8", nil)
 	assert.ErrorContains(t, err, "is not a static address of any control-plane host's networkConfig")
 
-	err, _ = ValidateCluster(ic, nil, "192.168.1.1", nil)
+	_, err = ValidateCluster(ic, nil, "192.168.1.1", nil)
 	assert.ErrorContains(t, err, `agent-config.yaml: rendezvousIP: Invalid value: "192.168.1.1": is outside every machine network (10.0.0.0/24)`)
 
 	ic.ControlPlane.Replicas = ptr(int64(3))
 	ic.Compute[0].Replicas = ptr(int64(1))
 	hosts := []Host{staticHost("master", "10.0.0.7"), staticHost("worker", "10.0.0.8")}
-	err, _ = ValidateCluster(ic, hosts, "10.0.0.8", nil)
+	_, err = ValidateCluster(ic, hosts, "10.0.0.8", nil)
 	assert.ErrorContains(t, err, "Host hosts[0] has role 'worker' and has the rendezvousIP assigned to it")
 }
 
@@ -72,11 +72,11 @@ func TestValidateClusterHostCounts(t *testing.T) {
 	ic.ControlPlane.Replicas = ptr(int64(3))
 	m, w := Host{AgentHost: AgentHost{Role: "master"}}, Host{AgentHost: AgentHost{Role: "worker"}}
 	hosts := []Host{m, m, m, m, w}
-	err, _ := ValidateCluster(ic, hosts, "10.0.0.1", nil)
+	_, err := ValidateCluster(ic, hosts, "10.0.0.1", nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the number of master hosts defined (4) exceeds the configured ControlPlane replicas (3)")
 	assert.Contains(t, err.Error(), "the number of worker hosts defined (1) exceeds the configured Compute replicas (0)")
-	_, warns := ValidateCluster(ic, hosts[:2], "10.0.0.1", nil)
+	warns, _ := ValidateCluster(ic, hosts[:2], "10.0.0.1", nil)
 	require.Len(t, warns, 1)
 	assert.Contains(t, warns[0].Msg, "not enough master hosts defined (2)")
 }

@@ -342,7 +342,7 @@ func TestValidateCluster(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err, _ := ValidateCluster(ic, hostsOf(t, tc.ac), tc.rip, nil)
+			_, err := ValidateCluster(ic, hostsOf(t, tc.ac), tc.rip, nil)
 			assertErrs(t, err, tc.want...)
 		})
 	}

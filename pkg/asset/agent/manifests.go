@@ -62,7 +62,7 @@ func (a *AgentManifests) Generate(_ context.Context, p asset.Parents) error {
 	icA, acA := asset.Get[*InstallConfig](p), asset.Get[*AgentConfig](p)
 	lines := map[string]manifests.Lines{manifests.InstallConfigFile: icA.lines, manifests.AgentConfigFile: acA.lines}
 	hosts := asset.Get[*AgentHosts](p).Hosts
-	clusterErr, warns := manifests.ValidateCluster(icA.Config, hosts, asset.Get[*RendezvousIP](p).IP, lines)
+	warns, clusterErr := manifests.ValidateCluster(icA.Config, hosts, asset.Get[*RendezvousIP](p).IP, lines)
 	collect(clusterErr)
 	collect(manifests.ValidateFencingRelease(icA.Config, asset.Get[*ReleasePayload](p).Version, icA.lines))
 	a.addAll(warns)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -21,7 +20,7 @@ const StandinPackage = "github.com/seed-a052040e/agentiso/test/live/standin"
 func BuildStandin(ctx context.Context, dir, arch string) (string, error) {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
-		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go")
+		return "", fmt.Errorf("mirror: the go command is needed to build the stand-in binary: %w", err)
 	}
 	out := filepath.Join(dir, "standin")
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
