@@ -175,6 +175,13 @@ func (s *Store) ReadFile(name string) ([]byte, error) {
 
 // Glob implements Dir; results are relative, slash-separated and sorted.
 func (s *Store) Glob(pattern string) ([]string, error) {
+	// filepath.Glob ignores I/O errors: a directory that exists but cannot
+	// be read would silently yield no files. Only a missing one does.
+	if d := path.Dir(pattern); d != "." && !strings.ContainsAny(d, "*?[\\") {
+		if _, err := os.ReadDir(filepath.Join(s.dir, filepath.FromSlash(d))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read %s/: %w", d, err)
+		}
+	}
 	m, err := filepath.Glob(filepath.Join(s.dir, filepath.FromSlash(pattern)))
 	if err != nil {
 		return nil, err

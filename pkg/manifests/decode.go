@@ -257,6 +257,7 @@ func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
 			return
 		}
 		fields := structFields(t)
+		w.checkDuplicates(n, path)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			name := k.Value
@@ -291,9 +292,31 @@ func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
 		if n.Kind != yaml3.MappingNode {
 			return
 		}
+		w.checkDuplicates(n, path)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			w.walk(n.Content[i+1], t.Elem(), joinPath(path, n.Content[i].Value))
 		}
+	}
+}
+
+// checkDuplicates reports a key given twice in one mapping: YAML would keep
+// only one of the values, silently (upstream's strict decoding refuses it).
+func (w *walker) checkDuplicates(n *yaml3.Node, path string) {
+	if len(n.Content) < 4 {
+		return
+	}
+	seen := make(map[string]int, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if k.Kind != yaml3.ScalarNode {
+			continue
+		}
+		if first, dup := seen[k.Value]; dup {
+			w.errs = append(w.errs, &FieldError{File: w.file, Line: k.Line, Path: joinPath(path, k.Value), Type: TypeInvalid,
+				Detail: fmt.Sprintf("duplicate key %q (first given on line %d): only one value can be used; remove one", k.Value, first)})
+			continue
+		}
+		seen[k.Value] = k.Line
 	}
 }
 
@@ -305,6 +328,7 @@ func (w *walker) recordLines(n *yaml3.Node, path string) {
 	}
 	switch n.Kind {
 	case yaml3.MappingNode:
+		w.checkDuplicates(n, path)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			w.recordLines(n.Content[i+1], joinPath(path, n.Content[i].Value))
 		}

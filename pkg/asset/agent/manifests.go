@@ -100,6 +100,18 @@ func (a *AgentManifests) crossReferences() error {
 // Each YAML document becomes its own file "<base>-<n><ext>".
 type ExtraManifests struct {
 	Files []NamedFile `json:"files,omitempty"`
+	// Ignored lists files in openshift/ that are not read (their names do
+	// not end in .yaml or .yml), for a warning.
+	Ignored []string `json:"-"`
+}
+
+// AssetWarnings implements asset.Warner.
+func (a *ExtraManifests) AssetWarnings() []string {
+	var out []string
+	for _, n := range a.Ignored {
+		out = append(out, n+" is ignored: only openshift/*.yaml and openshift/*.yml are read as extra manifests (as openshift-install agent does); rename it if it should be applied")
+	}
+	return out
 }
 
 // NamedFile is a file name with its content.
@@ -127,6 +139,15 @@ func (a *ExtraManifests) Load(d asset.Dir) (bool, error) {
 		}
 		names = append(names, m...)
 	}
+	all, err := d.Glob("openshift/*")
+	if err != nil {
+		return false, err
+	}
+	for _, n := range all {
+		if ext := path.Ext(n); ext != ".yaml" && ext != ".yml" && !strings.HasPrefix(path.Base(n), ".") {
+			a.Ignored = append(a.Ignored, n)
+		}
+	}
 	for _, n := range names {
 		b, err := d.ReadFile(n)
 		if err != nil {
@@ -142,5 +163,5 @@ func (a *ExtraManifests) Load(d asset.Dir) (bool, error) {
 			a.Files = append(a.Files, NamedFile{Name: fmt.Sprintf("%s-%d%s", base, i, ext), Data: doc})
 		}
 	}
-	return len(a.Files) > 0, nil
+	return len(a.Files) > 0 || len(a.Ignored) > 0, nil
 }
