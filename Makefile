@@ -8,7 +8,7 @@ FUZZTIME ?= 3s
 # mid-minimisation (seen with FuzzParseStream and FuzzLocateFile).
 FUZZMINIMIZETIME ?= 5s
 
-.PHONY: build test unit lint staticcheck fmt-check vet cross fuzz demo bench clean e2e e2e-deps e2e-fixture
+.PHONY: build test unit lint staticcheck fmt-check vet cross fuzz demo bench clean e2e e2e-deps e2e-fixture e2e-live
 
 build:
 	$(GO) build -o $(BIN) ./cmd/agentiso
@@ -84,6 +84,20 @@ e2e-fixture: $(E2E_FIXTURE)
 $(E2E_FIXTURE): hack/build-boot-fixture.sh
 	@mkdir -p $(dir $@)
 	bash hack/build-boot-fixture.sh $@
+
+## e2e-live: the live lab (docs/e2e.md): agent ISOs boot a real systemd +
+## podman + NetworkManager userspace in QEMU guests inside a network namespace
+## of the test's own. Installs its Debian packages, builds (or finds in
+## ~/.cache/agentiso/live-fixture) the live fixture, then runs test/live with
+## the e2elive tag. Needs root. LIVE_RUN selects scenarios (go test -run).
+LIVE_TIMEOUT ?= 60m
+LIVE_RUN ?= ^TestLive$$
+
+e2e-live: build
+	bash hack/live-deps.sh
+	bash hack/build-live-fixture.sh
+	AGENTISO_LIVE_BIN=$(abspath $(BIN)) \
+		$(GO) test -tags e2elive -count=1 -timeout $(LIVE_TIMEOUT) -v -run '$(LIVE_RUN)' ./test/live/
 
 clean:
 	rm -rf bin

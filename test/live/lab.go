@@ -1,0 +1,286 @@
+package live
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Lab network constants. Every address lives in the lab's own network
+// namespace: the bridge is the only interface besides loopback.
+const (
+	BridgeName = "br-live"
+	BridgeIP   = "192.168.111.1"
+	PrefixLen  = 24
+	// NetnsEnv is set in the environment of the test binary once it runs
+	// inside the lab namespace.
+	NetnsEnv = "AGENTISO_LIVE_NETNS"
+)
+
+// run runs a command and returns its combined output in the error.
+func run(ctx context.Context, name string, args ...string) error {
+	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, bytes.TrimSpace(out))
+	}
+	return nil
+}
+
+// InNetns reports whether this process was started inside a lab namespace.
+func InNetns() bool { return os.Getenv(NetnsEnv) != "" }
+
+// ReexecInNetns creates a fresh network namespace, runs this test binary
+// again inside it (with the same arguments) and deletes the namespace
+// afterwards. It returns the child's exit code.
+func ReexecInNetns(ctx context.Context) (int, error) {
+	ns := fmt.Sprintf("agentiso-live-%d", os.Getpid())
+	if err := run(ctx, "ip", "netns", "add", ns); err != nil {
+		return 1, fmt.Errorf("create the lab network namespace (needs root): %w", err)
+	}
+	defer func() { _ = run(context.Background(), "ip", "netns", "del", ns) }()
+	if err := run(ctx, "ip", "-n", ns, "link", "set", "lo", "up"); err != nil {
+		return 1, err
+	}
+	args := append([]string{"netns", "exec", ns, os.Args[0]}, os.Args[1:]...)
+	cmd := exec.CommandContext(ctx, "ip", args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(), NetnsEnv+"="+ns)
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), nil
+	}
+	if err != nil {
+		return 1, fmt.Errorf("run the test inside %s: %w", ns, err)
+	}
+	return 0, nil
+}
+
+// Network is the lab bridge with its taps, inside the lab namespace.
+type Network struct {
+	taps []string
+}
+
+// SetupNetwork creates the bridge with BridgeIP. It refuses to run outside
+// a lab namespace, so that it never touches the machine's own network.
+func SetupNetwork(ctx context.Context) (*Network, error) {
+	if !InNetns() {
+		return nil, errors.New("the lab network is only created inside its own network namespace (ReexecInNetns)")
+	}
+	_ = run(ctx, "ip", "link", "del", BridgeName) // left over by an earlier subtest
+	steps := [][]string{
+		{"link", "add", BridgeName, "type", "bridge", "stp_state", "0", "forward_delay", "0"},
+		{"addr", "add", fmt.Sprintf("%s/%d", BridgeIP, PrefixLen), "dev", BridgeName},
+		{"link", "set", BridgeName, "up"},
+	}
+	for _, s := range steps {
+		if err := run(ctx, "ip", s...); err != nil {
+			return nil, err
+		}
+	}
+	return &Network{}, nil
+}
+
+// AddTap creates a tap on the bridge and returns its name.
+func (n *Network) AddTap(ctx context.Context) (string, error) {
+	name := fmt.Sprintf("tap-live%d", len(n.taps))
+	for _, s := range [][]string{
+		{"tuntap", "add", "dev", name, "mode", "tap"},
+		{"link", "set", name, "master", BridgeName},
+		{"link", "set", name, "up"},
+	} {
+		if err := run(ctx, "ip", s...); err != nil {
+			return "", err
+		}
+	}
+	n.taps = append(n.taps, name)
+	return name, nil
+}
+
+// AddVLAN adds a VLAN interface on the bridge with the given address, so the
+// test machine is reachable on that VLAN too.
+func (n *Network) AddVLAN(ctx context.Context, id int, cidr string) error {
+	name := fmt.Sprintf("%s.%d", BridgeName, id)
+	for _, s := range [][]string{
+		{"link", "add", "link", BridgeName, "name", name, "type", "vlan", "id", fmt.Sprint(id)},
+		{"addr", "add", cidr, "dev", name},
+		{"link", "set", name, "up"},
+	} {
+		if err := run(ctx, "ip", s...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close deletes the taps and the bridge.
+func (n *Network) Close() {
+	for _, t := range n.taps {
+		_ = run(context.Background(), "ip", "link", "del", t)
+	}
+	_ = run(context.Background(), "ip", "link", "del", BridgeName)
+}
+
+// DHCPHost is a fixed DHCP lease.
+type DHCPHost struct {
+	MAC, IP, Hostname string
+}
+
+// Dnsmasq is a DHCP server on the lab bridge.
+type Dnsmasq struct {
+	cmd  *exec.Cmd
+	Log  string
+	done chan error
+}
+
+// StartDnsmasq serves DHCP (no DNS) on the bridge: fixed leases for hosts
+// and a small dynamic range.
+func StartDnsmasq(ctx context.Context, dir string, hosts []DHCPHost) (*Dnsmasq, error) {
+	bin, err := exec.LookPath("dnsmasq")
+	if err != nil {
+		return nil, fmt.Errorf("dnsmasq not found (hack/live-deps.sh installs dnsmasq-base): %w", err)
+	}
+	logPath := filepath.Join(dir, "dnsmasq.log")
+	args := []string{
+		"--keep-in-foreground", "--no-daemon", "--conf-file=/dev/null", "--port=0",
+		"--interface=" + BridgeName, "--bind-interfaces", "--except-interface=lo",
+		"--dhcp-range=192.168.111.100,192.168.111.150,255.255.255.0,1h",
+		"--dhcp-option=option:router," + BridgeIP,
+		"--dhcp-leasefile=" + filepath.Join(dir, "dnsmasq.leases"),
+		"--log-dhcp", "--log-facility=" + logPath, "--pid-file=",
+	}
+	for _, h := range hosts {
+		args = append(args, fmt.Sprintf("--dhcp-host=%s,%s,%s", h.MAC, h.IP, h.Hostname))
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	out, err := os.Create(filepath.Join(dir, "dnsmasq.out"))
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		out.Close()
+		return nil, fmt.Errorf("start dnsmasq: %w", err)
+	}
+	d := &Dnsmasq{cmd: cmd, Log: logPath, done: make(chan error, 1)}
+	go func() { d.done <- cmd.Wait(); out.Close() }()
+	select {
+	case err := <-d.done:
+		b, _ := os.ReadFile(filepath.Join(dir, "dnsmasq.out"))
+		return nil, fmt.Errorf("dnsmasq exited at once: %v: %s", err, b)
+	case <-time.After(time.Second):
+	}
+	return d, nil
+}
+
+// Close stops dnsmasq.
+func (d *Dnsmasq) Close() {
+	_ = d.cmd.Process.Kill()
+	<-d.done
+}
+
+// VM is one QEMU guest booted from an ISO, with one NIC per MAC, each on
+// its own tap on the lab bridge. Its serial console goes to Console.
+type VM struct {
+	Name    string
+	Console string // serial console log
+	cmd     *exec.Cmd
+	done    chan error
+	cancel  context.CancelFunc
+}
+
+// VMConfig describes a guest.
+type VMConfig struct {
+	Name      string
+	ISO       string
+	MACs      []string
+	MemoryMiB int
+	KVM       bool
+	Timeout   time.Duration // hard limit: the guest is killed after it
+}
+
+// StartVM starts a guest in the background.
+func StartVM(ctx context.Context, net *Network, dir string, c VMConfig) (*VM, error) {
+	bin, err := exec.LookPath("qemu-system-x86_64")
+	if err != nil {
+		return nil, fmt.Errorf("qemu-system-x86_64 not found (hack/live-deps.sh): %w", err)
+	}
+	accel, cpu := "tcg", "max"
+	if c.KVM {
+		accel, cpu = "kvm", "host"
+	}
+	console := filepath.Join(dir, c.Name+"-console.log")
+	args := []string{
+		"-name", c.Name,
+		"-machine", "pc,accel=" + accel, "-cpu", cpu, "-smp", "1",
+		"-m", fmt.Sprint(c.MemoryMiB),
+		"-display", "none", "-monitor", "none", "-serial", "file:" + console,
+		"-no-reboot",
+		"-drive", "file=" + c.ISO + ",format=raw,media=cdrom,readonly=on", "-boot", "d",
+		"-object", "rng-random,filename=/dev/urandom,id=rng0", "-device", "virtio-rng-pci,rng=rng0",
+	}
+	for i, mac := range c.MACs {
+		tap, err := net.AddTap(ctx)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args,
+			"-netdev", fmt.Sprintf("tap,id=n%d,ifname=%s,script=no,downscript=no", i, tap),
+			"-device", fmt.Sprintf("virtio-net-pci,netdev=n%d,mac=%s", i, mac))
+	}
+	vctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	cmd := exec.CommandContext(vctx, bin, args...)
+	stderr, err := os.Create(filepath.Join(dir, c.Name+"-qemu.log"))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		cancel()
+		stderr.Close()
+		return nil, fmt.Errorf("start qemu for %s: %w", c.Name, err)
+	}
+	vm := &VM{Name: c.Name, Console: console, cmd: cmd, done: make(chan error, 1), cancel: cancel}
+	go func() { vm.done <- cmd.Wait(); stderr.Close() }()
+	return vm, nil
+}
+
+// Read returns the console captured so far.
+func (v *VM) Read() []byte {
+	b, _ := os.ReadFile(v.Console)
+	return b
+}
+
+// Exited reports whether QEMU has stopped.
+func (v *VM) Exited() bool {
+	select {
+	case err := <-v.done:
+		v.done <- err
+		return true
+	default:
+		return false
+	}
+}
+
+// Stop kills the guest.
+func (v *VM) Stop() {
+	v.cancel()
+	err := <-v.done
+	v.done <- err
+}
+
+// Tail returns the last n bytes of b.
+func Tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}

@@ -1,0 +1,341 @@
+//go:build e2elive
+
+package live
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Environment:
+//
+//	AGENTISO_LIVE_FIXTURE  live fixture ISO (default: hack/build-live-fixture.sh builds or finds it)
+//	AGENTISO_LIVE_BIN      agentiso binary (default: built into a temp dir)
+//	AGENTISO_E2E_ACCEL     tcg (default) or kvm
+//	AGENTISO_LIVE_MEMORY   MiB per VM (default 1792)
+//	AGENTISO_LIVE_KEEP     keep the work directories (consoles, ISOs) for inspection
+
+func TestMain(m *testing.M) {
+	if !InNetns() && os.Getenv("AGENTISO_LIVE_FIXTURE_ONLY") == "" {
+		// Everything (bridge, taps, QEMU, dnsmasq, the registry, agentiso
+		// wait-for) runs in a network namespace of its own.
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Minute)
+		code, err := ReexecInNetns(ctx)
+		cancel()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "live lab:", err)
+			if os.Getenv("CI") == "" && !isRoot() {
+				fmt.Fprintln(os.Stderr, "live lab: skipped (needs root for its network namespace)")
+				os.Exit(0)
+			}
+		}
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+func isRoot() bool { return os.Geteuid() == 0 }
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	require.True(t, ok)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// requireTool fails under CI=true and skips elsewhere when a host tool is missing.
+func requireTool(t *testing.T, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI=true but %s is missing (hack/live-deps.sh installs it)", name)
+		}
+		t.Skipf("%s not installed (hack/live-deps.sh)", name)
+	}
+}
+
+func fixture(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("AGENTISO_LIVE_FIXTURE"); p != "" {
+		require.FileExists(t, p, "AGENTISO_LIVE_FIXTURE")
+		return p
+	}
+	out, err := exec.Command("bash", filepath.Join(repoRoot(t), "hack", "build-live-fixture.sh")).Output()
+	require.NoError(t, err, "hack/build-live-fixture.sh")
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
+}
+
+func agentisoBin(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("AGENTISO_LIVE_BIN"); p != "" {
+		return p
+	}
+	bin := filepath.Join(t.TempDir(), "agentiso")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/agentiso")
+	cmd.Dir = repoRoot(t)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	return bin
+}
+
+func workDir(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("AGENTISO_LIVE_KEEP") != "" {
+		d, err := os.MkdirTemp("", "agentiso-live-"+strings.ReplaceAll(t.Name(), "/", "_")+"-")
+		require.NoError(t, err)
+		t.Logf("work directory kept: %s", d)
+		return d
+	}
+	return t.TempDir()
+}
+
+func memoryMiB() int {
+	var m int
+	if _, err := fmt.Sscan(os.Getenv("AGENTISO_LIVE_MEMORY"), &m); err == nil && m >= 1024 {
+		return m
+	}
+	return 1792
+}
+
+// createImage writes the inputs and runs agentiso create image against the
+// live fixture; it returns the agent ISO.
+func createImage(t *testing.T, bin, dir, fixtureISO string, files map[string]string, extra ...string) string {
+	t.Helper()
+	for name, content := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600))
+	}
+	args := append([]string{"create", "image", "--dir", dir, "--offline", "--base-iso", fixtureISO}, extra...)
+	start := time.Now()
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	require.NoError(t, err, "agentiso %s:\n%s", strings.Join(args, " "), out)
+	t.Logf("agentiso create image: %s", time.Since(start).Round(time.Second))
+	iso := filepath.Join(dir, "agent.x86_64.iso")
+	require.FileExists(t, iso)
+	return iso
+}
+
+// host is what a scenario expects of one VM.
+type host struct {
+	name     string
+	macs     []string
+	iface    string // interface that must hold ip ("bond0", "bond0.111", or "" for the NIC with macs[0])
+	kind     string // link kind of iface ("bond", "vlan", "")
+	ip       string
+	nodeZero bool
+}
+
+// waitReport polls a VM's console until cond accepts its newest report, the
+// guest dies, or the deadline passes. It returns the newest report seen.
+func waitReport(ctx context.Context, vm *VM, cond func(*Report) bool) (*Report, error) {
+	var last *Report
+	for {
+		console := vm.Read()
+		if f := InitrdFailure(console); f != "" {
+			return nil, fmt.Errorf("%s: the live initramfs failed: %s", vm.Name, f)
+		}
+		reports, err := ParseReports(console)
+		if err != nil {
+			return last, fmt.Errorf("%s: %w", vm.Name, err)
+		}
+		if r := Last(reports); r != nil {
+			last = r
+			if cond(r) {
+				return r, nil
+			}
+		}
+		if vm.Exited() {
+			return last, fmt.Errorf("%s: QEMU exited", vm.Name)
+		}
+		select {
+		case <-ctx.Done():
+			if last == nil {
+				return nil, fmt.Errorf("%s: no complete report on the console before the deadline", vm.Name)
+			}
+			return last, fmt.Errorf("%s: deadline passed", vm.Name)
+		case <-time.After(5 * time.Second):
+		}
+	}
+}
+
+// unitDone reports whether u ran to success: active, or a oneshot that
+// finished (inactive after having been started is not visible here, so
+// only active/exited and active/running count).
+func unitDone(r *Report, u string) bool {
+	s, ok := r.Units[u]
+	return ok && s.Active == "active"
+}
+
+// checkHost asserts the host's network, hostname and unit states.
+func checkHost(t *testing.T, r *Report, h host, units []string) {
+	t.Helper()
+	require.Equal(t, h.name, r.Hostname, "%s: hostname (set-hostname.service)", h.name)
+	var link *Link
+	if h.iface == "" {
+		link = r.LinkByMAC(h.macs[0])
+		require.NotNil(t, link, "%s: no interface with MAC %s", h.name, h.macs[0])
+	} else {
+		link = r.LinkByName(h.iface)
+		require.NotNil(t, link, "%s: NetworkManager did not create %s; interfaces: %v", h.name, h.iface, linkNames(r))
+	}
+	require.Equal(t, h.kind, link.Kind(), "%s: kind of %s", h.name, link.Name)
+	require.True(t, link.HasAddr(h.ip, PrefixLen), "%s: %s does not hold %s/%d: %+v", h.name, link.Name, h.ip, PrefixLen, link.Addrs)
+	if h.kind == "bond" {
+		for _, mac := range h.macs {
+			var port *Link
+			for i := range r.Links {
+				if strings.EqualFold(r.Links[i].MAC, mac) && r.Links[i].Master == h.iface {
+					port = &r.Links[i]
+				}
+			}
+			require.NotNil(t, port, "%s: the NIC with MAC %s is not a port of %s; interfaces: %v", h.name, mac, h.iface, linkNames(r))
+		}
+	}
+	require.Equal(t, h.nodeZero, r.Node0, "%s: node zero (node-zero.service wrote /etc/assisted/node0)", h.name)
+	for _, u := range units {
+		require.True(t, unitDone(r, u), "%s: unit %s is %+v, want active\n%s", h.name, u, r.Units[u], r.FailedSummary())
+	}
+}
+
+func linkNames(r *Report) []string {
+	var out []string
+	for _, l := range r.Links {
+		out = append(out, fmt.Sprintf("%s(%s,%s,master=%s)", l.Name, l.MAC, l.Kind(), l.Master))
+	}
+	return out
+}
+
+const sshKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGqSD39lBCzJKKW6OKTsxkQCW+GbT/f+OhO9xZLMB4i7 admin@laptop"
+
+const snoInstallConfig = `apiVersion: v1
+metadata:
+  name: live
+baseDomain: lab.test
+controlPlane:
+  name: master
+  replicas: 1
+compute:
+  - name: worker
+    replicas: 0
+networking:
+  networkType: OVNKubernetes
+  machineNetwork:
+    - cidr: 192.168.111.0/24
+platform:
+  none: {}
+pullSecret: '{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}'
+sshKey: ` + sshKey + "\n"
+
+const snoAgentConfig = `apiVersion: v1beta1
+kind: AgentConfig
+metadata:
+  name: live
+rendezvousIP: 192.168.111.80
+hosts:
+  - hostname: sno-live
+    role: master
+    interfaces:
+      - name: eno1
+        macAddress: 52:54:00:aa:00:01
+      - name: eno2
+        macAddress: 52:54:00:aa:00:02
+    networkConfig:
+      interfaces:
+        - name: eno1
+          type: ethernet
+          state: up
+          mac-address: 52:54:00:aa:00:01
+        - name: eno2
+          type: ethernet
+          state: up
+          mac-address: 52:54:00:aa:00:02
+        - name: bond0
+          type: bond
+          state: up
+          ipv4:
+            enabled: true
+            dhcp: false
+            address:
+              - ip: 192.168.111.80
+                prefix-length: 24
+          ipv6:
+            enabled: false
+          link-aggregation:
+            mode: active-backup
+            options:
+              miimon: "100"
+            port:
+              - eno1
+              - eno2
+      dns-resolver:
+        config:
+          server:
+            - 192.168.111.1
+      routes:
+        config:
+          - destination: 0.0.0.0/0
+            next-hop-address: 192.168.111.1
+            next-hop-interface: bond0
+`
+
+// bootUnits are the units that need no container image: they must succeed
+// on every host.
+var bootUnits = []string{
+	"coreos-update-ca-trust.service",
+	"NetworkManager.service",
+	"set-hostname.service",
+	"node-zero.service",
+	"selinux.service",
+	"chrony.service",
+}
+
+func TestLive(t *testing.T) {
+	requireTool(t, "qemu-system-x86_64")
+	requireTool(t, "ip")
+	iso := fixture(t)
+	bin := agentisoBin(t)
+	kvm := os.Getenv("AGENTISO_E2E_ACCEL") == "kvm"
+
+	t.Run("sno-bond-static", func(t *testing.T) {
+		start := time.Now()
+		dir := workDir(t)
+		agentISO := createImage(t, bin, dir, iso, map[string]string{
+			"install-config.yaml": snoInstallConfig,
+			"agent-config.yaml":   snoAgentConfig,
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
+		defer cancel()
+		net, err := SetupNetwork(ctx)
+		require.NoError(t, err)
+		defer net.Close()
+		h := host{name: "sno-live", macs: []string{"52:54:00:aa:00:01", "52:54:00:aa:00:02"}, iface: "bond0", kind: "bond", ip: "192.168.111.80", nodeZero: true}
+		vm, err := StartVM(ctx, net, dir, VMConfig{Name: h.name, ISO: agentISO, MACs: h.macs, MemoryMiB: memoryMiB(), KVM: kvm, Timeout: 24 * time.Minute})
+		require.NoError(t, err)
+		defer vm.Stop()
+		r, err := waitReport(ctx, vm, func(r *Report) bool {
+			for _, u := range bootUnits {
+				if !unitDone(r, u) {
+					return false
+				}
+			}
+			return r.Hostname == h.name && r.Node0
+		})
+		if err != nil {
+			if r != nil {
+				t.Logf("last report:\n%s", r.FailedSummary())
+			}
+			t.Fatalf("%v\n--- %s console, last 6 KiB ---\n%s", err, vm.Name, Tail(vm.Read(), 6144))
+		}
+		checkHost(t, r, h, bootUnits)
+		t.Logf("sno-bond-static: %s", time.Since(start).Round(time.Second))
+	})
+}
