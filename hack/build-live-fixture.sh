@@ -134,29 +134,29 @@ mkdir -p "$r/etc/selinux"
 printf 'SELINUX=disabled\nSELINUXTYPE=targeted\n' >"$r/etc/selinux/config"
 # update-ca-trust: RHCOS merges /etc/pki/ca-trust/source/anchors into the
 # system trust (coreos-update-ca-trust.service runs it at boot). The stand-in
-# feeds the anchors to Debian's update-ca-certificates and writes the RHCOS
-# bundle path that the agent containers mount.
+# appends the anchors to the Debian bundle that Go programs (podman) and curl
+# read, /etc/ssl/certs/ca-certificates.crt, and writes the RHCOS bundle path
+# the agent containers mount. (Not update-ca-certificates: its rehash of
+# every certificate takes minutes under TCG.)
+mkdir -p "$r/usr/share/agentiso-live"
+cp "$r/etc/ssl/certs/ca-certificates.crt" "$r/usr/share/agentiso-live/ca-certificates.crt"
 cat >"$r/usr/bin/update-ca-trust" <<'EOF'
 #!/bin/bash
 # agentiso live fixture stand-in for RHCOS's update-ca-trust (see docs/e2e.md).
 set -euo pipefail
 logger -t rhcos-standin -- "update-ca-trust $*" 2>/dev/null || true
 echo "rhcos-standin: update-ca-trust $*" >>/var/log/rhcos-standin.log
-mkdir -p /usr/local/share/ca-certificates/ca-trust-anchors
-rm -f /usr/local/share/ca-certificates/ca-trust-anchors/*
+bundle=/etc/ssl/certs/ca-certificates.crt
+cp /usr/share/agentiso-live/ca-certificates.crt "$bundle.tmp"
 n=0
 for f in /etc/pki/ca-trust/source/anchors/*; do
   [ -f "$f" ] || continue
-  # one certificate per file, as update-ca-certificates expects
-  awk -v dir=/usr/local/share/ca-certificates/ca-trust-anchors -v base="$(basename "$f")" -v n=0 '
-    /-----BEGIN CERTIFICATE-----/ { n++; out = dir "/" base "-" n ".crt" }
-    out { print > out }
-    /-----END CERTIFICATE-----/ { out = "" }' "$f"
+  { cat "$f"; echo; } >>"$bundle.tmp"
   n=$((n + 1))
 done
-update-ca-certificates --fresh >/dev/null
+mv "$bundle.tmp" "$bundle"
 mkdir -p /etc/pki/ca-trust/extracted/pem /etc/pki/tls/certs
-cp /etc/ssl/certs/ca-certificates.crt /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem
+cp "$bundle" /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem
 ln -sf /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem /etc/pki/tls/certs/ca-bundle.crt
 echo "update-ca-trust: $n anchor file(s) merged"
 EOF
@@ -183,6 +183,15 @@ cat >"$r/etc/systemd/system/chrony.service.d/rhcos-path.conf" <<'EOF'
 [Service]
 ExecStartPre=/bin/sh -c 'if [ -f /etc/chrony.conf ]; then ln -sf /etc/chrony.conf /etc/chrony/chrony.conf; fi'
 EOF
+# RHCOS names the NICs in the initramfs (udev runs there), so their names
+# are final when pre-network-manager-config.service rewrites the keyfiles for
+# them. Here udev renames them in the real root: let that finish first.
+mkdir -p "$r/etc/systemd/system/pre-network-manager-config.service.d"
+cat >"$r/etc/systemd/system/pre-network-manager-config.service.d/live-fixture-udev.conf" <<'EOF'
+[Unit]
+Wants=systemd-udev-settle.service
+After=systemd-udev-settle.service
+EOF
 # Container storage on its own tmpfs: the root is an overlay, and podman's
 # overlay driver cannot stack on overlayfs. RHCOS live has the same need.
 cat >"$r/etc/systemd/system/var-lib-containers.mount" <<'EOF'
@@ -200,8 +209,9 @@ Options=mode=0700,size=70%
 [Install]
 WantedBy=local-fs.target
 EOF
-# The lab's console report: every 20 s, between LIVE-REPORT-BEGIN and
-# LIVE-REPORT-END, the state the live test asserts on.
+# The lab's report: every 20 s, between LIVE-REPORT-BEGIN and
+# LIVE-REPORT-END, the state the live test asserts on, on the second serial
+# port (ttyS1), so that it never interleaves with the console on ttyS0.
 cat >"$r/usr/local/sbin/live-report" <<'EOF'
 #!/bin/bash
 # agentiso live lab: prints the host's state on the serial console.
@@ -219,19 +229,31 @@ while :; do
       echo "FAILED $u"
       journalctl -u "$u" --no-pager -n 40 -o cat 2>/dev/null | sed "s|^|JOURNAL $u |"
     done
+    # Units that failed and were restarted never show as failed: report
+    # every restart count, and their journals.
+    systemctl show -p Id -p NRestarts $(systemctl list-units --all --no-legend --plain --type=service 2>/dev/null | awk '{print $1}') 2>/dev/null |
+      awk -F= '$1 == "Id" {id = $2} $1 == "NRestarts" && $2 > 0 {print id, $2}' | while read -r u n; do
+      echo "RESTARTS $u $n"
+      journalctl -u "$u" --no-pager -n 40 -o cat 2>/dev/null | sed "s|^|JOURNAL $u |"
+    done
+    for u in set-hostname.service pre-network-manager-config.service node-zero.service agent.service \
+      agent-register-cluster.service agent-register-infraenv.service apply-host-config.service \
+      assisted-service.service start-cluster-installation.service NetworkManager.service; do
+      journalctl -u "$u" --no-pager -n 6 -o cat 2>/dev/null | sed "s|^|LOG $u |"
+    done
     podman images --digests --format '{{.Repository}}@{{.Digest}} {{.Tag}}' 2>/dev/null | sed 's/^/IMAGE /'
     podman ps -a --format '{{.Names}} {{.Status}} {{.Image}}' 2>/dev/null | sed 's/^/CONTAINER /'
     sed 's/^/STANDIN /' /var/log/rhcos-standin.log 2>/dev/null
     [ -f /etc/assisted/node0 ] && echo "NODE0 yes"
     echo "LIVE-REPORT-END $seq"
-  } >/dev/ttyS0 2>&1
+  } >/dev/ttyS1 2>&1
   sleep 20
 done
 EOF
 chmod 0755 "$r/usr/local/sbin/live-report"
 cat >"$r/etc/systemd/system/live-report.service" <<'EOF'
 [Unit]
-Description=agentiso live lab: state report on ttyS0
+Description=agentiso live lab: state report on ttyS1
 After=basic.target
 
 [Service]
@@ -288,21 +310,31 @@ out=/dev/ttyS0
 say() { echo "LIVE-INITRD: $*" >"$out"; }
 fail() { echo "LIVE-INITRD-FAILED: $*" >"$out"; sync; sleep 2; poweroff -f; }
 dmesg -n 1
-for ko in $(cat /modules.order); do insmod "$ko" 2>/dev/null; done
+for ko in $(cat /modules.order); do
+  insmod "$ko" >/tmp/insmod.log 2>&1 || grep -q 'File exists' /tmp/insmod.log || say "insmod $ko: $(cat /tmp/insmod.log)"
+done
 volid=$(sed -n 's/.*coreos\.liveiso=\([^ ]*\).*/\1/p' /proc/cmdline)
 [ -n "$volid" ] || fail "no coreos.liveiso= karg"
+# The ISO is the block device whose ISO 9660 volume ID (32 bytes at byte
+# 32808) is $volid.
+label() { dd if="$1" bs=1 skip=32808 count=32 2>/dev/null | tr -d ' '; }
 found=
 for i in $(seq 1 60); do
   for dev in /dev/sr* /dev/vd* /dev/sd*; do
     [ -b "$dev" ] || continue
-    case "$(blkid "$dev" 2>/dev/null)" in *"LABEL=\"$volid\""*) ;; *) continue ;; esac
-    mount -t iso9660 -o ro "$dev" /iso 2>/dev/null || continue
+    [ "$(label "$dev")" = "$volid" ] || continue
+    mount -t iso9660 -o ro "$dev" /iso || continue
     found=$dev
     break 2
   done
   sleep 1
 done
-[ -n "$found" ] || fail "no device with volume ID $volid"
+if [ -z "$found" ]; then
+  say "block devices: $(cat /proc/partitions | tr '\n' ' ')"
+  say "modules: $(cat /proc/modules | cut -d' ' -f1 | tr '\n' ' ')"
+  for dev in /dev/sr* /dev/vd* /dev/sd*; do [ -b "$dev" ] && say "$dev label '$(label "$dev")'"; done
+  fail "no device with volume ID $volid"
+fi
 say "live ISO $volid on $found"
 [ -f /iso/images/pxeboot/rootfs.img ] || fail "images/pxeboot/rootfs.img missing"
 # rootfs.img is a newc cpio whose first member, root.squashfs, starts at 124.
@@ -318,10 +350,11 @@ if [ -f /config.ign ]; then
   mkdir -p /sysroot/run/agentiso-live
   cp /config.ign /sysroot/run/agentiso-live/config.ign
   for stage in fetch-offline files; do
-    if ! chroot /sysroot /usr/bin/env IGNITION_CONFIG_FILE=/run/agentiso-live/config.ign \
+    if ! chroot /sysroot /usr/bin/env PATH=/usr/sbin:/usr/bin:/sbin:/bin IGNITION_CONFIG_FILE=/run/agentiso-live/config.ign \
       /usr/lib/dracut/modules.d/30ignition/ignition --root=/ --platform=file --stage=$stage --log-to-stdout \
       >/tmp/ignition-$stage.log 2>&1; then
-      sed 's/^/LIVE-INITRD-IGNITION: /' /tmp/ignition-$stage.log >"$out"
+      # the messages only: the log also dumps the config, pull secret included
+      grep -E '^(CRITICAL|ERROR|WARNING)|\[failed\]' /tmp/ignition-$stage.log | sed 's/^/LIVE-INITRD-IGNITION: /' >"$out"
       fail "ignition stage $stage failed"
     fi
     say "ignition stage $stage ok"
@@ -335,8 +368,14 @@ if [ -f /config.ign ]; then
     while read -r verb unit; do
       case "$verb" in
         enable|disable)
-          chroot /sysroot systemctl "$verb" "$unit" >/dev/null 2>&1 || fail "systemctl $verb $unit"
-          say "$verb $unit" ;;
+          if [ -e "/sysroot/etc/systemd/system/$unit" ] || [ -e "/sysroot/lib/systemd/system/$unit" ]; then
+            chroot /sysroot /usr/bin/env PATH=/usr/sbin:/usr/bin:/sbin:/bin systemctl "$verb" "$unit" >/tmp/systemctl.log 2>&1 ||
+              fail "systemctl $verb $unit: $(cat /tmp/systemctl.log)"
+            say "$verb $unit"
+          else
+            # RHCOS has it, this root filesystem does not (docs/e2e.md)
+            say "MISSING-UNIT $unit ($verb)"
+          fi ;;
       esac
     done <"$preset"
   fi

@@ -189,7 +189,8 @@ func (d *Dnsmasq) Close() {
 // its own tap on the lab bridge. Its serial console goes to Console.
 type VM struct {
 	Name    string
-	Console string // serial console log
+	Console string // serial console log (ttyS0)
+	Reports string // the fixture's LIVE-REPORT blocks (ttyS1)
 	cmd     *exec.Cmd
 	done    chan error
 	cancel  context.CancelFunc
@@ -216,11 +217,12 @@ func StartVM(ctx context.Context, net *Network, dir string, c VMConfig) (*VM, er
 		accel, cpu = "kvm", "host"
 	}
 	console := filepath.Join(dir, c.Name+"-console.log")
+	reports := filepath.Join(dir, c.Name+"-report.log")
 	args := []string{
 		"-name", c.Name,
 		"-machine", "pc,accel=" + accel, "-cpu", cpu, "-smp", "1",
 		"-m", fmt.Sprint(c.MemoryMiB),
-		"-display", "none", "-monitor", "none", "-serial", "file:" + console,
+		"-display", "none", "-monitor", "none", "-serial", "file:" + console, "-serial", "file:" + reports,
 		"-no-reboot",
 		"-drive", "file=" + c.ISO + ",format=raw,media=cdrom,readonly=on", "-boot", "d",
 		"-object", "rng-random,filename=/dev/urandom,id=rng0", "-device", "virtio-rng-pci,rng=rng0",
@@ -248,7 +250,7 @@ func StartVM(ctx context.Context, net *Network, dir string, c VMConfig) (*VM, er
 		stderr.Close()
 		return nil, fmt.Errorf("start qemu for %s: %w", c.Name, err)
 	}
-	vm := &VM{Name: c.Name, Console: console, cmd: cmd, done: make(chan error, 1), cancel: cancel}
+	vm := &VM{Name: c.Name, Console: console, Reports: reports, cmd: cmd, done: make(chan error, 1), cancel: cancel}
 	go func() { vm.done <- cmd.Wait(); stderr.Close() }()
 	return vm, nil
 }
@@ -256,6 +258,12 @@ func StartVM(ctx context.Context, net *Network, dir string, c VMConfig) (*VM, er
 // Read returns the console captured so far.
 func (v *VM) Read() []byte {
 	b, _ := os.ReadFile(v.Console)
+	return b
+}
+
+// ReadReports returns the report port's output so far.
+func (v *VM) ReadReports() []byte {
+	b, _ := os.ReadFile(v.Reports)
 	return b
 }
 

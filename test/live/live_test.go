@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/seed-a052040e/agentiso/test/live/mirror"
 )
 
 // Environment:
@@ -139,11 +141,10 @@ type host struct {
 func waitReport(ctx context.Context, vm *VM, cond func(*Report) bool) (*Report, error) {
 	var last *Report
 	for {
-		console := vm.Read()
-		if f := InitrdFailure(console); f != "" {
+		if f := InitrdFailure(vm.Read()); f != "" {
 			return nil, fmt.Errorf("%s: the live initramfs failed: %s", vm.Name, f)
 		}
-		reports, err := ParseReports(console)
+		reports, err := ParseReports(vm.ReadReports())
 		if err != nil {
 			return last, fmt.Errorf("%s: %w", vm.Name, err)
 		}
@@ -287,6 +288,50 @@ hosts:
             next-hop-interface: bond0
 `
 
+// The two-host scenario: a three-master cluster of which two hosts boot
+// (the rules allow no two-host topology but the arbiter's): both register with node zero, found
+// through the rendezvous IP that dnsmasq hands node zero; the install
+// cannot start without the third host, so the scenario stops at
+// registration.
+const twoInstallConfig = `apiVersion: v1
+metadata:
+  name: live
+baseDomain: lab.test
+controlPlane:
+  name: master
+  replicas: 3
+compute:
+  - name: worker
+    replicas: 0
+networking:
+  networkType: OVNKubernetes
+  machineNetwork:
+    - cidr: 192.168.111.0/24
+platform:
+  baremetal:
+    apiVIPs: [192.168.111.5]
+    ingressVIPs: [192.168.111.4]
+pullSecret: '{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}'
+sshKey: ` + sshKey + "\n"
+
+const twoAgentConfig = `apiVersion: v1beta1
+kind: AgentConfig
+metadata:
+  name: live
+rendezvousIP: 192.168.111.80
+hosts:
+  - hostname: master-0
+    role: master
+    interfaces:
+      - name: eno1
+        macAddress: 52:54:00:bb:00:01
+  - hostname: master-1
+    role: master
+    interfaces:
+      - name: eno1
+        macAddress: 52:54:00:bb:00:02
+`
+
 // bootUnits are the units that need no container image: they must succeed
 // on every host.
 var bootUnits = []string{
@@ -301,41 +346,86 @@ var bootUnits = []string{
 func TestLive(t *testing.T) {
 	requireTool(t, "qemu-system-x86_64")
 	requireTool(t, "ip")
-	iso := fixture(t)
-	bin := agentisoBin(t)
-	kvm := os.Getenv("AGENTISO_E2E_ACCEL") == "kvm"
+	l := &lab{fixture: fixture(t), bin: agentisoBin(t), kvm: os.Getenv("AGENTISO_E2E_ACCEL") == "kvm"}
+	sb, err := mirror.BuildStandin(context.Background(), t.TempDir(), "amd64")
+	require.NoError(t, err, "build the stand-in binary")
+	l.standin = sb
+
+	sno := scenario{
+		name:          "sno-bond-static",
+		installConfig: snoInstallConfig,
+		agentConfig:   snoAgentConfig,
+		hosts: []host{{name: "sno-live", macs: []string{"52:54:00:aa:00:01", "52:54:00:aa:00:02"},
+			iface: "bond0", kind: "bond", ip: "192.168.111.80", nodeZero: true}},
+	}
 
 	t.Run("sno-bond-static", func(t *testing.T) {
-		start := time.Now()
-		dir := workDir(t)
-		agentISO := createImage(t, bin, dir, iso, map[string]string{
-			"install-config.yaml": snoInstallConfig,
-			"agent-config.yaml":   snoAgentConfig,
-		})
-		ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
-		defer cancel()
-		net, err := SetupNetwork(ctx)
+		res, err := l.run(t, sno)
 		require.NoError(t, err)
-		defer net.Close()
-		h := host{name: "sno-live", macs: []string{"52:54:00:aa:00:01", "52:54:00:aa:00:02"}, iface: "bond0", kind: "bond", ip: "192.168.111.80", nodeZero: true}
-		vm, err := StartVM(ctx, net, dir, VMConfig{Name: h.name, ISO: agentISO, MACs: h.macs, MemoryMiB: memoryMiB(), KVM: kvm, Timeout: 24 * time.Minute})
-		require.NoError(t, err)
-		defer vm.Stop()
-		r, err := waitReport(ctx, vm, func(r *Report) bool {
-			for _, u := range bootUnits {
-				if !unitDone(r, u) {
-					return false
-				}
-			}
-			return r.Hostname == h.name && r.Node0
-		})
-		if err != nil {
-			if r != nil {
-				t.Logf("last report:\n%s", r.FailedSummary())
-			}
-			t.Fatalf("%v\n--- %s console, last 6 KiB ---\n%s", err, vm.Name, Tail(vm.Read(), 6144))
-		}
-		checkHost(t, r, h, bootUnits)
-		t.Logf("sno-bond-static: %s", time.Since(start).Round(time.Second))
+		t.Logf("mirror pulls: %d; wait-for said:\n%s", len(res.pulls), res.waitFor)
 	})
+
+	t.Run("two-hosts-dhcp", func(t *testing.T) {
+		res, err := l.run(t, scenario{
+			name:          "two-hosts-dhcp",
+			installConfig: twoInstallConfig,
+			agentConfig:   twoAgentConfig,
+			partial:       true,
+			hosts: []host{
+				{name: "master-0", macs: []string{"52:54:00:bb:00:01"}, ip: "192.168.111.80", nodeZero: true},
+				{name: "master-1", macs: []string{"52:54:00:bb:00:02"}, ip: "192.168.111.81"},
+			},
+			dhcp: []DHCPHost{
+				{MAC: "52:54:00:bb:00:01", IP: "192.168.111.80", Hostname: "master-0"},
+				{MAC: "52:54:00:bb:00:02", IP: "192.168.111.81", Hostname: "master-1"},
+			},
+		})
+		require.NoError(t, err)
+		t.Logf("mirror pulls: %d; wait-for said:\n%s", len(res.pulls), res.waitFor)
+	})
+
+	t.Run("sno-proxy-percent", func(t *testing.T) {
+		sc := sno
+		sc.name = "sno-proxy-percent"
+		sc.proxy = true
+		res, err := l.run(t, sc)
+		require.NoError(t, err)
+		t.Logf("mirror pulls: %d; wait-for said:\n%s", len(res.pulls), res.waitFor)
+	})
+
+	// Negative controls: each must make the same checks fail, with a
+	// message that names the cause.
+	t.Run("negative/podman-rm-with-restart", func(t *testing.T) {
+		sc := sno
+		sc.name = "negative-podman-rm-with-restart"
+		sc.tamper = func(iso string) error {
+			return EditUnit(iso, "apply-host-config.service", AddPodmanFlag("--rm"))
+		}
+		_, err := l.run(t, sc)
+		require.Error(t, err, "apply-host-config.service with --rm and --restart passed the lab")
+		require.ErrorContains(t, err, "apply-host-config.service")
+		t.Logf("detected: %v", firstLine(err))
+	})
+	t.Run("negative/missing-ca", func(t *testing.T) {
+		sc := sno
+		sc.name = "negative-missing-ca"
+		sc.noCA = true
+		_, err := l.run(t, sc)
+		require.Error(t, err, "hosts without the mirror's CA passed the lab")
+		require.ErrorContains(t, err, "x509")
+		t.Logf("detected: %v", firstLine(err))
+	})
+	t.Run("negative/release-by-tag", func(t *testing.T) {
+		sc := sno
+		sc.name = "negative-release-by-tag"
+		sc.byTag = true
+		_, err := l.run(t, sc)
+		require.Error(t, err, "a tag-only release reference passed the lab")
+		t.Logf("detected: %v", firstLine(err))
+	})
+}
+
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
 }

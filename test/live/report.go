@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,7 +48,9 @@ type Report struct {
 	Links      []Link
 	Units      map[string]UnitState
 	Failed     []string
-	Journal    map[string][]string // failed unit -> its last journal lines
+	Restarts   map[string]int      // unit -> NRestarts, for units restarted at least once
+	Journal    map[string][]string // failed or restarted unit -> its last journal lines
+	Logs       map[string][]string // agent unit -> its last 3 journal lines
 	Images     []string            // "repository@digest tag"
 	Containers []string            // "name status image"
 	Standins   []string            // calls logged by the RHCOS stand-ins
@@ -67,11 +70,14 @@ func InitrdFailure(console []byte) string {
 	return strings.TrimSpace(string(line))
 }
 
-// ParseReports returns every complete report on the console, oldest first.
-// A block cut off by the end of the console (or by another block) is ignored.
+// ParseReports returns every complete report, oldest first. A block cut off
+// by the end of the output (or by another block) is ignored, and so is a
+// damaged one; the error says why a damaged block was dropped when no
+// report at all could be read.
 func ParseReports(console []byte) ([]Report, error) {
 	var out []Report
 	var cur *Report
+	var bad error
 	sc := bufio.NewScanner(bytes.NewReader(console))
 	sc.Buffer(make([]byte, 1024*1024), 16*1024*1024)
 	for sc.Scan() {
@@ -84,7 +90,7 @@ func ParseReports(console []byte) ([]Report, error) {
 				cur = nil
 				continue
 			}
-			cur = &Report{Seq: seq, Units: map[string]UnitState{}, Journal: map[string][]string{}}
+			cur = &Report{Seq: seq, Units: map[string]UnitState{}, Restarts: map[string]int{}, Journal: map[string][]string{}, Logs: map[string][]string{}}
 			continue
 		}
 		if cur == nil {
@@ -107,7 +113,9 @@ func ParseReports(console []byte) ([]Report, error) {
 			}
 			var links []Link
 			if err := json.Unmarshal([]byte(rest), &links); err != nil {
-				return out, fmt.Errorf("report %d: ip -j addr: %w", cur.Seq, err)
+				bad = fmt.Errorf("report %d: ip -j addr: %w", cur.Seq, err)
+				cur = nil // a damaged block is not a report
+				continue
 			}
 			cur.Links = links
 		case "UNIT":
@@ -117,6 +125,16 @@ func ParseReports(console []byte) ([]Report, error) {
 			}
 		case "FAILED":
 			cur.Failed = append(cur.Failed, rest)
+		case "RESTARTS":
+			f := strings.Fields(rest)
+			if len(f) == 2 {
+				if n, err := strconv.Atoi(f[1]); err == nil {
+					cur.Restarts[f[0]] = n
+				}
+			}
+		case "LOG":
+			unit, msg, _ := strings.Cut(rest, " ")
+			cur.Logs[unit] = append(cur.Logs[unit], msg)
 		case "JOURNAL":
 			unit, msg, _ := strings.Cut(rest, " ")
 			cur.Journal[unit] = append(cur.Journal[unit], msg)
@@ -130,7 +148,13 @@ func ParseReports(console []byte) ([]Report, error) {
 			cur.Node0 = rest == "yes"
 		}
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return out, err
+	}
+	if len(out) == 0 && bad != nil {
+		return nil, bad
+	}
+	return out, nil
 }
 
 // Last returns the newest complete report, or nil.
@@ -179,13 +203,39 @@ func (l *Link) Kind() string {
 	return l.LinkInfo.Kind
 }
 
-// FailedSummary prints each failed unit with its journal, for an error message.
+// Broken lists the failed units and the units systemd had to restart.
+func (r *Report) Broken() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, u := range r.Failed {
+		if !seen[u] {
+			seen[u] = true
+			out = append(out, u)
+		}
+	}
+	for u := range r.Restarts {
+		if !seen[u] {
+			seen[u] = true
+			out = append(out, u)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// FailedSummary prints each failed or restarted unit with its journal, for
+// an error message.
 func (r *Report) FailedSummary() string {
 	var b strings.Builder
-	units := append([]string(nil), r.Failed...)
-	sort.Strings(units)
-	for _, u := range units {
-		fmt.Fprintf(&b, "failed unit %s; journalctl -u %s:\n", u, u)
+	for _, u := range r.Broken() {
+		state := "failed"
+		if n := r.Restarts[u]; n > 0 {
+			state = fmt.Sprintf("restarted %d times", n)
+			if slices.Contains(r.Failed, u) {
+				state = "failed, " + state
+			}
+		}
+		fmt.Fprintf(&b, "unit %s %s; journalctl -u %s:\n", u, state, u)
 		for _, l := range r.Journal[u] {
 			fmt.Fprintf(&b, "    %s\n", l)
 		}
