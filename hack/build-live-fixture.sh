@@ -216,6 +216,8 @@ cat >"$r/usr/local/sbin/live-report" <<'EOF'
 #!/bin/bash
 # agentiso live lab: prints the host's state on the serial console.
 seq=0
+# podman's own event lines, which would push the messages out of the tail
+noise=' \(container\|image\|pod\) \(create\|init\|start\|attach\|died\|remove\|pull\|cleanup\|stop\) \|^$'
 while :; do
   seq=$((seq + 1))
   {
@@ -227,14 +229,18 @@ while :; do
       awk '{print "UNIT", $1, $2, $3, $4}'
     for u in $(systemctl list-units --state=failed --no-legend --plain 2>/dev/null | awk '{print $1}'); do
       echo "FAILED $u"
-      journalctl -u "$u" --no-pager -n 40 -o cat 2>/dev/null | sed "s|^|JOURNAL $u |"
+      journalctl -u "$u" --no-pager -o cat 2>/dev/null | grep -v "$noise" | tail -n 40 | sed "s|^|JOURNAL $u |"
     done
     # Units that failed and were restarted never show as failed: report
     # every restart count, and their journals.
     systemctl show -p Id -p NRestarts $(systemctl list-units --all --no-legend --plain --type=service 2>/dev/null | awk '{print $1}') 2>/dev/null |
       awk -F= '$1 == "Id" {id = $2} $1 == "NRestarts" && $2 > 0 {print id, $2}' | while read -r u n; do
       echo "RESTARTS $u $n"
-      journalctl -u "$u" --no-pager -n 40 -o cat 2>/dev/null | sed "s|^|JOURNAL $u |"
+      journalctl -u "$u" --no-pager -o cat 2>/dev/null | grep -v "$noise" | tail -n 40 | sed "s|^|JOURNAL $u |"
+    done
+    # what the containers printed (podman --log-driver=journald)
+    for c in $(podman ps -a --format '{{.Names}}' 2>/dev/null); do
+      journalctl CONTAINER_NAME="$c" --no-pager -n 15 -o cat 2>/dev/null | sed "s|^|CLOG $c |"
     done
     for u in set-hostname.service pre-network-manager-config.service node-zero.service agent.service \
       agent-register-cluster.service agent-register-infraenv.service apply-host-config.service \

@@ -50,7 +50,8 @@ type Report struct {
 	Failed     []string
 	Restarts   map[string]int      // unit -> NRestarts, for units restarted at least once
 	Journal    map[string][]string // failed or restarted unit -> its last journal lines
-	Logs       map[string][]string // agent unit -> its last 3 journal lines
+	Logs       map[string][]string // agent unit -> its last journal lines
+	CLogs      map[string][]string // container name -> the last lines it printed
 	Images     []string            // "repository@digest tag"
 	Containers []string            // "name status image"
 	Standins   []string            // calls logged by the RHCOS stand-ins
@@ -90,7 +91,7 @@ func ParseReports(console []byte) ([]Report, error) {
 				cur = nil
 				continue
 			}
-			cur = &Report{Seq: seq, Units: map[string]UnitState{}, Restarts: map[string]int{}, Journal: map[string][]string{}, Logs: map[string][]string{}}
+			cur = &Report{Seq: seq, Units: map[string]UnitState{}, Restarts: map[string]int{}, Journal: map[string][]string{}, Logs: map[string][]string{}, CLogs: map[string][]string{}}
 			continue
 		}
 		if cur == nil {
@@ -135,6 +136,9 @@ func ParseReports(console []byte) ([]Report, error) {
 		case "LOG":
 			unit, msg, _ := strings.Cut(rest, " ")
 			cur.Logs[unit] = append(cur.Logs[unit], msg)
+		case "CLOG":
+			c, msg, _ := strings.Cut(rest, " ")
+			cur.CLogs[c] = append(cur.CLogs[c], msg)
 		case "JOURNAL":
 			unit, msg, _ := strings.Cut(rest, " ")
 			cur.Journal[unit] = append(cur.Journal[unit], msg)
@@ -238,6 +242,19 @@ func (r *Report) FailedSummary() string {
 		fmt.Fprintf(&b, "unit %s %s; journalctl -u %s:\n", u, state, u)
 		for _, l := range r.Journal[u] {
 			fmt.Fprintf(&b, "    %s\n", l)
+		}
+	}
+	if len(r.Broken()) > 0 {
+		names := make([]string, 0, len(r.CLogs))
+		for c := range r.CLogs {
+			names = append(names, c)
+		}
+		sort.Strings(names)
+		for _, c := range names {
+			fmt.Fprintf(&b, "container %s printed:\n", c)
+			for _, l := range r.CLogs[c] {
+				fmt.Fprintf(&b, "    %s\n", l)
+			}
 		}
 	}
 	return b.String()

@@ -20,6 +20,7 @@ func TestParseReports(t *testing.T) {
 	assert.Equal(t, []string{"agent-register-cluster.service"}, r4.Broken())
 	assert.Contains(t, r4.FailedSummary(), "unit agent-register-cluster.service restarted 3 times; journalctl -u agent-register-cluster.service:\n    Error: x509")
 	assert.Equal(t, []string{"Cluster installation in progress", "Cluster installation in progress"}, r4.Logs["start-cluster-installation.service"])
+	assert.Contains(t, r4.FailedSummary(), "container service printed:\n    level=fatal msg=\"bad RELEASE_IMAGES\"")
 	r := &reports[1]
 	assert.Equal(t, 2, r.Seq)
 	assert.Equal(t, "sno-live", r.Hostname)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,8 @@ type scenario struct {
 	noCA          bool // leave additionalTrustBundle out (negative control)
 	byTag         bool // give agentiso the release by tag (negative control)
 	proxy         bool
-	partial       bool // not every host boots: the install cannot start
+	partial       bool                   // not every host boots: the install cannot start
+	bootOnly      bool                   // stop once the hosts are up and agent.service runs from the mirror's images
 	tamper        func(iso string) error // edits the agent ISO before the boot
 }
 
@@ -156,6 +158,9 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 			if len(r.Broken()) > 0 {
 				return true
 			}
+			if sc.bootOnly {
+				return bootDone(r, h)
+			}
 			if h.nodeZero && !sc.partial {
 				return installStarted(r)
 			}
@@ -170,6 +175,17 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 		if err != nil {
 			return fail(err)
 		}
+		if sc.bootOnly {
+			if err := checkHostErr(r, h, bootUnitsAgent()); err != nil {
+				return fail(err)
+			}
+			for _, u := range bootUnitsAgent() {
+				if slices.Contains(r.Broken(), u) {
+					return fail(fmt.Errorf("%s: unit %s failed or restarted", h.name, u))
+				}
+			}
+			continue
+		}
 		if broken := r.Broken(); len(broken) > 0 {
 			return fail(fmt.Errorf("%s: units failed or restarted: %s", h.name, strings.Join(broken, ", ")))
 		}
@@ -182,6 +198,10 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	res.pulls = m.Pulls()
 	if err := checkPulls(res.pulls); err != nil {
 		return fail(err)
+	}
+
+	if sc.bootOnly {
+		return res, nil
 	}
 
 	// 3. wait-for, from the test machine against node zero, sees the hosts
@@ -205,6 +225,29 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	}
 	_ = nz
 	return res, nil
+}
+
+// bootUnitsAgent are the units that must run on every host before any
+// agent-installer container: the image-less ones and agent.service, which
+// pulls the release and agent images from the mirror.
+func bootUnitsAgent() []string { return append(append([]string{}, bootUnits...), "agent.service") }
+
+// bootDone: the host is up as configured and agent.service runs; or a
+// unit of bootUnitsAgent broke (the checks then say which).
+func bootDone(r *Report, h host) bool {
+	for _, u := range bootUnitsAgent() {
+		if slices.Contains(r.Broken(), u) {
+			return true
+		}
+		if !unitDone(r, u) {
+			return false
+		}
+	}
+	if r.Hostname != h.name || r.Node0 != h.nodeZero {
+		return false
+	}
+	// agent.service is running only after extract-agent.sh pulled the agent image
+	return r.Units["agent.service"].Sub == "running"
 }
 
 // installStarted: start-cluster-installation.service reports the install
