@@ -109,23 +109,6 @@ func memoryMiB() int {
 	return 1792
 }
 
-// createImage writes the inputs and runs agentiso create image against the
-// live fixture; it returns the agent ISO.
-func createImage(t *testing.T, bin, dir, fixtureISO string, files map[string]string, extra ...string) string {
-	t.Helper()
-	for name, content := range files {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600))
-	}
-	args := append([]string{"create", "image", "--dir", dir, "--offline", "--base-iso", fixtureISO}, extra...)
-	start := time.Now()
-	out, err := exec.Command(bin, args...).CombinedOutput()
-	require.NoError(t, err, "agentiso %s:\n%s", strings.Join(args, " "), out)
-	t.Logf("agentiso create image: %s", time.Since(start).Round(time.Second))
-	iso := filepath.Join(dir, "agent.x86_64.iso")
-	require.FileExists(t, iso)
-	return iso
-}
-
 // host is what a scenario expects of one VM.
 type host struct {
 	name     string
@@ -174,37 +157,6 @@ func waitReport(ctx context.Context, vm *VM, cond func(*Report) bool) (*Report, 
 func unitDone(r *Report, u string) bool {
 	s, ok := r.Units[u]
 	return ok && s.Active == "active"
-}
-
-// checkHost asserts the host's network, hostname and unit states.
-func checkHost(t *testing.T, r *Report, h host, units []string) {
-	t.Helper()
-	require.Equal(t, h.name, r.Hostname, "%s: hostname (set-hostname.service)", h.name)
-	var link *Link
-	if h.iface == "" {
-		link = r.LinkByMAC(h.macs[0])
-		require.NotNil(t, link, "%s: no interface with MAC %s", h.name, h.macs[0])
-	} else {
-		link = r.LinkByName(h.iface)
-		require.NotNil(t, link, "%s: NetworkManager did not create %s; interfaces: %v", h.name, h.iface, linkNames(r))
-	}
-	require.Equal(t, h.kind, link.Kind(), "%s: kind of %s", h.name, link.Name)
-	require.True(t, link.HasAddr(h.ip, PrefixLen), "%s: %s does not hold %s/%d: %+v", h.name, link.Name, h.ip, PrefixLen, link.Addrs)
-	if h.kind == "bond" {
-		for _, mac := range h.macs {
-			var port *Link
-			for i := range r.Links {
-				if strings.EqualFold(r.Links[i].MAC, mac) && r.Links[i].Master == h.iface {
-					port = &r.Links[i]
-				}
-			}
-			require.NotNil(t, port, "%s: the NIC with MAC %s is not a port of %s; interfaces: %v", h.name, mac, h.iface, linkNames(r))
-		}
-	}
-	require.Equal(t, h.nodeZero, r.Node0, "%s: node zero (node-zero.service wrote /etc/assisted/node0)", h.name)
-	for _, u := range units {
-		require.True(t, unitDone(r, u), "%s: unit %s is %+v, want active\n%s", h.name, u, r.Units[u], r.FailedSummary())
-	}
 }
 
 func linkNames(r *Report) []string {

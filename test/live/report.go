@@ -32,8 +32,11 @@ type Addr struct {
 
 // Link is one interface from `ip -j addr`.
 type Link struct {
-	Name     string `json:"ifname"`
-	MAC      string `json:"address"`
+	Name string `json:"ifname"`
+	MAC  string `json:"address"`
+	// PermAddr is the NIC's own MAC when it differs from the current one
+	// (a bond port carries the bond's MAC).
+	PermAddr string `json:"permaddr"`
 	Master   string `json:"master"`
 	LinkInfo *struct {
 		Kind string `json:"info_kind"`
@@ -169,10 +172,17 @@ func Last(reports []Report) *Report {
 	return &reports[len(reports)-1]
 }
 
-// Link returns the interface with the given MAC (case-insensitive), or nil.
+// HasMAC reports whether mac (case-insensitive) is the link's current or
+// permanent address.
+func (l *Link) HasMAC(mac string) bool {
+	return strings.EqualFold(l.MAC, mac) || strings.EqualFold(l.PermAddr, mac)
+}
+
+// LinkByMAC returns the interface that is not a port of another and whose
+// current or permanent MAC is mac, or nil.
 func (r *Report) LinkByMAC(mac string) *Link {
 	for i := range r.Links {
-		if strings.EqualFold(r.Links[i].MAC, mac) && r.Links[i].Master == "" {
+		if r.Links[i].HasMAC(mac) && r.Links[i].Master == "" {
 			return &r.Links[i]
 		}
 	}

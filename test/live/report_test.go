@@ -42,6 +42,11 @@ func TestParseReports(t *testing.T) {
 	require.NotNil(t, r.LinkByMAC("52:54:00:aa:00:01"))
 	assert.Equal(t, "bond0", r.LinkByMAC("52:54:00:aa:00:01").Name, "a bond port is not the link that owns the MAC")
 	assert.Nil(t, r.LinkByName("eth9"))
+	port := r.LinkByName("enp0s4")
+	require.NotNil(t, port)
+	assert.True(t, port.HasMAC("52:54:00:AA:00:02"), "a bond port is found by its permanent MAC")
+	assert.True(t, port.HasMAC("52:54:00:aa:00:01"))
+	assert.False(t, port.HasMAC("52:54:00:aa:00:03"))
 	assert.Equal(t, "", InitrdFailure(console))
 }
 

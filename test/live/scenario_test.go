@@ -299,7 +299,7 @@ func checkHostErr(r *Report, h host, units []string) error {
 		for _, mac := range h.macs {
 			ok := false
 			for _, l := range r.Links {
-				if strings.EqualFold(l.MAC, mac) && l.Master == h.iface {
+				if l.HasMAC(mac) && l.Master == h.iface {
 					ok = true
 				}
 			}
