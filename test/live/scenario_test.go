@@ -155,7 +155,7 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	for _, h := range sc.hosts {
 		r, err := waitReport(ctx, vms[h.name], func(r *Report) bool {
 			res.reports[h.name] = r
-			if len(r.Broken()) > 0 {
+			if len(r.Broken()) > 0 || pullFailure(r) != "" {
 				return true
 			}
 			if sc.bootOnly {
@@ -174,6 +174,9 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 		}
 		if err != nil {
 			return fail(err)
+		}
+		if pf := pullFailure(r); pf != "" {
+			return fail(fmt.Errorf("%s: a pull failed: %s", h.name, pf))
 		}
 		if sc.bootOnly {
 			if err := checkHostErr(r, h, bootUnitsAgent()); err != nil {
@@ -248,6 +251,25 @@ func bootDone(r *Report, h host) bool {
 	}
 	// agent.service is running only after extract-agent.sh pulled the agent image
 	return r.Units["agent.service"].Sub == "running"
+}
+
+// pullFailure returns the first line of an agent unit's log that reports a
+// failed image pull (the units retry pulls themselves, so such a unit need
+// not fail or restart), or "".
+func pullFailure(r *Report) string {
+	units := make([]string, 0, len(r.Logs))
+	for u := range r.Logs {
+		units = append(units, u)
+	}
+	slices.Sort(units)
+	for _, u := range units {
+		for _, l := range r.Logs[u] {
+			if strings.Contains(l, "Error: initializing source") || strings.Contains(l, "Error: reading manifest") {
+				return u + ": " + l
+			}
+		}
+	}
+	return ""
 }
 
 // installStarted: start-cluster-installation.service reports the install
