@@ -191,6 +191,9 @@ cat >"$r/etc/systemd/system/pre-network-manager-config.service.d/live-fixture-ud
 [Unit]
 Wants=systemd-udev-settle.service
 After=systemd-udev-settle.service
+# Under TCG on a loaded machine the script needs more than its 60 s.
+[Service]
+TimeoutSec=600
 EOF
 # Container storage on its own tmpfs: the root is an overlay, and podman's
 # overlay driver cannot stack on overlayfs. RHCOS live has the same need.
