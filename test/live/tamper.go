@@ -3,7 +3,6 @@ package live
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/coreos/ignition/v2/config/v3_2/types"
@@ -82,13 +81,4 @@ func AddPodmanFlag(flag string) func(string) (string, error) {
 		}
 		return strings.ReplaceAll(text, "/usr/bin/podman run ", "/usr/bin/podman run "+flag+" "), nil
 	}
-}
-
-// copyFile copies src to dst (0600).
-func copyFile(src, dst string) error {
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(dst, b, 0o600)
 }
