@@ -66,6 +66,9 @@ func loadStateAsset(dir string, a asset.Asset) error {
 	if err != nil {
 		return err
 	}
+	if why := s.StateProblem(); why != "" {
+		return fmt.Errorf("%s is %s: restore it from a backup, or create the image again (hosts must then boot the new ISO)", p, why)
+	}
 	ok, err := s.LoadFromState(a)
 	if err != nil {
 		return err

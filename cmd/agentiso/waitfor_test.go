@@ -158,3 +158,14 @@ func TestWaitForInputErrors(t *testing.T) {
 	assert.ErrorContains(t, err, `"not-an-ip" is not an IP address`)
 	assert.False(t, errors.Is(err, os.ErrNotExist))
 }
+
+// A state file that exists but cannot be read is reported as unreadable,
+// with the reason, not as if the asset were missing.
+func TestWaitForCorruptStateSaysUnreadable(t *testing.T) {
+	dir := initDir(t)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, asset.StateFile), []byte(`{"version":1,"assets":`), 0o600))
+	_, err := loadWaitForInputs(dir, "", rendezvous.BaseURL)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "unreadable")
+	assert.NotContains(t, err.Error(), "is missing")
+}

@@ -67,12 +67,20 @@ func (l ErrorList) Error() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d problems found:", len(l))
-	for _, e := range l {
+	for i, e := range l {
+		if i == MaxErrorsShown {
+			fmt.Fprintf(&b, "\n  ... and %d more problems not shown; fix these and run again", len(l)-i)
+			break
+		}
 		b.WriteString("\n  - ")
 		b.WriteString(e.Error())
 	}
 	return b.String()
 }
+
+// MaxErrorsShown caps the problems one error lists: thousands of findings
+// (a generated file gone wrong) would bury the first, usually the cause.
+const MaxErrorsShown = 50
 
 // errs is a small builder used by validators: it knows the file and the
 // line map so each error can point at the right place.
