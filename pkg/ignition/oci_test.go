@@ -75,3 +75,28 @@ func TestOCIUserDataUnitEnabled(t *testing.T) {
 	assert.True(t, slices.Contains(EnabledUnits(), "oci-eval-user-data.service"))
 	assert.False(t, strings.Contains(u, "StandardOutput=syslog"), "syslog output is obsolete in systemd")
 }
+
+// TestReleaseImageDigest sources release-image.sh with a podman stub: the
+// pulled release is addressed by its own manifest digest (.Digest, not the
+// first of RepoDigests, which may name another repository), and by its tag
+// when podman knows no digest.
+func TestReleaseImageDigest(t *testing.T) {
+	cfg, _ := mustBuild(t, snoInput())
+	script, ok := fileContents(t, cfg, "/usr/local/bin/release-image.sh")
+	require.True(t, ok)
+	for _, tc := range []struct{ digest, want string }{
+		{"sha256:" + strings.Repeat("c", 64), "quay.io/openshift-release-dev/ocp-release@sha256:" + strings.Repeat("c", 64)},
+		{"", "quay.io/openshift-release-dev/ocp-release:4.19.3-x86_64"},
+	} {
+		dir := t.TempDir()
+		stub := "#!/bin/bash\nif [ \"$1\" = inspect ]; then case \"$*\" in *.Digest*) printf '%s\\n' " + shellQuoted(tc.digest) + ";; *) echo mirror.example.com/other@sha256:" + strings.Repeat("d", 64) + ";; esac; fi\n"
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "podman"), []byte(stub), 0o755))
+		p := filepath.Join(dir, "release-image.sh")
+		require.NoError(t, os.WriteFile(p, script, 0o644))
+		cmd := exec.Command(requireTool(t, "bash"), "-c", ". "+shellQuoted(p)+" && release_image_by_digest")
+		cmd.Env = []string{"PATH=" + dir + ":" + os.Getenv("PATH")}
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+		assert.Equal(t, tc.want, strings.TrimSpace(string(out)))
+	}
+}
