@@ -135,7 +135,7 @@ func (c *Client) walkLayer(ctx context.Context, l v1.Layer, left map[string]bool
 			}
 			continue
 		}
-		if !left[n] || (h.Typeflag != tar.TypeReg && h.Typeflag != tar.TypeRegA) {
+		if !left[n] || h.Typeflag != tar.TypeReg {
 			continue
 		}
 		if err := visit(n, h, t); err != nil {

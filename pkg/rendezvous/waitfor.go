@@ -359,6 +359,7 @@ func (w *Waiter) monitorREST(ctx context.Context, infraEnvs []InfraEnv) error {
 	if w.clusterID == "" {
 		cs, err := w.o.REST.ListClusters(ctx)
 		if err != nil {
+			//lint:ignore ST1005 upstream's wording, which users search their logs for (docs/wait-for.md)
 			return &apiError{fmt.Errorf("Unable to retrieve cluster metadata from Agent Rest API: %w", err)}
 		}
 		switch len(cs) {
@@ -370,11 +371,13 @@ func (w *Waiter) monitorREST(ctx context.Context, infraEnvs []InfraEnv) error {
 			w.logOnce("clusters", slog.LevelInfo, fmt.Sprintf("found too many clusters. number of clusters found: %d", len(cs)))
 		}
 		if w.clusterID == "" {
+			//lint:ignore ST1005 upstream's wording, which users search their logs for (docs/wait-for.md)
 			return errors.New("Unable to retrieve cluster metadata from Agent Rest API: no clusterID known for the cluster")
 		}
 	}
 	c, err := w.o.REST.GetCluster(ctx, w.clusterID)
 	if err != nil {
+		//lint:ignore ST1005 upstream's wording, which users search their logs for (docs/wait-for.md)
 		return &apiError{fmt.Errorf("Unable to retrieve cluster metadata from Agent Rest API: %w", err)}
 	}
 	prev := w.lastStatus
