@@ -113,7 +113,10 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	for name, content := range files {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600))
 	}
-	args := []string{"create", "image", "--dir", dir, "--offline", "--base-iso", l.fixture, "--release-image", release}
+	// --offline: agentiso itself never contacts a registry here; a release by
+	// digest then needs its version.
+	args := []string{"create", "image", "--dir", dir, "--offline", "--base-iso", l.fixture,
+		"--release-image", release, "--release-version", m.Version}
 	out, err := exec.CommandContext(ctx, l.bin, args...).CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("agentiso %s: %w\n%s", strings.Join(args, " "), err, out)
