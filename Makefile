@@ -13,10 +13,10 @@ FUZZMINIMIZETIME ?= 5s
 build:
 	$(GO) build -o $(BIN) ./cmd/agentiso
 
-## test: everything CI checks: format, vet, unit + script tests, fuzz seed
+## test: everything CI checks: format, vet, staticcheck, unit + script tests, fuzz seed
 ## corpora, and the QEMU boot test when qemu-system-x86_64 is installed
 ## (always in CI, where .ci/run installs it).
-test: fmt-check vet cross unit
+test: lint cross unit
 	@if command -v qemu-system-x86_64 >/dev/null 2>&1 || [ -n "$$CI" ]; then \
 		$(MAKE) e2e; \
 	else \

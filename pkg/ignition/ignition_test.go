@@ -1,7 +1,6 @@
 package ignition
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -546,5 +545,3 @@ func TestTreeFileModes(t *testing.T) {
 		assert.Equal(t, tc.append, app, tc.path)
 	}
 }
-
-func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
