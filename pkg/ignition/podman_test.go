@@ -183,11 +183,15 @@ func podmanCalls(t *testing.T, cfg types.Config) []podmanCall {
 	return calls
 }
 
+// redirectionRE matches a shell redirection at a word start: 2>&1,
+// >/dev/null, 2>>"$log", < file.
+var redirectionRE = regexp.MustCompile(`^[0-9]*(?:>>|>|<)(?:&[0-9-]+|\s*(?:"[^"]*"|'[^']*'|[^\s;|&)]+))`)
+
 // splitWords splits s into words as systemd (and, for plain words, bash)
 // do: whitespace separates, single and double quotes group, a backslash
 // escapes the next character. With shell set, an unquoted ; | & ) or #
 // at a word start ends the command and is returned in rest; $(...) and
-// ${...} stay inside the word verbatim.
+// ${...} stay inside the word verbatim, and redirections are dropped.
 func splitWords(s string, shell bool) (words []string, rest string, err error) {
 	var cur strings.Builder
 	inWord := false
@@ -200,6 +204,12 @@ func splitWords(s string, shell bool) (words []string, rest string, err error) {
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if shell && !inWord {
+			if m := redirectionRE.FindString(s[i:]); m != "" {
+				i += len(m) - 1
+				continue
+			}
+		}
 		switch {
 		case c == ' ' || c == '\t':
 			flush()
@@ -500,6 +510,11 @@ func TestPodmanInvocationsStatic(t *testing.T) {
 			assert.Contains(t, strings.Join(checkCall(podmanCall{key: "t", args: w}), "\n"), tc.want, tc.args)
 		}
 		assert.Empty(t, checkCall(podmanCall{key: "t", args: []string{"run", "--rm", "--restart=no", "img"}}))
+		// Redirections in scripts are not podman's arguments.
+		w, rest, err := splitWords(`pull --quiet "${IMG}" 2>&1 >/dev/null 2>>"$log x" < in); do`, true)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"pull", "--quiet", "${IMG}"}, w)
+		assert.Equal(t, "); do", rest)
 	})
 }
 

@@ -5,10 +5,12 @@
 #   calls ${SERVICE_BASE_URL}api/assisted-install/v2ENDPOINT with the user
 #   token in the Authorization header (raw JWT, no "Bearer") and prints the
 #   response body. Extra arguments go to curl before the URL.
+#
+# AGENT_ROOT prefixes every path (for tests).
 
-if [ -z "${SERVICE_BASE_URL:-}" ] && [ -f /etc/assisted/rendezvous-host.env ]; then
+if [ -z "${SERVICE_BASE_URL:-}" ] && [ -f "${AGENT_ROOT:-}/etc/assisted/rendezvous-host.env" ]; then
 	# shellcheck source=/dev/null
-	source /etc/assisted/rendezvous-host.env
+	source "${AGENT_ROOT:-}/etc/assisted/rendezvous-host.env"
 fi
 
 curl_assisted_service() {

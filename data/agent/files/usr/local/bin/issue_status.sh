@@ -4,8 +4,10 @@
 # set_issue NAME MESSAGE   shows MESSAGE on the login console (and in
 #                          /etc/issue.d/NAME.issue) until cleared
 # clear_issue NAME         removes it again
+#
+# AGENT_ROOT prefixes every path (for tests).
 
-issue_dir=/etc/issue.d
+issue_dir=${AGENT_ROOT:-}/etc/issue.d
 
 set_issue() {
 	local name=$1
