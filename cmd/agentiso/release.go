@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seed-a052040e/agentiso/pkg/arch"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
@@ -115,11 +116,11 @@ anonymously with the system trust store. Nothing is written.`,
 }
 
 func runReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) error {
-	info, arch, err := resolveReleaseInfo(ctx, g, o)
+	info, cpu, err := resolveReleaseInfo(ctx, g, o)
 	if err != nil {
 		return err
 	}
-	opts := baseiso.Options{Arch: arch, Mirror: o.mirror, Stream: info.stream, Offline: o.release.offline}
+	opts := baseiso.Options{Arch: cpu, Mirror: o.mirror, Stream: info.stream, Offline: o.release.offline}
 	fi, err := baseiso.Describe(opts)
 	if err != nil {
 		return fmt.Errorf("RHCOS stream of %s: %w", info.PullSpec, err)
@@ -183,12 +184,11 @@ func resolveReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) 
 			return nil, "", err
 		}
 		p := pa.(*agent.ReleasePayload)
-		ie, err := s.Fetch(ctx, &agent.InfraEnv{})
+		a, err := s.Fetch(ctx, &agent.Architecture{})
 		if err != nil {
 			return nil, "", err
 		}
-		arch := ie.(*agent.InfraEnv).InfraEnv.Spec.CPUArchitecture
-		return fromPayload(p), archOr(arch), nil
+		return fromPayload(p), a.(*agent.Architecture).Arch, nil
 	}
 	// No inputs: the pinned default's recorded facts, --offline's given
 	// ones, or an anonymous read with the system trust store.
@@ -219,16 +219,16 @@ func resolveReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) 
 	for _, a := range rel.Attempts {
 		info.Attempts = append(info.Attempts, a.String())
 	}
-	arch := "x86_64"
-	if rel.Arch != "multi" {
-		arch = rel.Arch
+	cpu := arch.Default
+	if rel.Arch != arch.Multi {
+		cpu = rel.Arch
 	}
-	return info, arch, nil
+	return info, cpu, nil
 }
 
 func archOr(a string) string {
 	if a == "" {
-		return "x86_64"
+		return arch.Default
 	}
 	return a
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/seed-a052040e/agentiso/pkg/arch"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
@@ -17,7 +18,7 @@ import (
 // --os-image-mirror), else the payload's machine-os-images image in the
 // (mirror) registry; then checks that an ISO given with --base-iso carries
 // the RHCOS the release expects.
-func resolveBaseISO(ctx context.Context, g *globals, s *asset.Store, o *imageOptions, arch string, tty bool) (baseiso.Result, error) {
+func resolveBaseISO(ctx context.Context, g *globals, s *asset.Store, o *imageOptions, cpu string, tty bool) (baseiso.Result, error) {
 	ra, err := s.Fetch(ctx, &agent.ReleasePayload{})
 	if err != nil {
 		return baseiso.Result{}, err
@@ -25,11 +26,11 @@ func resolveBaseISO(ctx context.Context, g *globals, s *asset.Store, o *imageOpt
 	rel := ra.(*agent.ReleasePayload)
 	opts := baseiso.Options{
 		BaseISO: o.baseISO, BaseISOSHA256: o.baseISOSHA, Mirror: o.mirror, Offline: o.release.offline,
-		Arch: arch, Progress: g.errOut, IsTTY: tty, Logger: g.log, Stream: rel.StreamJSON(),
+		Arch: cpu, Progress: g.errOut, IsTTY: tty, Logger: g.log, Stream: rel.StreamJSON(),
 	}
 	if rel.MachineOSImages != "" && !o.release.offline {
-		spec, rpmArch := rel.MachineOSImages, arch
-		if a, err := baseiso.NormalizeArch(arch); err == nil {
+		spec, rpmArch := rel.MachineOSImages, cpu
+		if a, ok := arch.RPM(cpu); ok {
 			rpmArch = a
 		}
 		opts.Registry = &baseiso.RegistrySource{Image: spec, Preferred: rel.ReadFromMirror(),

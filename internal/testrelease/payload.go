@@ -27,6 +27,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 	"sigs.k8s.io/yaml"
+
+	"github.com/seed-a052040e/agentiso/pkg/arch"
 )
 
 // Payload describes a synthetic single-architecture release image. The
@@ -91,7 +93,7 @@ func (p *Payload) defaults() {
 		p.Version = "4.19.3"
 	}
 	if p.Arch == "" {
-		p.Arch = "x86_64"
+		p.Arch = arch.Default
 	}
 	if p.Components == nil {
 		p.Components = DefaultComponents()
@@ -207,16 +209,16 @@ func Index(p Payload, arches ...string) (v1.ImageIndex, error) {
 // MachineOSImage builds a machine-os-images component holding the live ISO
 // of arch at /coreos/coreos-<arch>.iso with its .sha256 and
 // /coreos/coreos-stream.json (streamJSON).
-func MachineOSImage(arch string, iso []byte, streamJSON []byte) (v1.Image, error) {
-	ga, err := goArch(arch)
+func MachineOSImage(cpu string, iso []byte, streamJSON []byte) (v1.Image, error) {
+	ga, err := goArch(cpu)
 	if err != nil {
 		return nil, err
 	}
 	h := sha256.Sum256(iso)
 	l, err := Layer(map[string][]byte{
-		"coreos/coreos-" + arch + ".iso":        iso,
-		"coreos/coreos-" + arch + ".iso.sha256": []byte(hex.EncodeToString(h[:]) + "\n"),
-		"coreos/coreos-stream.json":             streamJSON,
+		"coreos/coreos-" + cpu + ".iso":        iso,
+		"coreos/coreos-" + cpu + ".iso.sha256": []byte(hex.EncodeToString(h[:]) + "\n"),
+		"coreos/coreos-stream.json":            streamJSON,
 	})
 	if err != nil {
 		return nil, err
@@ -280,13 +282,8 @@ func Layer(files map[string][]byte) (v1.Layer, error) {
 }
 
 func goArch(a string) (string, error) {
-	switch a {
-	case "x86_64", "amd64":
-		return "amd64", nil
-	case "aarch64", "arm64":
-		return "arm64", nil
-	case "ppc64le", "s390x":
-		return a, nil
+	if g, ok := arch.Go(a); ok {
+		return g, nil
 	}
 	return "", fmt.Errorf("testrelease: unknown architecture %q", a)
 }

@@ -78,8 +78,8 @@ type Options struct {
 	// Registry, when set, is a container image holding the stream ISO (the
 	// release payload's machine-os-images); see RegistrySource.
 	Registry *RegistrySource
-	// Arch is the target CPU architecture (x86_64/amd64, aarch64/arm64,
-	// ppc64le, s390x). Empty means the architecture of this binary.
+	// Arch is the target CPU architecture in either spelling arch.Normalize
+	// accepts; empty means arch.Default.
 	Arch string
 	// CacheDir overrides DefaultCacheDir(nil).
 	CacheDir string

@@ -7,40 +7,13 @@ import (
 	"fmt"
 	"net/url"
 	"path"
-	"runtime"
 	"sort"
 	"strings"
 
 	"github.com/coreos/stream-metadata-go/stream"
+
+	"github.com/seed-a052040e/agentiso/pkg/arch"
 )
-
-// SupportedArches lists the CPU architectures (RPM naming) that agent images
-// can be built for.
-func SupportedArches() []string {
-	return []string{"x86_64", "aarch64", "ppc64le", "s390x"}
-}
-
-// NormalizeArch maps a CPU architecture given in Go/installer naming (amd64,
-// arm64) or RPM naming (x86_64, aarch64, ppc64le, s390x) to RPM naming, which
-// is what CoreOS stream metadata uses. An empty string means the architecture
-// of the running binary.
-func NormalizeArch(arch string) (string, error) {
-	a := strings.ToLower(strings.TrimSpace(arch))
-	if a == "" {
-		a = runtime.GOARCH
-	}
-	switch a {
-	case "x86_64", "amd64", "x86-64":
-		return "x86_64", nil
-	case "aarch64", "arm64":
-		return "aarch64", nil
-	case "ppc64le":
-		return "ppc64le", nil
-	case "s390x":
-		return "s390x", nil
-	}
-	return "", fmt.Errorf("unsupported CPU architecture %q: use one of x86_64 (amd64), aarch64 (arm64), ppc64le, s390x", arch)
-}
 
 // Artifact is the live ISO named by CoreOS stream metadata for one
 // architecture.
@@ -72,11 +45,11 @@ func ParseStream(b []byte) (*stream.Stream, error) {
 
 // LiveISO returns the live ISO artifact
 // (architectures.<arch>.artifacts.metal.formats.iso.disk) of the stream for
-// arch (any naming accepted by NormalizeArch), after checking that its
-// location is an absolute http(s) URL with a usable file name and that its
+// cpu (any spelling arch.Normalize accepts; empty is arch.Default), after
+// checking that its location is an absolute http(s) URL with a usable file name and that its
 // sha256 is 64 hex digits.
-func LiveISO(st *stream.Stream, arch string) (Artifact, error) {
-	a, err := NormalizeArch(arch)
+func LiveISO(st *stream.Stream, cpu string) (Artifact, error) {
+	a, err := arch.Normalize(cpu)
 	if err != nil {
 		return Artifact{}, err
 	}

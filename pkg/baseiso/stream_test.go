@@ -10,38 +10,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seed-a052040e/agentiso/data"
+	"github.com/seed-a052040e/agentiso/pkg/arch"
 )
-
-func TestNormalizeArch(t *testing.T) {
-	for in, want := range map[string]string{
-		"x86_64": "x86_64", "amd64": "x86_64", "AMD64": "x86_64",
-		"aarch64": "aarch64", "arm64": "aarch64",
-		"ppc64le": "ppc64le", "s390x": "s390x", " s390x ": "s390x",
-	} {
-		got, err := NormalizeArch(in)
-		require.NoError(t, err, in)
-		assert.Equal(t, want, got, in)
-	}
-	got, err := NormalizeArch("")
-	require.NoError(t, err)
-	assert.Contains(t, SupportedArches(), got, "the test host's arch is supported")
-
-	for _, bad := range []string{"riscv64", "ppc64", "i386", "arm"} {
-		_, err := NormalizeArch(bad)
-		require.Error(t, err, bad)
-		assert.Contains(t, err.Error(), `unsupported CPU architecture "`+bad+`"`)
-	}
-}
 
 func TestEmbeddedStreamHasEveryArch(t *testing.T) {
 	st, err := ParseStream(data.RHCOSStream())
 	require.NoError(t, err)
 	assert.Equal(t, "rhcos-4.16", st.Stream)
-	for _, arch := range SupportedArches() {
-		a, err := LiveISO(st, arch)
-		require.NoError(t, err, arch)
+	for _, cpu := range arch.Supported() {
+		a, err := LiveISO(st, cpu)
+		require.NoError(t, err, cpu)
 		assert.Equal(t, "416.94.202405291527-0", a.Release)
-		assert.Equal(t, "rhcos-416.94.202405291527-0-live."+arch+".iso", a.FileName)
+		assert.Equal(t, "rhcos-416.94.202405291527-0-live."+cpu+".iso", a.FileName)
 		assert.True(t, strings.HasPrefix(a.URL, "https://rhcos.mirror.openshift.com/"), a.URL)
 		assert.True(t, strings.HasSuffix(a.URL, "/"+a.FileName))
 		assert.Len(t, a.SHA256, 64)
@@ -117,12 +97,12 @@ func FuzzParseStream(f *testing.F) {
 			return
 		}
 		require.NotEmpty(t, st.Stream)
-		for _, arch := range SupportedArches() {
-			a, err := LiveISO(st, arch)
+		for _, cpu := range arch.Supported() {
+			a, err := LiveISO(st, cpu)
 			if err != nil {
 				continue
 			}
-			assert.Equal(t, arch, a.Arch)
+			assert.Equal(t, cpu, a.Arch)
 			_, herr := hex.DecodeString(a.SHA256)
 			assert.NoError(t, herr)
 			assert.Len(t, a.SHA256, 64)

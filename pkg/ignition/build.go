@@ -17,6 +17,7 @@ import (
 	"github.com/coreos/ignition/v2/config/v3_2/types"
 
 	"github.com/seed-a052040e/agentiso/data"
+	"github.com/seed-a052040e/agentiso/pkg/arch"
 )
 
 // Paths and names the live ISO's units and containers depend on.
@@ -195,8 +196,8 @@ func coreUser(in *Input) types.PasswdUser {
 }
 
 func newTemplateData(in *Input) (*templateData, error) {
-	arch, _ := normaliseArch(in.Arch)
-	releaseImages, err := releaseImagesJSON(in.ReleaseImage, in.ReleaseVersion, arch)
+	cpu, _ := releaseArch(in.Arch)
+	releaseImages, err := releaseImagesJSON(in.ReleaseImage, in.ReleaseVersion, cpu)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +207,7 @@ func newTemplateData(in *Input) (*templateData, error) {
 			o.OpenshiftVersion = in.ReleaseVersion
 		}
 		if o.CPUArchitecture == "" {
-			o.CPUArchitecture = arch
+			o.CPUArchitecture = cpu
 		}
 		osImages[i] = o
 	}
@@ -274,14 +275,15 @@ func newTemplateData(in *Input) (*templateData, error) {
 }
 
 // releaseImagesJSON renders RELEASE_IMAGES for assisted-service.
-func releaseImagesJSON(pullSpec, version, arch string) (string, error) {
+func releaseImagesJSON(pullSpec, version, cpu string) (string, error) {
 	mm, err := majorMinor(version)
 	if err != nil {
 		return "", err
 	}
-	archs := []string{arch}
-	if arch == "multi" {
-		archs = []string{"aarch64", "x86_64", "ppc64le", "s390x"}
+	archs := []string{cpu}
+	if cpu == arch.Multi {
+		// Every supported architecture, in upstream's order.
+		archs = []string{arch.AArch64, arch.X86_64, arch.PPC64LE, arch.S390X}
 	}
 	type releaseImage struct {
 		OpenshiftVersion string   `json:"openshift_version"`
@@ -292,7 +294,7 @@ func releaseImagesJSON(pullSpec, version, arch string) (string, error) {
 	}
 	out, err := json.Marshal([]releaseImage{{
 		OpenshiftVersion: mm,
-		CPUArchitecture:  arch,
+		CPUArchitecture:  cpu,
 		CPUArchitectures: archs,
 		URL:              pullSpec,
 		Version:          version,

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/seed-a052040e/agentiso/pkg/arch"
 )
 
 // Input is everything the agent ISO's Ignition config is built from. All
@@ -250,7 +252,7 @@ func (in *Input) validate() error {
 	} else if _, err := majorMinor(in.ReleaseVersion); err != nil {
 		add("ReleaseVersion: %v", err)
 	}
-	if _, err := normaliseArch(in.Arch); err != nil {
+	if _, err := releaseArch(in.Arch); err != nil {
 		add("Arch: %v", err)
 	}
 	if ip := net.ParseIP(in.RendezvousIP); ip == nil {
@@ -441,19 +443,20 @@ func isBaseName(name string) bool {
 	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\\\x00")
 }
 
-// normaliseArch maps an architecture name to the assisted-service spelling.
-func normaliseArch(arch string) (string, error) {
-	switch arch {
-	case "x86_64", "amd64":
-		return "x86_64", nil
-	case "aarch64", "arm64":
-		return "aarch64", nil
-	case "ppc64le", "s390x", "multi":
-		return arch, nil
-	case "":
+// releaseArch is the assisted-service spelling of the release's
+// architecture: arch.Multi or a supported architecture. The input must
+// name it: an empty one is an error here, not arch.Default.
+func releaseArch(a string) (string, error) {
+	if a == "" {
 		return "", fmt.Errorf("required (x86_64, aarch64, ppc64le, s390x or multi)")
 	}
-	return "", fmt.Errorf("%q is not one of x86_64, aarch64, ppc64le, s390x, multi", arch)
+	if a == arch.Multi {
+		return a, nil
+	}
+	if r, ok := arch.RPM(a); ok {
+		return r, nil
+	}
+	return "", fmt.Errorf("%q is not one of x86_64, aarch64, ppc64le, s390x, multi", a)
 }
 
 // majorMinor returns "X.Y" of a version "X.Y[.Z...]".

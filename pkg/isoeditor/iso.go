@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/seed-a052040e/agentiso/pkg/arch"
 )
 
 const sectorSize = 2048
@@ -101,24 +103,16 @@ func (iso *ISO) IgnitionArea() IgnitionArea { return iso.ign }
 func (iso *ISO) KargsAreas() *KargsAreas { return iso.kargs }
 
 // CheckArch returns an [*ArchMismatchError] unless the ISO is for want
-// (rpm names; Go names amd64/arm64 are accepted too).
+// (either spelling arch.Normalize accepts; empty is arch.Default).
 func (iso *ISO) CheckArch(want string) error {
-	w := NormalizeArch(want)
+	w, err := arch.Normalize(want)
+	if err != nil {
+		w = want
+	}
 	if iso.arch != w {
 		return &ArchMismatchError{Want: w, Got: iso.arch}
 	}
 	return nil
-}
-
-// NormalizeArch maps Go architecture names to the rpm names CoreOS uses.
-func NormalizeArch(a string) string {
-	switch a {
-	case "amd64", "x86-64":
-		return "x86_64"
-	case "arm64":
-		return "aarch64"
-	}
-	return a
 }
 
 // dirRecord is one primary directory record.
@@ -299,7 +293,7 @@ func (iso *ISO) detectArch(root dirRecord) string {
 	}
 	// s390x ISOs boot from images/cdboot.img and have no isolinux/EFI kernel header we parse.
 	if _, ok, err := iso.lookup(root, "images/cdboot.img"); err == nil && ok {
-		return "s390x"
+		return arch.S390X
 	}
 	return ""
 }
@@ -313,17 +307,17 @@ func kernelArch(b []byte, gz bool) string {
 		if pe > 0 && pe+6 <= len(b) && string(b[pe:pe+4]) == "PE\x00\x00" {
 			switch binary.LittleEndian.Uint16(b[pe+4:]) {
 			case 0x8664:
-				return "x86_64"
+				return arch.X86_64
 			case 0xAA64:
-				return "aarch64"
+				return arch.AArch64
 			}
 		}
 	}
 	if len(b) >= 0x206 && string(b[0x202:0x206]) == "HdrS" {
-		return "x86_64"
+		return arch.X86_64
 	}
 	if len(b) >= 0x3c && string(b[0x38:0x3c]) == "ARM\x64" {
-		return "aarch64"
+		return arch.AArch64
 	}
 	if len(b) >= 20 && string(b[:4]) == "\x7fELF" {
 		var m uint16
@@ -334,16 +328,16 @@ func kernelArch(b []byte, gz bool) string {
 		}
 		switch m {
 		case 62:
-			return "x86_64"
+			return arch.X86_64
 		case 183:
-			return "aarch64"
+			return arch.AArch64
 		case 21:
 			if b[5] == 1 {
-				return "ppc64le"
+				return arch.PPC64LE
 			}
 			return "ppc64"
 		case 22:
-			return "s390x"
+			return arch.S390X
 		}
 	}
 	if gz && len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b {

@@ -605,9 +605,6 @@ func TestKernelArch(t *testing.T) {
 	zw.Close()
 	assert.Equal(t, "aarch64", kernelArch(buf.Bytes(), true))
 	assert.Equal(t, "", kernelArch(buf.Bytes(), false))
-	assert.Equal(t, "x86_64", NormalizeArch("amd64"))
-	assert.Equal(t, "aarch64", NormalizeArch("arm64"))
-	assert.Equal(t, "ppc64le", NormalizeArch("ppc64le"))
 }
 
 // A staged output leaves the previous ISO and checksum alone until Commit;

@@ -6,21 +6,21 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/seed-a052040e/agentiso/pkg/arch"
 )
 
 // Label that ties NMStateConfigs to their InfraEnv.
 const InfraEnvLabel = "infraenvs.agent-install.openshift.io"
 
-// ArchToRPM maps install-config architectures to the RPM names used by
-// InfraEnv and ISO file names.
-func ArchToRPM(arch string) string {
-	switch arch {
-	case "amd64", "":
-		return "x86_64"
-	case "arm64":
-		return "aarch64"
+// ArchToRPM is the RPM spelling (InfraEnv, ISO file names) of an
+// architecture setting, "" being arch.Default; an unsupported one is kept
+// as it is, for validation to report where it was written.
+func ArchToRPM(a string) string {
+	if r, err := arch.Normalize(a); err == nil {
+		return r
 	}
-	return arch
+	return a
 }
 
 // ClusterImageSetName is "openshift-<version>".

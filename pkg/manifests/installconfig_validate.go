@@ -13,16 +13,15 @@ import (
 	"strings"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/seed-a052040e/agentiso/pkg/arch"
 )
 
 // InstallConfigFile is the install-config file name in the asset directory.
 const InstallConfigFile = "install-config.yaml"
 
-// Supported values, as upstream.
-var (
-	supportedPlatforms = []string{"baremetal", "vsphere", "nutanix", "none", "external"}
-	supportedArches    = []string{"amd64", "arm64", "ppc64le", "s390x"}
-)
+// Supported platforms, as upstream; the architectures are arch.SupportedGo.
+var supportedPlatforms = []string{"baremetal", "vsphere", "nutanix", "none", "external"}
 
 // SetDefaults fills what upstream defaults when the user leaves it out.
 func (ic *InstallConfig) SetDefaults() {
@@ -33,7 +32,7 @@ func (ic *InstallConfig) SetDefaults() {
 		ic.ControlPlane.Replicas = ptr(int64(3))
 	}
 	if ic.ControlPlane.Architecture == "" {
-		ic.ControlPlane.Architecture = "amd64"
+		ic.ControlPlane.Architecture, _ = arch.Go(arch.Default)
 	}
 	if ic.ControlPlane.Hyperthreading == "" {
 		ic.ControlPlane.Hyperthreading = "Enabled"
@@ -462,8 +461,8 @@ func validatePools(e *errs, ic *InstallConfig) {
 	if cp.Name != "" && cp.Name != "master" {
 		e.unsupported("controlPlane.name", cp.Name, "master")
 	}
-	if !slices.Contains(supportedArches, cp.Architecture) {
-		e.unsupported("controlPlane.architecture", cp.Architecture, supportedArches...)
+	if !slices.Contains(arch.SupportedGo(), cp.Architecture) {
+		e.unsupported("controlPlane.architecture", cp.Architecture, arch.SupportedGo()...)
 	}
 	if cp.Hyperthreading != "Enabled" && cp.Hyperthreading != "Disabled" {
 		e.unsupported("controlPlane.hyperthreading", cp.Hyperthreading, "Enabled", "Disabled")
@@ -498,8 +497,8 @@ func validatePools(e *errs, ic *InstallConfig) {
 		if c.Replicas != nil && *c.Replicas < 0 {
 			e.invalid(p+".replicas", *c.Replicas, "must not be negative")
 		}
-		if !slices.Contains(supportedArches, c.Architecture) {
-			e.unsupported(p+".architecture", c.Architecture, supportedArches...)
+		if !slices.Contains(arch.SupportedGo(), c.Architecture) {
+			e.unsupported(p+".architecture", c.Architecture, arch.SupportedGo()...)
 		} else if c.Architecture != cp.Architecture {
 			e.invalid(p+".architecture", c.Architecture, "heteregeneous multi-arch is not supported; compute pool architecture must match control plane (%s)", cp.Architecture)
 		}

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
+
+	"github.com/seed-a052040e/agentiso/pkg/arch"
 )
 
 // File names of the ZTP manifests inside the asset directory.
@@ -65,10 +68,8 @@ func NormalizeInfraEnv(ie *InfraEnv) {
 // ValidateInfraEnv checks a user-supplied InfraEnv.
 func ValidateInfraEnv(ie *InfraEnv, lines Lines) error {
 	e := newErrs(InfraEnvFile, lines)
-	switch ie.Spec.CPUArchitecture {
-	case "", "x86_64", "aarch64", "ppc64le", "s390x":
-	default:
-		e.unsupported("spec.cpuArchitecture", ie.Spec.CPUArchitecture, "x86_64", "aarch64", "ppc64le", "s390x")
+	if a := ie.Spec.CPUArchitecture; a != "" && !slices.Contains(arch.Supported(), a) {
+		e.unsupported("spec.cpuArchitecture", a, arch.Supported()...)
 	}
 	if ie.Metadata.Name == "" {
 		e.required("metadata.name", "the InfraEnv needs a name")

@@ -17,6 +17,8 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/seed-a052040e/agentiso/pkg/arch"
 )
 
 // cleanTarName turns "./a/b", "/a/b" and "a/b/" into "a/b".
@@ -230,10 +232,9 @@ func (c *Client) image(ctx context.Context, spec string) (v1.Image, string, erro
 		if err != nil {
 			return nil, "", err
 		}
-		want := "amd64"
-		if c.opts.Arch != "" {
-			want, _ = GoArch(c.opts.Arch)
-		}
+		// New checked opts.Arch; empty is arch.Default.
+		cpu, _ := arch.Normalize(c.opts.Arch)
+		want, _ := arch.Go(cpu)
 		im, err := idx.IndexManifest()
 		if err != nil {
 			return nil, "", err

@@ -136,34 +136,6 @@ func ParseStream(raw []byte) (*stream.Stream, error) {
 	return &st, nil
 }
 
-// goToRPM maps OCI platform architectures to the RPM names OpenShift and
-// assisted-service use.
-var goToRPM = map[string]string{"amd64": "x86_64", "arm64": "aarch64", "ppc64le": "ppc64le", "s390x": "s390x"}
-
-// RPMArch returns the RPM spelling of an architecture given in either
-// spelling; ok is false for an unknown one.
-func RPMArch(a string) (string, bool) {
-	if r, ok := goToRPM[a]; ok {
-		return r, true
-	}
-	for _, r := range goToRPM {
-		if r == a {
-			return r, true
-		}
-	}
-	return "", false
-}
-
-// GoArch returns the OCI (Go) spelling of an architecture.
-func GoArch(a string) (string, bool) {
-	for g, r := range goToRPM {
-		if a == g || a == r {
-			return g, true
-		}
-	}
-	return "", false
-}
-
 func sortedKeys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {

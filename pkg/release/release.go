@@ -22,6 +22,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/partial"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"golang.org/x/net/http/httpproxy"
+
+	"github.com/seed-a052040e/agentiso/pkg/arch"
 )
 
 // Proxy is the HTTP proxy to reach registries through (install-config
@@ -79,7 +81,7 @@ func New(opts Options) (*Client, error) {
 		c.log = slog.New(slog.DiscardHandler)
 	}
 	if opts.Arch != "" {
-		if _, ok := RPMArch(opts.Arch); !ok {
+		if _, ok := arch.RPM(opts.Arch); !ok {
 			return nil, fmt.Errorf("unknown architecture %q (want x86_64, aarch64, ppc64le or s390x)", opts.Arch)
 		}
 	}
@@ -262,7 +264,7 @@ func (c *Client) Resolve(ctx context.Context, spec string) (*Release, error) {
 		Pinned: ref.Context().Name() + "@" + f.desc.Digest.String()}
 	want := ""
 	if c.opts.Arch != "" {
-		want, _ = RPMArch(c.opts.Arch)
+		want, _ = arch.RPM(c.opts.Arch)
 	}
 	var img v1.Image
 	if f.desc.MediaType.IsIndex() {
@@ -281,12 +283,12 @@ func (c *Client) Resolve(ctx context.Context, spec string) (*Release, error) {
 			if d.Platform == nil || d.Platform.OS != "linux" {
 				continue
 			}
-			ra, ok := RPMArch(d.Platform.Architecture)
+			ra, ok := arch.RPM(d.Platform.Architecture)
 			if !ok {
 				continue
 			}
 			archs[ra] = true
-			if pick == nil && (want == ra || (want == "" && ra == "x86_64")) {
+			if pick == nil && (want == ra || (want == "" && ra == arch.Default)) {
 				pick = d
 			}
 		}
@@ -300,7 +302,7 @@ func (c *Client) Resolve(ctx context.Context, spec string) (*Release, error) {
 		if pick == nil {
 			for i := range im.Manifests {
 				if d := &im.Manifests[i]; d.Platform != nil {
-					if _, ok := RPMArch(d.Platform.Architecture); ok && d.Platform.OS == "linux" {
+					if _, ok := arch.RPM(d.Platform.Architecture); ok && d.Platform.OS == "linux" {
 						pick = d
 						break
 					}
@@ -348,7 +350,7 @@ func (c *Client) Resolve(ctx context.Context, spec string) (*Release, error) {
 		}
 	}
 	if r.Arch == "" {
-		ra, ok := RPMArch(cf.Architecture)
+		ra, ok := arch.RPM(cf.Architecture)
 		if !ok {
 			return nil, &NotReleaseError{Ref: spec, Digest: r.Digest, Reason: fmt.Sprintf("its image is for unknown architecture %q", cf.Architecture)}
 		}

@@ -105,7 +105,7 @@ func (*AgentIgnition) Name() string { return "Agent Installer Ignition" }
 func (*AgentIgnition) Dependencies() []asset.Asset {
 	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &AgentHosts{}, &AgentManifests{}, &ExtraManifests{}, &RendezvousIP{},
 		&ReleasePayload{}, &RegistriesConf{}, &CABundle{}, &AuthConfig{}, &SignerCAs{}, &KubeadminPassword{},
-		&InfraEnvID{}, &HostNetworkFiles{}, &OSImage{}}
+		&InfraEnvID{}, &HostNetworkFiles{}, &OSImage{}, &Architecture{}}
 }
 
 // Generate implements asset.Asset.
@@ -145,10 +145,7 @@ func ignitionInput(p asset.Parents) (ignition.Input, string, error) {
 	if err != nil {
 		return ignition.Input{}, "", err
 	}
-	arch := m.InfraEnv.Spec.CPUArchitecture
-	if arch == "" {
-		arch = "x86_64"
-	}
+	arch := asset.Get[*Architecture](p).Arch
 	imageType, err := isoType(p)
 	if err != nil {
 		return ignition.Input{}, "", fmt.Errorf("cannot build the agent ISO these inputs ask for: %w", err)
@@ -271,15 +268,12 @@ func (*OSImage) Name() string { return "OS Image" }
 
 // Dependencies implements asset.Asset.
 func (*OSImage) Dependencies() []asset.Asset {
-	return []asset.Asset{&AgentManifests{}, &ReleasePayload{}}
+	return []asset.Asset{&ReleasePayload{}, &Architecture{}}
 }
 
 // Generate implements asset.Asset.
 func (a *OSImage) Generate(_ context.Context, p asset.Parents) error {
-	arch := asset.Get[*AgentManifests](p).InfraEnv.Spec.CPUArchitecture
-	if arch == "" {
-		arch = "x86_64"
-	}
+	arch := asset.Get[*Architecture](p).Arch
 	rel := asset.Get[*ReleasePayload](p)
 	st, err := baseiso.ParseStream(rel.StreamJSON())
 	if err != nil {

@@ -54,7 +54,7 @@ func (*ReleasePayload) Name() string { return "Release Payload" }
 
 // Dependencies implements asset.Asset.
 func (*ReleasePayload) Dependencies() []asset.Asset {
-	return []asset.Asset{&ReleaseImage{}, &InstallConfig{}, &PullSecret{}, &CABundle{}, &InfraEnv{}}
+	return []asset.Asset{&ReleaseImage{}, &InstallConfig{}, &PullSecret{}, &CABundle{}, &Architecture{}}
 }
 
 // StreamJSON is the CoreOS stream to build from: the payload's, else the
@@ -92,11 +92,7 @@ func ReleaseClient(p asset.Parents) (*release.Client, error) {
 	if s := asset.Get[*PullSecret](p); s.Secret != nil {
 		ps = s.Secret.PullSecretJSON()
 	}
-	arch := "x86_64"
-	if ie := asset.Get[*InfraEnv](p).InfraEnv; ie != nil && ie.Spec.CPUArchitecture != "" {
-		arch = ie.Spec.CPUArchitecture
-	}
-	return release.New(ReleaseClientOptions(ic, ps, asset.Get[*CABundle](p).PEM, arch))
+	return release.New(ReleaseClientOptions(ic, ps, asset.Get[*CABundle](p).PEM, asset.Get[*Architecture](p).Arch))
 }
 
 func isDigest(spec string) bool {
@@ -112,10 +108,7 @@ func isDigest(spec string) bool {
 func (a *ReleasePayload) Generate(ctx context.Context, p asset.Parents) error {
 	req := asset.Get[*ReleaseImage](p)
 	a.PullSpec = req.PullSpec
-	arch := "x86_64"
-	if ie := asset.Get[*InfraEnv](p).InfraEnv; ie != nil && ie.Spec.CPUArchitecture != "" {
-		arch = ie.Spec.CPUArchitecture
-	}
+	arch := asset.Get[*Architecture](p).Arch
 	switch {
 	case req.Default:
 		// The pinned default's facts were recorded with this build: no
@@ -170,7 +163,7 @@ func (a *ReleasePayload) Generate(ctx context.Context, p asset.Parents) error {
 // uses it.
 func NewReleaseClient(ctx context.Context, s *asset.Store) (*release.Client, error) {
 	p := asset.Parents{}
-	for _, a := range []asset.Asset{&InstallConfig{}, &PullSecret{}, &CABundle{}, &InfraEnv{}} {
+	for _, a := range []asset.Asset{&InstallConfig{}, &PullSecret{}, &CABundle{}, &Architecture{}} {
 		r, err := s.Fetch(ctx, a)
 		if err != nil {
 			return nil, err
