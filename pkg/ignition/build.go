@@ -62,6 +62,7 @@ func EnabledUnits() []string {
 	return []string{
 		"agent-register-cluster.service",
 		"agent-register-infraenv.service",
+		"agent-set-host-copy-network-arg.service",
 		"agent.service",
 		"assisted-service-db.service",
 		"assisted-service-pod.service",

@@ -8,13 +8,15 @@
 #   ignition-config-overrides.json   an Ignition config (JSON) merged into the
 #                                    host's installed Ignition
 # The host is found by matching its mac_addresses against the MAC addresses
-# in the inventories of the hosts registered with assisted-service.
+# in the inventories of the hosts registered with assisted-service. A
+# --copy-network the host already has (agent-set-host-copy-network-arg.sh)
+# is kept. AGENT_ROOT prefixes every path (for tests).
 set -euo pipefail
 
 # shellcheck source=/dev/null
-source /usr/local/bin/common.sh
+source "${AGENT_ROOT:-}/usr/local/bin/common.sh"
 
-hostconfig_dir=/etc/assisted/hostconfig
+hostconfig_dir=${AGENT_ROOT:-}/etc/assisted/hostconfig
 
 shopt -s nullglob
 dirs=()
@@ -59,24 +61,30 @@ apply_all() {
 
 # apply_dir uses dir, name and hosts from apply_all.
 apply_dir() {
-	local macs host_id body ok=0
+	local macs host host_id body ok=0
 	if [ ! -f "${dir}mac_addresses" ]; then
 		echo "${name}: no mac_addresses file, cannot find the host" >&2
 		return 1
 	fi
 	macs=$(tr '[:upper:]' '[:lower:]' <"${dir}mac_addresses")
-	host_id=$(jq -r --arg macs "${macs}" '
+	host=$(jq -c --arg macs "${macs}" '
 		($macs | split("\n") | map(select(length > 0))) as $want
 		| [.[] | select(
-			((.inventory // "{}") | fromjson | [.interfaces[]?.mac_address // empty | ascii_downcase])
+			((.inventory // "") | if . == "" then {} else fromjson end
+				| [.interfaces[]?.mac_address // empty | ascii_downcase])
 			as $have | any($want[]; . as $m | $have | index($m) != null))]
-		| .[0].id // empty' <<<"${hosts}")
-	if [ -z "${host_id}" ]; then
+		| .[0] // empty' <<<"${hosts}")
+	if [ -z "${host}" ]; then
 		echo "${name}: no registered host has one of its MAC addresses yet" >&2
 		return 1
 	fi
+	host_id=$(jq -r '.id' <<<"${host}")
 	if [ -f "${dir}installer-args.json" ]; then
-		body=$(jq -c '{args: .}' "${dir}installer-args.json")
+		# The user's arguments, plus --copy-network when the host has it.
+		body=$(jq -c --argjson host "${host}" '
+			(($host.installer_args // "") | if . == "" then [] else fromjson end) as $current
+			| {args: (. + (if any($current[]; . == "--copy-network") and (any(.[]; . == "--copy-network") | not)
+				then ["--copy-network"] else [] end))}' "${dir}installer-args.json")
 		if patch_host "${host_id}" installer-args "${body}"; then
 			echo "${name}: installer arguments set on host ${host_id}"
 		else
