@@ -65,10 +65,16 @@ func buildIgnition(ctx context.Context, g *globals, rf releaseFlags, regenerate 
 	if err := fetchAll(ctx, g, s, all...); err != nil {
 		return nil, err
 	}
-	rip, _ := s.Fetch(ctx, &agent.RendezvousIP{})
-	g.log.Info("The rendezvous host IP (node0 IP) is " + rip.(*agent.RendezvousIP).IP)
-	ign, _ := s.Fetch(ctx, &agent.AgentIgnition{})
-	g.log.Info("Ignition: " + ign.(*agent.AgentIgnition).Size.String())
+	rip, err := asset.Fetch[*agent.RendezvousIP](ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	g.log.Info("The rendezvous host IP (node0 IP) is " + rip.IP)
+	ign, err := asset.Fetch[*agent.AgentIgnition](ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	g.log.Info("Ignition: " + ign.Size.String())
 	if err := s.Persist(targets...); err != nil {
 		return nil, err
 	}

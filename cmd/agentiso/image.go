@@ -127,12 +127,20 @@ func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
 	if err := fetchAll(ctx, g, s, all...); err != nil {
 		return fmt.Errorf("cannot generate ISO image due to configuration errors: %w", err)
 	}
-	ignA, _ := s.Fetch(ctx, &agent.AgentIgnition{})
-	ign := ignA.(*agent.AgentIgnition)
-	kaA, _ := s.Fetch(ctx, &agent.KernelArgs{})
-	kargs := strings.Fields(kaA.(*agent.KernelArgs).Args)
-	ripA, _ := s.Fetch(ctx, &agent.RendezvousIP{})
-	g.log.Info("The rendezvous host IP (node0 IP) is " + ripA.(*agent.RendezvousIP).IP)
+	ign, err := asset.Fetch[*agent.AgentIgnition](ctx, s)
+	if err != nil {
+		return err
+	}
+	ka, err := asset.Fetch[*agent.KernelArgs](ctx, s)
+	if err != nil {
+		return err
+	}
+	kargs := strings.Fields(ka.Args)
+	rip, err := asset.Fetch[*agent.RendezvousIP](ctx, s)
+	if err != nil {
+		return err
+	}
+	g.log.Info("The rendezvous host IP (node0 IP) is " + rip.IP)
 	g.log.Info("Ignition: " + ign.Size.String())
 
 	arch := ign.Input.Arch

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seed-a052040e/agentiso/pkg/arch"
+	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
@@ -179,16 +180,15 @@ func resolveReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) 
 		if err != nil {
 			return nil, "", err
 		}
-		pa, err := s.Fetch(ctx, &agent.ReleasePayload{})
+		p, err := asset.Fetch[*agent.ReleasePayload](ctx, s)
 		if err != nil {
 			return nil, "", err
 		}
-		p := pa.(*agent.ReleasePayload)
-		a, err := s.Fetch(ctx, &agent.Architecture{})
+		a, err := asset.Fetch[*agent.Architecture](ctx, s)
 		if err != nil {
 			return nil, "", err
 		}
-		return fromPayload(p), a.(*agent.Architecture).Arch, nil
+		return fromPayload(p), a.Arch, nil
 	}
 	// No inputs: the pinned default's recorded facts, --offline's given
 	// ones, or an anonymous read with the system trust store.

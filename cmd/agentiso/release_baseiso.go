@@ -19,11 +19,10 @@ import (
 // (mirror) registry; then checks that an ISO given with --base-iso carries
 // the RHCOS the release expects.
 func resolveBaseISO(ctx context.Context, g *globals, s *asset.Store, o *imageOptions, cpu string, tty bool) (baseiso.Result, error) {
-	ra, err := s.Fetch(ctx, &agent.ReleasePayload{})
+	rel, err := asset.Fetch[*agent.ReleasePayload](ctx, s)
 	if err != nil {
 		return baseiso.Result{}, err
 	}
-	rel := ra.(*agent.ReleasePayload)
 	opts := baseiso.Options{
 		BaseISO: o.baseISO, BaseISOSHA256: o.baseISOSHA, Mirror: o.mirror, Offline: o.release.offline,
 		Arch: cpu, Progress: g.errOut, IsTTY: tty, Logger: g.log, Stream: rel.StreamJSON(),

@@ -208,6 +208,22 @@ func (s *Store) Fetch(ctx context.Context, a Asset) (Asset, error) {
 	return r.asset, nil
 }
 
+// Fetch resolves the asset of type T and its ancestors in s and returns it
+// typed, e.g. Fetch[*agent.AgentIgnition](ctx, s): the same instance as
+// s.Fetch. T must be a pointer to an asset type.
+func Fetch[T Asset](ctx context.Context, s *Store) (T, error) {
+	var zero T
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Pointer {
+		return zero, fmt.Errorf("asset: %v is not a pointer type", t)
+	}
+	r, err := s.fetch(ctx, reflect.New(t.Elem()).Interface().(T))
+	if err != nil {
+		return zero, err
+	}
+	return r.asset.(T), nil
+}
+
 // SourceOf reports where a fetched asset came from.
 func (s *Store) SourceOf(a Asset) Source {
 	if r, ok := s.done[reflect.TypeOf(a)]; ok {
