@@ -283,15 +283,18 @@ var podmanFlags = map[string]map[string]bool{
 		"--log-driver": true, "--sdnotify": true, "-d": false, "--detach": false, "--privileged": false,
 		"--quiet": false, "-q": false, "--pull": true, "--entrypoint": true, "--security-opt": true,
 	},
-	"pod create":   {"--infra-conmon-pidfile": true, "--pod-id-file": true, "--name": true, "--replace": false, "--infra": true},
-	"pod start":    {"--pod-id-file": true},
-	"pod stop":     {"--pod-id-file": true, "--ignore": false, "--time": true, "-t": true},
-	"pod rm":       {"--pod-id-file": true, "--ignore": false, "--force": false, "-f": false},
-	"stop":         {"--ignore": false, "--cidfile": true, "--time": true, "-t": true},
-	"rm":           {"--force": false, "-f": false, "--ignore": false, "--cidfile": true},
-	"pull":         {"--quiet": false, "-q": false},
-	"image exists": {},
-	"inspect":      {"--format": true, "-f": true, "--type": true},
+	"pod create":       {"--infra-conmon-pidfile": true, "--pod-id-file": true, "--name": true, "--replace": false, "--infra": true},
+	"pod start":        {"--pod-id-file": true},
+	"pod stop":         {"--pod-id-file": true, "--ignore": false, "--time": true, "-t": true},
+	"pod rm":           {"--pod-id-file": true, "--ignore": false, "--force": false, "-f": false},
+	"stop":             {"--ignore": false, "--cidfile": true, "--time": true, "-t": true},
+	"rm":               {"--force": false, "-f": false, "--ignore": false, "--cidfile": true},
+	"pull":             {"--quiet": false, "-q": false},
+	"image exists":     {},
+	"container exists": {},
+	"inspect":          {"--format": true, "-f": true, "--type": true},
+	"ps":               {"--all": false, "-a": false},
+	"exec":             {"--user": true, "-u": true, "--env": true, "-e": true},
 }
 
 // singleValued flags must not be given twice in one command.
@@ -330,7 +333,7 @@ func parsePodman(args []string) (parsedCall, error) {
 		return p, fmt.Errorf("podman without a subcommand")
 	}
 	p.sub, args = args[0], args[1:]
-	if (p.sub == "pod" || p.sub == "image") && len(args) > 0 {
+	if (p.sub == "pod" || p.sub == "image" || p.sub == "container") && len(args) > 0 {
 		p.sub, args = p.sub+" "+args[0], args[1:]
 	}
 	known, ok := podmanFlags[p.sub]
@@ -340,9 +343,10 @@ func parsePodman(args []string) (parsedCall, error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !strings.HasPrefix(a, "-") || a == "-" {
-			// run stops at the image; the rest is the container's command.
+			// run stops at the image and exec at the container; the rest
+			// is the command run in the container.
 			p.positionals = append(p.positionals, args[i:]...)
-			if p.sub != "run" {
+			if p.sub != "run" && p.sub != "exec" {
 				p.positionals = nil
 				for _, r := range args[i:] {
 					if strings.HasPrefix(r, "-") {
@@ -656,7 +660,7 @@ func (s *podmanSandbox) realCall(root, runDir string, c podmanCall) []string {
 		}
 	}
 	for i, a := range p.positionals {
-		if strings.Contains(a, "$") && (i == 0 || p.sub != "run") {
+		if strings.Contains(a, "$") && (i == 0 || (p.sub != "run" && p.sub != "exec")) {
 			a = s.image
 		}
 		args = append(args, spec.Replace(a))
@@ -733,11 +737,18 @@ func (s *podmanSandbox) runConfig(cfg types.Config, seen map[string]bool, only .
 			// Its container was never created (see ExecStart's failure).
 		case optionErrorRE.MatchString(out):
 			probs = append(probs, fmt.Sprintf("%s: podman %s refused it: %s", c, s.version, strings.TrimSpace(out)))
-		case err != nil && !environmentErrorRE.MatchString(out) && !strings.Contains(strings.Join(c.args, " "), "image exists"):
+		case err != nil && !environmentErrorRE.MatchString(out) && !isExistsCheck(c):
 			probs = append(probs, fmt.Sprintf("%s: unexpected failure (%v): %s", c, err, strings.TrimSpace(out)))
 		}
 	}
 	return probs
+}
+
+// isExistsCheck reports a "podman image exists" or "container exists",
+// whose failure only answers no.
+func isExistsCheck(c podmanCall) bool {
+	p, err := parsePodman(c.args)
+	return err == nil && strings.HasSuffix(p.sub, " exists")
 }
 
 // applyRemovals does what a unit's ExecStartPre rm -f lines do.

@@ -588,6 +588,8 @@ func (w *Waiter) reportFailure(ctx context.Context, phase Phase) {
 	if phase == PhaseBootstrap {
 		w.log(slog.LevelError, "To see why, log in to the rendezvous host (ssh core@<rendezvous IP>) and read its installer logs:")
 		w.log(slog.LevelError, "sudo journalctl -b -u assisted-service -u agent-register-cluster -u start-cluster-installation -u agent")
+		w.log(slog.LevelError, "For a bug report, collect the host's troubleshooting data (secrets masked) with:")
+		w.log(slog.LevelError, "ssh core@<rendezvous IP> agent-gather -O >agent-gather.tar.xz")
 	}
 }
 

@@ -103,6 +103,7 @@ func TestStuckInReady(t *testing.T) {
 	assert.Greater(t, el, ReadyStuckAfter)
 	assert.Less(t, el, ReadyStuckAfter+5*time.Second)
 	assert.Equal(t, 1, r.count("sudo journalctl -b -u assisted-service -u agent-register-cluster -u start-cluster-installation -u agent"))
+	assert.Equal(t, 1, r.count("ssh core@<rendezvous IP> agent-gather -O >agent-gather.tar.xz"))
 }
 
 // Rule: ready for less than a minute, then progress, is fine.
