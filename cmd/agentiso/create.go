@@ -194,14 +194,11 @@ func runCreateClusterManifests(ctx context.Context, g *globals, o *clusterManife
 		return err
 	}
 	targets := agent.ClusterManifestsTargets()
-	all := []asset.Asset{&agent.AgentManifests{}}
-	for _, t := range targets {
-		all = append(all, t)
-	}
-	if err := fetchAll(ctx, g, s, all...); err != nil {
+	// AgentManifests cross-checks the manifests it gathers.
+	if err := fetchAll(ctx, g, s, append([]asset.Asset{&agent.AgentManifests{}}, targets...)...); err != nil {
 		return err
 	}
-	if err := s.Persist(targets...); err != nil {
+	if err := s.Persist(ctx, targets...); err != nil {
 		return err
 	}
 	g.log.Info("Manifests created in: " + filepath.Join(g.dir, manifests.ClusterManifestsDir) + " and " + filepath.Join(g.dir, "mirror"))

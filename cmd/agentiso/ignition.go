@@ -38,8 +38,7 @@ re-runs keep the same credentials.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.release.fromEnv()
-			_, err := buildIgnition(cmd.Context(), g, o.release, o.regenerate, &agent.AgentIgnition{})
-			return err
+			return runCreateIgnition(cmd.Context(), g, o)
 		},
 	}
 	addReleaseFlags(c.Flags(), &o.release, true)
@@ -47,45 +46,40 @@ re-runs keep the same credentials.`,
 	return c
 }
 
-// buildIgnition resolves the ignition and the credentials next to it,
-// persists them (plus extra), and reports the rendezvous IP and size.
-func buildIgnition(ctx context.Context, g *globals, rf releaseFlags, regenerate bool, extra ...asset.Writable) (*asset.Store, error) {
-	s, err := openStore(g, rf)
+func runCreateIgnition(ctx context.Context, g *globals, o *ignitionOptions) error {
+	s, err := openStore(g, o.release)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := guardCredentials(s, regenerate); err != nil {
-		return nil, err
+	if err := guardCredentials(s, o.regenerate); err != nil {
+		return err
 	}
-	targets := append([]asset.Writable{&agent.RendezvousIP{}, &agent.AdminKubeconfig{}, &agent.KubeadminPassword{}}, extra...)
-	all := []asset.Asset{&agent.AgentIgnition{}}
-	for _, t := range targets {
-		all = append(all, t)
+	targets := agent.IgnitionTargets()
+	if err := fetchAll(ctx, g, s, targets...); err != nil {
+		return err
 	}
-	if err := fetchAll(ctx, g, s, all...); err != nil {
-		return nil, err
+	if err := reportIgnition(ctx, g, s); err != nil {
+		return err
 	}
+	if err := s.Persist(ctx, targets...); err != nil {
+		return err
+	}
+	g.log.Info("Created " + filepath.Join(g.dir, agent.AgentIgnitionFile))
+	return nil
+}
+
+// reportIgnition shows the rendezvous IP and how much of the ISO's embed
+// area the Ignition config takes.
+func reportIgnition(ctx context.Context, g *globals, s *asset.Store) error {
 	rip, err := asset.Fetch[*agent.RendezvousIP](ctx, s)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	g.log.Info("The rendezvous host IP (node0 IP) is " + rip.IP)
 	ign, err := asset.Fetch[*agent.AgentIgnition](ctx, s)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	g.log.Info("Ignition: " + ign.Size.String())
-	if err := s.Persist(targets...); err != nil {
-		return nil, err
-	}
-	for _, t := range extra {
-		r, err := s.Fetch(ctx, t)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range r.(asset.Writable).Files() {
-			g.log.Info("Created " + filepath.Join(g.dir, f.Path))
-		}
-	}
-	return s, nil
+	return nil
 }

@@ -2,20 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
-	"github.com/seed-a052040e/agentiso/pkg/fsutil"
-	"github.com/seed-a052040e/agentiso/pkg/ignition"
-	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )
 
 type imageOptions struct {
@@ -119,120 +113,47 @@ func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
 	if err := guardCredentials(s, o.regenerate); err != nil {
 		return err
 	}
-	creds := []asset.Writable{&agent.RendezvousIP{}, &agent.AdminKubeconfig{}, &agent.KubeadminPassword{}}
-	all := []asset.Asset{&agent.AgentIgnition{}, &agent.KernelArgs{}}
-	for _, t := range creds {
-		all = append(all, t)
+	if err := s.Provide(o.assetOptions(g)); err != nil {
+		return err
 	}
-	if err := fetchAll(ctx, g, s, all...); err != nil {
+	// What the ISO carries first: every configuration error is reported
+	// before a base ISO is looked for, let alone downloaded.
+	if err := fetchAll(ctx, g, s, agent.IgnitionTargets()...); err != nil {
 		return fmt.Errorf("cannot generate ISO image due to configuration errors: %w", err)
 	}
-	ign, err := asset.Fetch[*agent.AgentIgnition](ctx, s)
-	if err != nil {
+	if err := reportIgnition(ctx, g, s); err != nil {
 		return err
 	}
-	ka, err := asset.Fetch[*agent.KernelArgs](ctx, s)
-	if err != nil {
-		return err
-	}
-	kargs := strings.Fields(ka.Args)
-	rip, err := asset.Fetch[*agent.RendezvousIP](ctx, s)
-	if err != nil {
-		return err
-	}
-	g.log.Info("The rendezvous host IP (node0 IP) is " + rip.IP)
-	g.log.Info("Ignition: " + ign.Size.String())
-
-	arch := ign.Input.Arch
-	tty := isTerminal(g.errOut)
-	base, err := resolveBaseISO(ctx, g, s, o, arch, tty)
-	if err != nil {
-		return err
-	}
-
-	out := filepath.Join(g.dir, "agent."+arch+".iso")
-	// A run killed while writing (SIGKILL, power loss) leaves its temporary
-	// ISO behind: remove those of dead runs, never a live run's (locked).
-	removed, err := fsutil.RemoveStaleTemps(g.dir, filepath.Base(out))
-	for _, p := range removed {
-		g.log.Info("removed the temporary file of an earlier run that did not finish", "file", p)
-	}
-	if err != nil {
-		g.log.Warn(err.Error())
-	}
-	staged, err := writeAgentISO(ctx, g, base.Path, out, arch, ign, kargs, tty, o.resetBase)
-	if err != nil {
-		return err
-	}
-	defer staged.Discard()
-	// The new ISO is complete but not yet in place. The credentials and the
-	// state that match it are saved first and the ISO renamed over the
-	// previous one last; a failure at any step puts back what was saved,
-	// so the previous ISO, its checksum, auth/ and the state stay together.
-	commit := func() error {
-		if err := staged.Commit(); err != nil {
-			return fmt.Errorf("write %s: %w", out, err)
+	targets := agent.ImageTargets()
+	for _, t := range targets {
+		if _, err := s.Fetch(ctx, t); err != nil {
+			return err
 		}
-		return nil
 	}
-	if err := s.PersistThen(commit, creds...); err != nil {
+	if err := s.Persist(ctx, targets...); err != nil {
 		return err
 	}
-	res := staged.Result
+	iso, err := asset.Fetch[*agent.AgentISO](ctx, s)
+	if err != nil {
+		return err
+	}
+	res := iso.Result()
 	g.log.Info("Generated ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "method", res.Method)
 	g.log.Warn("The ISO carries the pull secret and install credentials; it is readable only by you (0600). Keep it private.")
 	return nil
 }
 
-// writeAgentISO embeds ignition and kargs into the base ISO and stages the
-// result next to out (see isoeditor.WriteStaged).
-func writeAgentISO(ctx context.Context, g *globals, basePath, out, arch string, ign *agent.AgentIgnition, kargs []string, tty, resetBase bool) (*isoeditor.Staged, error) {
-	iso, f, err := isoeditor.OpenFile(basePath)
-	if err != nil {
-		return nil, fmt.Errorf("base ISO: %w", err)
+// assetOptions hands the flags, and where progress goes, to the image
+// assets.
+func (o *imageOptions) assetOptions(g *globals) *agent.ImageOptions {
+	tty := isTerminal(g.errOut)
+	return &agent.ImageOptions{
+		BaseISO: o.baseISO, BaseISOSHA256: o.baseISOSHA, OSImageMirror: o.mirror, Offline: o.release.offline,
+		Strict: o.strict, ResetBaseISO: o.resetBase,
+		Report: agent.Reporter{Log: g.log, Progress: g.errOut, TTY: tty,
+			WriteProgress: func(name string) (func(done, total int64), func(ok bool)) {
+				p := newWriteProgress(g.errOut, tty, name)
+				return p.update, p.done
+			}},
 	}
-	defer f.Close()
-	if err := iso.CheckArch(arch); err != nil {
-		return nil, fmt.Errorf("base ISO %s: %w; the cluster's architecture comes from controlPlane.architecture (InfraEnv spec.cpuArchitecture)", basePath, err)
-	}
-	// An ISO that already carries a config and kernel arguments (an agent
-	// ISO built earlier) would get the agent arguments twice.
-	custom, err := iso.Customized()
-	if err != nil {
-		return nil, fmt.Errorf("base ISO %s: %w", basePath, err)
-	}
-	if len(custom) > 0 {
-		if !resetBase {
-			return nil, fmt.Errorf("base ISO %s is already customised (%s): it looks like an agent ISO built earlier. "+
-				"Use the plain RHCOS live ISO, or pass --reset-base-iso to drop its customisation first", basePath, strings.Join(custom, "; "))
-		}
-		g.log.Info("Resetting the customised base ISO: its embedded Ignition config and appended kernel arguments are dropped", "base", basePath)
-	}
-	img, err := iso.Edit(isoeditor.Edit{Ignition: ign.Config, AppendKargs: kargs, ResetKargs: resetBase})
-	if err != nil {
-		var tooLarge *isoeditor.IgnitionTooLargeError
-		if errors.As(err, &tooLarge) {
-			return nil, ignitionTooLarge(tooLarge, ign.Size)
-		}
-		return nil, fmt.Errorf("base ISO %s: %w", basePath, err)
-	}
-	prog := newWriteProgress(g.errOut, tty, filepath.Base(out))
-	st, err := isoeditor.WriteStaged(ctx, out, img, isoeditor.WriteOptions{Perm: 0o600, Progress: prog.update})
-	prog.done(err == nil)
-	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", out, err)
-	}
-	return st, nil
-}
-
-// ignitionTooLarge explains an oversize config with its biggest parts.
-func ignitionTooLarge(e *isoeditor.IgnitionTooLargeError, size ignition.Size) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "the compressed Ignition config is %d bytes but the ISO's embed area (%s) holds only %d bytes.\nLargest parts of the config (encoded bytes):",
-		e.Size, e.File, e.Limit)
-	for _, p := range size.Top {
-		fmt.Fprintf(&b, "\n  %8d  %s", p.Bytes, p.Path)
-	}
-	b.WriteString("\nShrink or remove the largest extra manifests (openshift/*.yaml) or CA bundles, and run again.")
-	return errors.New(b.String())
 }

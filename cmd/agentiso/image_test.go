@@ -88,11 +88,18 @@ func TestCreateImageCancelledLeavesNothing(t *testing.T) {
 	g.log = lg
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err = runCreateImage(ctx, g, &imageOptions{baseISO: base})
+	o := &imageOptions{baseISO: base}
+	err = runCreateImage(ctx, g, o)
 	require.ErrorIs(t, err, context.Canceled)
 	// And when the interrupt arrives at the ISO write itself.
-	ign := &agent.AgentIgnition{Config: []byte(`{"ignition":{"version":"3.2.0"}}` + "\n")}
-	_, err = writeAgentISO(ctx, g, base, filepath.Join(dir, "agent.x86_64.iso"), "x86_64", ign, []string{"fips=1"}, false, false)
+	s, err := openStore(g, o.release)
+	require.NoError(t, err)
+	require.NoError(t, s.Provide(o.assetOptions(g)))
+	for _, a := range agent.ImageTargets() {
+		_, err := s.Fetch(context.Background(), a)
+		require.NoError(t, err)
+	}
+	err = s.Persist(ctx, agent.ImageTargets()...)
 	require.ErrorIs(t, err, context.Canceled)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)

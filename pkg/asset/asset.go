@@ -37,6 +37,44 @@ type Writable interface {
 	Files() []File
 }
 
+// Streamed is an asset whose outputs are too large to hold in memory (an
+// ISO): Persist has each one staged (written in full under a temporary
+// name next to its place), then writes the other files and the state, and
+// renames the staged outputs into place last, in order. Should a rename
+// fail, the files and the state are put back, and the outputs renamed
+// before it stay in place (with one output, as for the agent ISO, nothing
+// changes).
+type Streamed interface {
+	Asset
+	Streams() []Stream
+}
+
+// Stream is one streamed output.
+type Stream struct {
+	// Path is the output's place, relative to the asset directory.
+	Path string
+	// Stage writes the output next to dst (its absolute path), leaving dst
+	// itself untouched until Commit.
+	Stage func(ctx context.Context, dst string) (Staged, error)
+}
+
+// Staged is an output written in full but not yet in place.
+type Staged interface {
+	// Commit moves the output into place.
+	Commit() error
+	// Discard removes it; a no-op after Commit.
+	Discard()
+}
+
+// Volatile is an asset generated on every run, never reused from the state
+// nor recorded in it: its value stands for something outside the asset
+// directory (a file in a cache, an output written by Persist) or for one
+// run's options.
+type Volatile interface {
+	Asset
+	Volatile()
+}
+
 // File is one file an asset writes, relative to the asset directory.
 type File struct {
 	Path string

@@ -275,6 +275,9 @@ func (s *Store) fetch(ctx context.Context, a Asset) (*resolved, error) {
 	r := &resolved{asset: inst, fp: hex.EncodeToString(sum[:]), source: source}
 	s.done[t] = r
 
+	if _, ok := inst.(Volatile); ok {
+		return r, nil
+	}
 	ns := &assetState{Hash: inputHash, Data: data}
 	if st != nil && source != FromUser {
 		ns.Files = st.Files
@@ -304,7 +307,7 @@ func (s *Store) resolve(ctx context.Context, inst Asset, parents Parents, inputH
 			reset(inst)
 		}
 	}
-	if st != nil && st.Hash == inputHash && len(st.Data) > 0 {
+	if _, volatile := inst.(Volatile); !volatile && st != nil && st.Hash == inputHash && len(st.Data) > 0 {
 		if err := json.Unmarshal(st.Data, inst); err == nil {
 			s.log.Debug("reusing from state", "asset", inst.Name())
 			return FromState, nil
@@ -363,39 +366,66 @@ func hashBytes(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Persist writes the files of the given (already fetched) assets and saves
-// the state. Files the user supplied are never rewritten; files whose
-// content is unchanged are not touched. Every write is atomic.
-func (s *Store) Persist(targets ...Writable) error {
-	return s.PersistThen(nil, targets...)
-}
-
-// PersistThen is Persist followed by commit (e.g. renaming a finished ISO
-// into place), as one unit: if writing any file, saving the state or commit
-// fails, every file written and the state are put back as they were before,
-// so the outputs on disk stay consistent with each other and with the state.
-func (s *Store) PersistThen(commit func() error, targets ...Writable) (err error) {
+// Persist writes the outputs of the given (already fetched) targets, each
+// Writable or Streamed, and saves the state, as one unit. Streamed outputs
+// are staged first (nothing visible changes while the slow part runs),
+// then the files are written, the state saved, and the staged outputs
+// renamed into place last. If any step fails, every file written and the
+// state are put back as they were and the staged outputs removed, so the
+// outputs on disk stay consistent with each other and with the state.
+// Files the user supplied are never rewritten; files whose content is
+// unchanged are not touched. Every write is atomic.
+func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 	var undo undoLog
+	var staged []stagedOutput
 	defer func() {
+		for _, o := range staged {
+			o.Discard()
+		}
 		if err != nil {
 			if rerr := undo.rollback(); rerr != nil {
 				err = fmt.Errorf("%w (and restoring the previous files failed: %v)", err, rerr)
 			}
 		}
 	}()
-	type pending struct {
-		st    *assetState
-		files map[string]fileState
-	}
-	var done []pending
+	var writables []*resolved
 	for _, t := range targets {
 		r, ok := s.done[reflect.TypeOf(t)]
 		if !ok {
 			return fmt.Errorf("persist %s: asset was not fetched", t.Name())
 		}
-		st := s.state.Assets[t.Name()]
+		_, isW := r.asset.(Writable)
+		st, isS := r.asset.(Streamed)
+		if !isW && !isS {
+			return fmt.Errorf("persist %s: the asset writes no files", t.Name())
+		}
 		if r.source == FromUser {
 			continue
+		}
+		if isW {
+			writables = append(writables, r)
+		}
+		if !isS {
+			continue
+		}
+		for _, o := range st.Streams() {
+			p := filepath.Join(s.dir, filepath.FromSlash(o.Path))
+			sg, err := o.Stage(ctx, p)
+			if err != nil {
+				return err
+			}
+			staged = append(staged, stagedOutput{Staged: sg, path: p})
+		}
+	}
+	type pending struct {
+		st    *assetState
+		files map[string]fileState
+	}
+	var done []pending
+	for _, r := range writables {
+		st := s.state.Assets[r.asset.Name()]
+		if st == nil {
+			st = &assetState{}
 		}
 		files := map[string]fileState{}
 		for _, f := range r.asset.(Writable).Files() {
@@ -445,10 +475,18 @@ func (s *Store) PersistThen(commit func() error, targets ...Writable) (err error
 	if err := s.SaveState(); err != nil {
 		return err
 	}
-	if commit != nil {
-		return commit()
+	for _, o := range staged {
+		if err := o.Commit(); err != nil {
+			return fmt.Errorf("write %s: %w", o.path, err)
+		}
 	}
 	return nil
+}
+
+// stagedOutput is a staged output and its place.
+type stagedOutput struct {
+	Staged
+	path string
 }
 
 // undoLog remembers the previous content of files about to be replaced or
@@ -539,7 +577,9 @@ func (s *Store) Provide(a Asset) error {
 	}
 	sum := sha256.Sum256(data)
 	s.done[reflect.TypeOf(a)] = &resolved{asset: a, fp: hex.EncodeToString(sum[:]), source: FromUser}
-	s.state.Assets[a.Name()] = &assetState{Data: data}
+	if _, ok := a.(Volatile); !ok {
+		s.state.Assets[a.Name()] = &assetState{Data: data}
+	}
 	return nil
 }
 

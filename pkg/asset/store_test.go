@@ -63,7 +63,7 @@ func runOnce(t *testing.T, dir string) (*upper, Source) {
 	require.NoError(t, err)
 	a, err := s.Fetch(context.Background(), &upper{})
 	require.NoError(t, err)
-	require.NoError(t, s.Persist(a.(Writable)))
+	require.NoError(t, s.Persist(context.Background(), a))
 	return a.(*upper), s.SourceOf(a)
 }
 
@@ -194,7 +194,7 @@ func runOptional(t *testing.T, dir string) (*optional, Source) {
 	require.NoError(t, err)
 	a, err := s.Fetch(context.Background(), &optional{})
 	require.NoError(t, err)
-	require.NoError(t, s.Persist(a.(Writable)))
+	require.NoError(t, s.Persist(context.Background(), a))
 	return a.(*optional), s.SourceOf(a)
 }
 
@@ -246,49 +246,139 @@ func TestStoreNeverRemovesOutsideTheAssetDirectory(t *testing.T) {
 		require.NoError(t, err, p)
 		a, err := s.Fetch(context.Background(), &optional{})
 		require.NoError(t, err, p)
-		require.NoError(t, s.Persist(a.(Writable)), p)
+		require.NoError(t, s.Persist(context.Background(), a), p)
 		require.FileExists(t, victim, "state path %q", p)
 	}
 }
 
-// When the final step of a commit fails (for create image: renaming the new
-// ISO into place), every file Persist wrote and the state are put back as
-// they were, so outputs and state stay consistent with each other.
-func TestStorePersistThenRollsBackWhenCommitFails(t *testing.T) {
+// big is a streamed output beside upper: big.bin holds upper's text. Its
+// stage and commit can be made to fail, and record what they saw.
+type big struct {
+	Text string
+	// seen is what out/upper.txt held when the output was committed.
+	seen       *string
+	failStage  error
+	failCommit error
+}
+
+func (*big) Name() string          { return "Big" }
+func (*big) Dependencies() []Asset { return []Asset{&upper{}} }
+func (b *big) Generate(_ context.Context, p Parents) error {
+	b.Text = Get[*upper](p).Text
+	return nil
+}
+func (*big) Volatile() {}
+func (b *big) Streams() []Stream {
+	return []Stream{{Path: "big.bin", Stage: func(ctx context.Context, dst string) (Staged, error) {
+		if b.failStage != nil {
+			return nil, b.failStage
+		}
+		tmp := dst + ".staged"
+		if err := os.WriteFile(tmp, []byte(b.Text), 0o600); err != nil {
+			return nil, err
+		}
+		return &stagedFile{tmp: tmp, dst: dst, b: b}, nil
+	}}}
+}
+
+type stagedFile struct {
+	tmp, dst string
+	b        *big
+	done     bool
+}
+
+func (f *stagedFile) Commit() error {
+	if f.b.seen != nil {
+		data, _ := os.ReadFile(filepath.Join(filepath.Dir(f.dst), "out/upper.txt"))
+		*f.b.seen = string(data)
+	}
+	if f.b.failCommit != nil {
+		return f.b.failCommit
+	}
+	f.done = true
+	return os.Rename(f.tmp, f.dst)
+}
+
+func (f *stagedFile) Discard() {
+	if !f.done {
+		f.done = true
+		os.Remove(f.tmp)
+	}
+}
+
+// persistBig fetches upper and big in dir and persists both, with big
+// changed by set first.
+func persistBig(t *testing.T, dir string, set func(*big)) error {
+	t.Helper()
+	s := testStore(t, dir)
+	b, err := Fetch[*big](context.Background(), s)
+	require.NoError(t, err)
+	set(b)
+	return s.Persist(context.Background(), &upper{}, b)
+}
+
+func TestStorePersistCommitsStreamedOutputsLast(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "input.txt"), []byte("one"), 0o644))
-	runOnce(t, dir)
-	oldState, err := os.ReadFile(filepath.Join(dir, StateFile))
-	require.NoError(t, err)
-
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "input.txt"), []byte("two"), 0o644))
-	s, err := NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	require.NoError(t, err)
-	a, err := s.Fetch(context.Background(), &upper{})
-	require.NoError(t, err)
 	var seen string
-	err = s.PersistThen(func() error {
-		b, _ := os.ReadFile(filepath.Join(dir, "out/upper.txt"))
-		seen = string(b)
-		return errors.New("rename failed")
-	}, a.(Writable))
-	require.ErrorContains(t, err, "rename failed")
-	assert.Equal(t, "TWO", seen, "the commit step runs after the files are written")
-	b, err := os.ReadFile(filepath.Join(dir, "out/upper.txt"))
+	require.NoError(t, persistBig(t, dir, func(b *big) { b.seen = &seen }))
+	assert.Equal(t, "ONE", seen, "the streamed output is committed after the files are written")
+	got, err := os.ReadFile(filepath.Join(dir, "big.bin"))
 	require.NoError(t, err)
-	assert.Equal(t, "ONE", string(b))
+	assert.Equal(t, "ONE", string(got))
+	assert.NoFileExists(t, filepath.Join(dir, "big.bin.staged"))
 	st, err := os.ReadFile(filepath.Join(dir, StateFile))
 	require.NoError(t, err)
-	assert.Equal(t, string(oldState), string(st))
+	assert.Contains(t, string(st), `"Upper"`)
+	assert.NotContains(t, string(st), `"Big"`, "a volatile asset is not recorded in the state")
 
-	// A file that did not exist before is removed again.
-	dir2 := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir2, "input.txt"), []byte("x"), 0o644))
-	s, err = NewStore(dir2, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	// A volatile asset is generated again on the next run, not reused.
+	require.NoError(t, os.Remove(filepath.Join(dir, "big.bin")))
+	require.NoError(t, persistBig(t, dir, func(*big) {}))
+	assert.FileExists(t, filepath.Join(dir, "big.bin"))
+}
+
+// When a step of Persist fails (for create image: writing the new ISO,
+// saving the state, or renaming the ISO into place), every file Persist
+// wrote and the state are put back as they were and the staged output is
+// removed, so outputs and state stay consistent with each other.
+func TestStorePersistRollsBackWhenAStepFails(t *testing.T) {
+	for name, set := range map[string]func(*big){
+		"commit": func(b *big) { b.failCommit = errors.New("rename failed") },
+		"stage":  func(b *big) { b.failStage = errors.New("rename failed") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "input.txt"), []byte("one"), 0o644))
+			require.NoError(t, persistBig(t, dir, func(*big) {}))
+			oldState, err := os.ReadFile(filepath.Join(dir, StateFile))
+			require.NoError(t, err)
+
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "input.txt"), []byte("two"), 0o644))
+			require.ErrorContains(t, persistBig(t, dir, set), "rename failed")
+			for f, want := range map[string]string{"out/upper.txt": "ONE", "big.bin": "ONE", StateFile: string(oldState)} {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				require.NoError(t, err)
+				assert.Equal(t, want, string(b), f)
+			}
+			assert.NoFileExists(t, filepath.Join(dir, "big.bin.staged"))
+
+			// Files that did not exist before are removed again.
+			dir2 := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir2, "input.txt"), []byte("x"), 0o644))
+			require.Error(t, persistBig(t, dir2, set))
+			for _, f := range []string{"out/upper.txt", "big.bin", "big.bin.staged", StateFile} {
+				assert.NoFileExists(t, filepath.Join(dir2, f))
+			}
+		})
+	}
+}
+
+func TestStorePersistNeedsFetchedOutputs(t *testing.T) {
+	s := testStore(t, t.TempDir())
+	require.EqualError(t, s.Persist(context.Background(), &upper{}), "persist Upper: asset was not fetched")
+	require.NoError(t, os.WriteFile(filepath.Join(s.Dir(), "input.txt"), []byte("x"), 0o644))
+	_, err := Fetch[*input](context.Background(), s)
 	require.NoError(t, err)
-	a, err = s.Fetch(context.Background(), &upper{})
-	require.NoError(t, err)
-	require.Error(t, s.PersistThen(func() error { return errors.New("no") }, a.(Writable)))
-	assert.NoFileExists(t, filepath.Join(dir2, "out/upper.txt"))
-	assert.NoFileExists(t, filepath.Join(dir2, StateFile))
+	require.EqualError(t, s.Persist(context.Background(), &input{}), "persist Input: the asset writes no files")
 }

@@ -48,7 +48,7 @@ func generate(t *testing.T, name string) string {
 	}
 	_, err = s.Fetch(context.Background(), &agent.AgentManifests{})
 	require.NoError(t, err, "cross-validation of the generated manifests")
-	require.NoError(t, s.Persist(targets...))
+	require.NoError(t, s.Persist(context.Background(), targets...))
 	return dir
 }
 
@@ -120,7 +120,7 @@ func TestGoldenHAIdempotent(t *testing.T) {
 		_, err := s.Fetch(context.Background(), a)
 		require.NoError(t, err)
 	}
-	require.NoError(t, s.Persist(targets...))
+	require.NoError(t, s.Persist(context.Background(), targets...))
 	assert.Equal(t, first, readTree(t, dir))
 }
 

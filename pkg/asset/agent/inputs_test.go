@@ -73,7 +73,7 @@ func writeManifests(t *testing.T, ic, ac string) string {
 		_, err := s.Fetch(context.Background(), a)
 		require.NoError(t, err, "fetch %s", a.Name())
 	}
-	require.NoError(t, s.Persist(targets...))
+	require.NoError(t, s.Persist(context.Background(), targets...))
 	return dir
 }
 

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -156,21 +155,6 @@ func (a *ReleasePayload) Generate(ctx context.Context, p asset.Parents) error {
 		a.Warn = append(a.Warn, fmt.Sprintf("release %s carries no CoreOS boot-image stream; the RHCOS stream pinned in this build is used", req.PullSpec))
 	}
 	return nil
-}
-
-// NewReleaseClient builds the registry client for the inputs in s (pull
-// secret, mirrors, trust bundle, proxy, architecture), as ReleasePayload
-// uses it.
-func NewReleaseClient(ctx context.Context, s *asset.Store) (*release.Client, error) {
-	p := asset.Parents{}
-	for _, a := range []asset.Asset{&InstallConfig{}, &PullSecret{}, &CABundle{}, &Architecture{}} {
-		r, err := s.Fetch(ctx, a)
-		if err != nil {
-			return nil, err
-		}
-		p[reflect.TypeOf(a)] = r
-	}
-	return ReleaseClient(p)
 }
 
 // ReadFromMirror reports whether the payload was read from a mirror rather

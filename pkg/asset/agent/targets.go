@@ -2,14 +2,31 @@ package agent
 
 import "github.com/seed-a052040e/agentiso/pkg/asset"
 
+// The targets of each create command: what it writes into the asset
+// directory (asset.Store.Persist), resolved through the graph.
+
 // ClusterManifestsTargets are the files `create cluster-manifests` writes.
-func ClusterManifestsTargets() []asset.Writable {
-	return []asset.Writable{&PullSecret{}, &InfraEnv{}, &NMStateConfigs{}, &AgentClusterInstall{},
+func ClusterManifestsTargets() []asset.Asset {
+	return []asset.Asset{&PullSecret{}, &InfraEnv{}, &NMStateConfigs{}, &AgentClusterInstall{},
 		&ClusterDeployment{}, &ClusterImageSet{}, &RegistriesConf{}, &CABundle{}}
+}
+
+// IgnitionTargets are what `create ignition` writes: agent.ign and the
+// credentials that go with it.
+func IgnitionTargets() []asset.Asset {
+	return []asset.Asset{&AgentIgnition{}, &RendezvousIP{}, &AdminKubeconfig{}, &KubeadminPassword{}}
+}
+
+// ImageTargets are what `create image` writes: the agent ISO and the
+// credentials that go with it. (The PXE files, when they come, are a
+// sibling of AgentISO with the same parents, and their command's targets
+// list it in its place.)
+func ImageTargets() []asset.Asset {
+	return []asset.Asset{&AgentISO{}, &RendezvousIP{}, &AdminKubeconfig{}, &KubeadminPassword{}}
 }
 
 // AllTargets lists the root assets of every command, for `agentiso graph`.
 func AllTargets() []asset.Asset {
 	return []asset.Asset{&AgentManifests{}, &RegistriesConf{}, &CABundle{}, &ExtraManifests{},
-		&AgentIgnition{}, &KernelArgs{}, &AdminKubeconfig{}, &KubeadminPassword{}, &RendezvousIP{}}
+		&AgentIgnition{}, &AgentISO{}, &AdminKubeconfig{}, &KubeadminPassword{}, &RendezvousIP{}}
 }

@@ -159,7 +159,7 @@ func snoManifests(t *testing.T) string {
 		_, err := s.Fetch(context.Background(), a)
 		require.NoError(t, err, "fetch %s", a.Name())
 	}
-	require.NoError(t, s.Persist(targets...))
+	require.NoError(t, s.Persist(context.Background(), targets...))
 	out := t.TempDir()
 	files, err := filepath.Glob(filepath.Join(work, "cluster-manifests", "*.yaml"))
 	require.NoError(t, err)

@@ -1,0 +1,155 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/baseiso"
+	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
+)
+
+// Reporter is how the image assets show what they do: the command supplies
+// it with ImageOptions; the assets never print. The zero value shows
+// nothing.
+type Reporter struct {
+	// Log takes notes and warnings; nil discards them.
+	Log *slog.Logger
+	// Progress and TTY take the base ISO download's progress; nil shows
+	// none.
+	Progress io.Writer
+	TTY      bool
+	// WriteProgress starts showing the progress of writing the named
+	// output: update is called as bytes are written, finish once at the
+	// end. nil shows none.
+	WriteProgress func(name string) (update func(done, total int64), finish func(ok bool))
+}
+
+func (r Reporter) log() *slog.Logger {
+	if r.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return r.Log
+}
+
+// ImageOptions are the command line's choices for the image. The command
+// provides them (asset.Store.Provide); when nothing is provided every
+// choice is its default.
+type ImageOptions struct {
+	// BaseISO is --base-iso: a local path or an http(s) URL.
+	BaseISO string `json:"baseISO,omitempty"`
+	// BaseISOSHA256 is --base-iso-sha256.
+	BaseISOSHA256 string `json:"baseISOSHA256,omitempty"`
+	// OSImageMirror is --os-image-mirror.
+	OSImageMirror string `json:"osImageMirror,omitempty"`
+	// Offline is --offline: no download, no registry.
+	Offline bool `json:"offline,omitempty"`
+	// Strict is --strict: a base ISO with another RHCOS than the release's
+	// is an error, not a warning.
+	Strict bool `json:"strict,omitempty"`
+	// ResetBaseISO is --reset-base-iso: the embedded Ignition config and
+	// appended kernel arguments of an already customised base ISO are
+	// dropped first.
+	ResetBaseISO bool `json:"resetBaseISO,omitempty"`
+	// Report shows progress and notes; it is not part of the value.
+	Report Reporter `json:"-"`
+}
+
+// Volatile implements asset.Volatile: the options of one run, not kept.
+func (*ImageOptions) Volatile() {}
+
+// Name implements asset.Asset.
+func (*ImageOptions) Name() string { return "Image Options" }
+
+// Dependencies implements asset.Asset.
+func (*ImageOptions) Dependencies() []asset.Asset { return nil }
+
+// Generate implements asset.Asset: nothing given, every default.
+func (*ImageOptions) Generate(context.Context, asset.Parents) error { return nil }
+
+// BaseISO is the RHCOS live ISO the agent ISO is built from, found as
+// baseiso.Resolve does: --base-iso, the cache, the release's RHCOS stream
+// (its URL or --os-image-mirror), or the payload's machine-os-images image
+// in the (mirror) registry. An ISO given with --base-iso is checked against
+// the RHCOS the release expects.
+type BaseISO struct {
+	Path   string         `json:"path"`
+	Source baseiso.Source `json:"source"`
+}
+
+// Name implements asset.Asset.
+func (*BaseISO) Name() string { return "Base ISO Image" }
+
+// Dependencies implements asset.Asset. InstallConfig, PullSecret and
+// CABundle give the registry client its mirrors, proxy and credentials
+// (see ReleaseClient).
+func (*BaseISO) Dependencies() []asset.Asset {
+	return []asset.Asset{&ReleasePayload{}, &Architecture{}, &ImageOptions{}, &InstallConfig{}, &PullSecret{}, &CABundle{}}
+}
+
+// Volatile implements asset.Volatile: the file is looked for and checked
+// on every run, never taken from the state.
+func (*BaseISO) Volatile() {}
+
+// Generate implements asset.Asset.
+func (a *BaseISO) Generate(ctx context.Context, p asset.Parents) error {
+	rel := asset.Get[*ReleasePayload](p)
+	cpu := asset.Get[*Architecture](p).Arch
+	o := asset.Get[*ImageOptions](p)
+	opts := baseiso.Options{
+		BaseISO: o.BaseISO, BaseISOSHA256: o.BaseISOSHA256, Mirror: o.OSImageMirror, Offline: o.Offline,
+		Arch: cpu, Progress: o.Report.Progress, IsTTY: o.Report.TTY, Logger: o.Report.Log, Stream: rel.StreamJSON(),
+	}
+	if rel.MachineOSImages != "" && !o.Offline {
+		spec := rel.MachineOSImages
+		opts.Registry = &baseiso.RegistrySource{Image: spec, Preferred: rel.ReadFromMirror(),
+			Stream: func(ctx context.Context, fn func(io.Reader, int64) error) error {
+				c, err := ReleaseClient(p)
+				if err != nil {
+					return err
+				}
+				_, err = c.StreamFile(ctx, spec, "coreos/coreos-"+cpu+".iso", fn)
+				return err
+			}}
+	}
+	// The store names this asset in the error ("failed to generate Base
+	// ISO Image: ..."), as for every asset.
+	base, err := baseiso.Resolve(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if base.Source == baseiso.SourcePath || base.Source == baseiso.SourceURL {
+		if err := checkISORelease(o.Report.log(), base.Path, opts, rel.PullSpec, o.Strict); err != nil {
+			return err
+		}
+	}
+	a.Path, a.Source = base.Path, base.Source
+	return nil
+}
+
+// checkISORelease compares the RHCOS release in the ISO's volume ID
+// ("rhcos-<release>") with the release's stream.
+func checkISORelease(log *slog.Logger, path string, opts baseiso.Options, release string, strict bool) error {
+	want, err := baseiso.Describe(opts)
+	if err != nil {
+		return err
+	}
+	iso, f, err := isoeditor.OpenFile(path)
+	if err != nil {
+		return fmt.Errorf("base ISO: %w", err)
+	}
+	defer f.Close()
+	got, ok := strings.CutPrefix(iso.VolumeID(), "rhcos-")
+	if !ok || got == want.Release {
+		return nil
+	}
+	msg := fmt.Sprintf("base ISO %s is RHCOS %s, but release %s expects RHCOS %s (stream %s); hosts boot the ISO's RHCOS and then install the release's", path, got, release, want.Release, want.Stream)
+	if strict {
+		return fmt.Errorf("%s (--strict); use the ISO %s (sha256 %s)", msg, want.FileName, want.SHA256)
+	}
+	log.Warn(msg)
+	return nil
+}
