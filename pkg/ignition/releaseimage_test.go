@@ -151,3 +151,20 @@ func TestServiceRecordsOutsideAUnit(t *testing.T) {
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "done")
 }
+
+func TestServiceRecordsStayBounded(t *testing.T) {
+	// A unit that fails and restarts for hours (agent.service restarts
+	// every 3 seconds) must not fill the live system's memory: past 1 MiB
+	// the record file is moved to <service>.json.1 and a new one starts.
+	cfg, _ := mustBuild(t, snoInput())
+	h := newScriptHost(t, cfg)
+	h.write("/proc/self/cgroup", "0::/system.slice/agent.service\n", 0o644)
+	big := `[` + strings.Repeat(`{"timestamp":"2026-11-24T12:00:00Z","phase":"service start"},`, 20000) + `{"phase":"last"}]`
+	require.Greater(t, len(big), 1<<20)
+	h.write("/var/log/openshift/agent.json", big, 0o644)
+	h.write("/usr/local/bin/ok.sh", "#!/bin/bash\nsource \"${AGENT_ROOT}/usr/local/bin/bootstrap-service-record.sh\"\n", 0o755)
+	out, err := h.run("/usr/local/bin/ok.sh")
+	require.NoError(t, err, out)
+	assert.Equal(t, big, h.read("/var/log/openshift/agent.json.1"))
+	assert.Equal(t, "service start, service end=success", phases(h.records("agent")))
+}

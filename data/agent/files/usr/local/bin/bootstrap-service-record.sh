@@ -45,8 +45,14 @@ _service_record_stage=""
 # _service_record PHASE [RESULT [ERROR_MESSAGE]] appends one entry to the
 # service's record file.
 _service_record() {
-	local file="${SERVICE_RECORDS_DIR}/${SERVICE_NAME}.json" entry
+	local file="${SERVICE_RECORDS_DIR}/${SERVICE_NAME}.json" entry size
 	mkdir -p "${SERVICE_RECORDS_DIR}" 2>/dev/null || return 0
+	# A unit that fails and restarts for hours must not fill the memory of
+	# the live system: past 1 MiB the file becomes <service>.json.1.
+	size=$(stat -c %s "${file}" 2>/dev/null) || size=0
+	if [ "${size}" -gt 1048576 ]; then
+		mv -f "${file}" "${file}.1"
+	fi
 	entry=$(jq -cn \
 		--arg timestamp "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 		--arg phase "$1" \
