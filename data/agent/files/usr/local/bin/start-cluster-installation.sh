@@ -27,8 +27,7 @@ record_service_stage_success
 
 # The installation starts when exactly the expected number of hosts is
 # known (as upstream): with more, an extra host would be installed into the
-# cluster, so it waits until the extra hosts are gone (a host that is
-# powered off leaves the known state).
+# cluster, so it does not start and says why on the console.
 record_service_stage_start wait-for-hosts
 required=$((${REQUIRED_MASTER_NODES:-0} + ${REQUIRED_ARBITER_NODES:-0} + ${REQUIRED_WORKER_NODES:-0}))
 while true; do
@@ -40,7 +39,7 @@ while true; do
 		break
 	fi
 	if [ "${known}" -gt "${required}" ]; then
-		message="${known} hosts are ready but the installation expects ${required}: power off the hosts that are not part of the cluster"
+		message="${known} hosts are ready but the installation expects ${required}, so it does not start: boot only the cluster's hosts from this ISO (an extra host stays registered), or build the ISO for ${known} hosts"
 	else
 		message="Waiting for all hosts to be ready: ${required} expected, ${known} ready, ${insufficient} not validated"
 	fi
