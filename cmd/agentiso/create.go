@@ -14,8 +14,8 @@ import (
 	"github.com/seed-a052040e/agentiso/data"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
-	"github.com/seed-a052040e/agentiso/pkg/manifests"
 )
 
 // releaseEnv overrides the pinned release image, like --release-image.
@@ -176,16 +176,16 @@ func fetchAll(ctx context.Context, g *globals, s *asset.Store, as ...asset.Asset
 
 // requireSomeInput gives a clear first step when --dir holds no input at all.
 func requireSomeInput(s *asset.Store) error {
-	for _, f := range []string{manifests.InstallConfigFile, manifests.AgentConfigFile} {
+	for _, f := range []string{assetdir.InstallConfig, assetdir.AgentConfig} {
 		if _, err := s.ReadFile(f); err == nil {
 			return nil
 		}
 	}
-	if m, _ := s.Glob(manifests.ClusterManifestsDir + "/*.yaml"); len(m) > 0 {
+	if m, _ := s.Glob(assetdir.ClusterManifestsDir + "/*.yaml"); len(m) > 0 {
 		return nil
 	}
 	return fmt.Errorf("no inputs in %s: add install-config.yaml and agent-config.yaml "+
-		"(start from 'agentiso create agent-config-template'), or ZTP manifests under %s/", s.Dir(), manifests.ClusterManifestsDir)
+		"(start from 'agentiso create agent-config-template'), or ZTP manifests under %s/", s.Dir(), assetdir.ClusterManifestsDir)
 }
 
 func runCreateClusterManifests(ctx context.Context, g *globals, o *clusterManifestsOptions) error {
@@ -201,7 +201,7 @@ func runCreateClusterManifests(ctx context.Context, g *globals, o *clusterManife
 	if err := s.Persist(ctx, targets...); err != nil {
 		return err
 	}
-	g.log.Info("Manifests created in: " + filepath.Join(g.dir, manifests.ClusterManifestsDir) + " and " + filepath.Join(g.dir, "mirror"))
+	g.log.Info("Manifests created in: " + filepath.Join(g.dir, assetdir.ClusterManifestsDir) + " and " + filepath.Join(g.dir, assetdir.MirrorDir))
 	return nil
 }
 
@@ -231,13 +231,13 @@ An existing agent-config.yaml is never overwritten.`,
   $EDITOR mycluster/agent-config.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p := filepath.Join(g.dir, manifests.AgentConfigFile)
+			p := filepath.Join(g.dir, assetdir.AgentConfig)
 			if _, err := os.Stat(p); err == nil {
 				return fmt.Errorf("%s already exists; agentiso never overwrites your inputs (remove it first to get a fresh template)", p)
 			} else if !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
-			if err := fsutil.WriteFileAtomic(p, []byte(data.AgentConfigTemplate), 0o600); err != nil {
+			if err := fsutil.WriteFileAtomic(p, []byte(data.AgentConfigTemplate), assetdir.Mode(assetdir.AgentConfig)); err != nil {
 				return fmt.Errorf("write %s: %w", p, err)
 			}
 			g.log.Info("Agent-Config-Template created in: " + g.dir)

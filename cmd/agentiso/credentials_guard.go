@@ -10,6 +10,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
 // regenerateCredentialsFlag is the flag that asks for new credentials.
@@ -37,7 +38,7 @@ func guardCredentials(s *asset.Store, regenerate bool) error {
 		return nil
 	}
 	var onDisk []string
-	for _, f := range []string{agent.KubeconfigFile, agent.KubeadminPasswordFile} {
+	for _, f := range []string{assetdir.Kubeconfig, assetdir.KubeadminPassword} {
 		if _, err := os.Lstat(filepath.Join(s.Dir(), filepath.FromSlash(f))); err == nil {
 			onDisk = append(onDisk, f)
 		} else if !errors.Is(err, fs.ErrNotExist) {
@@ -69,6 +70,6 @@ with the new auth/ or watched with wait-for. Nothing was changed. Either:
   - restore %s from a backup and run again, or
   - start over with new credentials (boot every host from the new ISO): run again with
     --%s, or move auth/ out of %s`,
-		strings.Join(onDisk, ", "), asset.StateFile, why, filepath.Join(s.Dir(), asset.StateFile),
+		strings.Join(onDisk, ", "), assetdir.State, why, filepath.Join(s.Dir(), assetdir.State),
 		regenerateCredentialsFlag, s.Dir())
 }

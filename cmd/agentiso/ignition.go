@@ -8,6 +8,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
 type ignitionOptions struct {
@@ -64,7 +65,7 @@ func runCreateIgnition(ctx context.Context, g *globals, o *ignitionOptions) erro
 	if err := s.Persist(ctx, targets...); err != nil {
 		return err
 	}
-	g.log.Info("Created " + filepath.Join(g.dir, agent.AgentIgnitionFile))
+	g.log.Info("Created " + filepath.Join(g.dir, assetdir.AgentIgnition))
 	return nil
 }
 

@@ -16,8 +16,8 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/arch"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
-	"github.com/seed-a052040e/agentiso/pkg/manifests"
 	"github.com/seed-a052040e/agentiso/pkg/release"
 )
 
@@ -168,7 +168,7 @@ type resolvedInfo struct {
 // inputs (so mirrors, CA, pull secret and proxy apply), else anonymously.
 func resolveReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) (*resolvedInfo, string, error) {
 	hasInputs := false
-	for _, f := range []string{manifests.InstallConfigFile, manifests.PullSecretFile} {
+	for _, f := range []string{assetdir.InstallConfig, assetdir.PullSecret} {
 		if _, err := os.Stat(filepath.Join(g.dir, f)); err == nil {
 			hasInputs = true
 		} else if !errors.Is(err, fs.ErrNotExist) {

@@ -27,12 +27,13 @@ import (
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
 
 const (
-	devSimFile       = asset.StateDir + "/dev-sim.json"
+	devSimFile       = assetdir.StateDir + "/dev-sim.json"
 	envRendezvousURL = "AGENTISO_RENDEZVOUS_URL"
 )
 
@@ -58,7 +59,7 @@ type waitForInputs struct {
 // loadStateAsset decodes an asset that create image (or dev init-dir) kept
 // in the asset store's state, without generating anything.
 func loadStateAsset(dir string, a asset.Asset) error {
-	p := filepath.Join(dir, asset.StateFile)
+	p := filepath.Join(dir, assetdir.State)
 	if _, err := os.Stat(p); err != nil {
 		return fmt.Errorf("read %s: %w (create the image first, or run 'agentiso dev init-dir' for a demo)", p, err)
 	}
@@ -95,7 +96,7 @@ func readDevSim(dir string) (*devSim, error) {
 }
 
 func readRendezvousIP(dir string) (string, error) {
-	p := filepath.Join(dir, agent.RendezvousIPFile)
+	p := filepath.Join(dir, assetdir.RendezvousIP)
 	b, err := readSmall(p)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w (it is written with the agent image)", p, err)
@@ -116,7 +117,7 @@ func loadWaitForInputs(dir string, restURLOverride string, baseURL func(ip strin
 	if err != nil {
 		return nil, err
 	}
-	in := &waitForInputs{kubeconfigPath: filepath.Join(abs, agent.KubeconfigFile), passwordPath: filepath.Join(abs, agent.KubeadminPasswordFile)}
+	in := &waitForInputs{kubeconfigPath: filepath.Join(abs, assetdir.Kubeconfig), passwordPath: filepath.Join(abs, assetdir.KubeadminPassword)}
 	if in.rendezvousIP, err = readRendezvousIP(dir); err != nil {
 		return nil, err
 	}
@@ -126,7 +127,7 @@ func loadWaitForInputs(dir string, restURLOverride string, baseURL func(ip strin
 	}
 	in.auth = &authA.AuthConfig
 	if in.auth.WatcherAuthToken == "" {
-		return nil, fmt.Errorf("failed to load AuthConfig: %s: asset %q has no watcherAuthToken", filepath.Join(dir, asset.StateFile), authA.Name())
+		return nil, fmt.Errorf("failed to load AuthConfig: %s: asset %q has no watcherAuthToken", filepath.Join(dir, assetdir.State), authA.Name())
 	}
 	kb, err := readSmall(in.kubeconfigPath)
 	if err != nil {
@@ -180,12 +181,12 @@ func loadSimInputs(dir string) (*simInputs, error) {
 		return nil, err
 	}
 	in.auth, in.signers = &authA.AuthConfig, &signersA.SignerCAs
-	kb, err := readSmall(filepath.Join(dir, agent.KubeconfigFile))
+	kb, err := readSmall(filepath.Join(dir, assetdir.Kubeconfig))
 	if err != nil {
 		return nil, err
 	}
 	if in.kubeconfig, err = credentials.ParseKubeconfig(kb); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, agent.KubeconfigFile), err)
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, assetdir.Kubeconfig), err)
 	}
 	if in.dev, err = readDevSim(dir); err != nil {
 		return nil, err
@@ -270,13 +271,12 @@ func writeDevInputs(o devInitOptions) error {
 	for _, f := range []struct {
 		path string
 		data []byte
-		perm os.FileMode
 	}{
-		{agent.KubeconfigFile, kb, 0o600},
-		{agent.KubeadminPasswordFile, []byte(pw.Password), 0o600},
-		{agent.RendezvousIPFile, []byte(ip.String() + "\n"), 0o644},
+		{assetdir.Kubeconfig, kb},
+		{assetdir.KubeadminPassword, []byte(pw.Password)},
+		{assetdir.RendezvousIP, []byte(ip.String() + "\n")},
 	} {
-		if err := fsutil.WriteFileAtomic(filepath.Join(o.dir, f.path), f.data, f.perm); err != nil {
+		if err := fsutil.WriteFileAtomic(filepath.Join(o.dir, f.path), f.data, assetdir.Mode(f.path)); err != nil {
 			return fmt.Errorf("write %s: %w", filepath.Join(o.dir, f.path), err)
 		}
 	}

@@ -15,8 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed-a052040e/agentiso/pkg/asset"
-	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -104,7 +103,7 @@ func TestWaitForInterrupted(t *testing.T) {
 
 func TestInitDirFiles(t *testing.T) {
 	dir := initDir(t)
-	for _, f := range []string{asset.StateFile, agent.KubeconfigFile, agent.KubeadminPasswordFile} {
+	for _, f := range []string{assetdir.State, assetdir.Kubeconfig, assetdir.KubeadminPassword} {
 		fi, err := os.Stat(filepath.Join(dir, f))
 		require.NoError(t, err)
 		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), f)
@@ -126,12 +125,12 @@ func TestInitDirFiles(t *testing.T) {
 			Data json.RawMessage `json:"data"`
 		} `json:"assets"`
 	}
-	b, err := os.ReadFile(filepath.Join(dir, asset.StateFile))
+	b, err := os.ReadFile(filepath.Join(dir, assetdir.State))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &st))
 	assert.Equal(t, 1, st.Version)
 	assert.Contains(t, string(st.Assets["Agent Auth Config"].Data), `"watcherAuthToken"`)
-	fi, err := os.Stat(filepath.Join(dir, asset.StateFile))
+	fi, err := os.Stat(filepath.Join(dir, assetdir.State))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 
@@ -143,7 +142,7 @@ func TestInitDirFiles(t *testing.T) {
 	// Without the dev file the URL comes from rendezvousIP, IPv6 bracketed.
 	t.Setenv(envRendezvousURL, "")
 	require.NoError(t, os.Remove(filepath.Join(dir, devSimFile)))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, agent.RendezvousIPFile), []byte("fd00::0005\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.RendezvousIP), []byte("fd00::0005\n"), 0o644))
 	in, err = loadWaitForInputs(dir, "", rendezvous.BaseURL)
 	require.NoError(t, err)
 	assert.Equal(t, "http://[fd00::5]:8090/api/assisted-install/v2", in.restURL)
@@ -151,12 +150,12 @@ func TestInitDirFiles(t *testing.T) {
 
 func TestWaitForInputErrors(t *testing.T) {
 	dir := initDir(t)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, asset.StateFile), []byte(`{"version":1,"assets":{}}`), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.State), []byte(`{"version":1,"assets":{}}`), 0o600))
 	_, err := loadWaitForInputs(dir, "", rendezvous.BaseURL)
 	assert.ErrorContains(t, err, `failed to load AuthConfig`)
 	assert.ErrorContains(t, err, `asset "Agent Auth Config" is missing`)
 
-	require.NoError(t, os.WriteFile(filepath.Join(dir, agent.RendezvousIPFile), []byte("not-an-ip"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.RendezvousIP), []byte("not-an-ip"), 0o644))
 	_, err = loadWaitForInputs(dir, "", rendezvous.BaseURL)
 	assert.ErrorContains(t, err, `"not-an-ip" is not an IP address`)
 	assert.False(t, errors.Is(err, os.ErrNotExist))
@@ -166,7 +165,7 @@ func TestWaitForInputErrors(t *testing.T) {
 // with the reason, not as if the asset were missing.
 func TestWaitForCorruptStateSaysUnreadable(t *testing.T) {
 	dir := initDir(t)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, asset.StateFile), []byte(`{"version":1,"assets":`), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.State), []byte(`{"version":1,"assets":`), 0o600))
 	_, err := loadWaitForInputs(dir, "", rendezvous.BaseURL)
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "unreadable")

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
 
@@ -30,12 +31,6 @@ const (
 	MaxInputFileSize = 4 << 20
 	// MaxStateFileSize bounds .agentiso/state.json.
 	MaxStateFileSize = 64 << 20
-)
-
-// StateDir and StateFile locate the state kept in the asset directory.
-const (
-	StateDir  = ".agentiso"
-	StateFile = StateDir + "/state.json"
 )
 
 // Source says where a resolved asset came from.
@@ -92,7 +87,7 @@ func NewStore(dir string, log *slog.Logger) (*Store, error) {
 		return nil, fmt.Errorf("create asset directory: %w", err)
 	}
 	s := &Store{dir: dir, log: log, done: map[reflect.Type]*resolved{}, state: &stateFile{Version: 1, Assets: map[string]*assetState{}}}
-	b, err := fsutil.ReadRegular(filepath.Join(dir, StateFile), MaxStateFileSize)
+	b, err := fsutil.ReadRegular(filepath.Join(dir, assetdir.State), MaxStateFileSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		s.stateProblem = "missing"
@@ -101,7 +96,7 @@ func NewStore(dir string, log *slog.Logger) (*Store, error) {
 	default:
 		if err := decodeState(b, s.state); err != nil {
 			s.stateProblem = "unreadable (" + err.Error() + ")"
-			log.Warn("ignoring unreadable state file; everything will be regenerated", "file", filepath.Join(dir, StateFile), "reason", err)
+			log.Warn("ignoring unreadable state file; everything will be regenerated", "file", filepath.Join(dir, assetdir.State), "reason", err)
 			s.state = &stateFile{Version: 1, Assets: map[string]*assetState{}}
 		}
 	}
@@ -469,7 +464,7 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 	for _, d := range done {
 		d.st.Files = d.files
 	}
-	if err := undo.save(filepath.Join(s.dir, filepath.FromSlash(StateFile))); err != nil {
+	if err := undo.save(filepath.Join(s.dir, filepath.FromSlash(assetdir.State))); err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
 	if err := s.SaveState(); err != nil {
@@ -545,11 +540,11 @@ func (s *Store) SaveState() error {
 	if err != nil {
 		return fmt.Errorf("encode state: %w", err)
 	}
-	p := filepath.Join(s.dir, filepath.FromSlash(StateFile))
+	p := filepath.Join(s.dir, filepath.FromSlash(assetdir.State))
 	if old, err := os.ReadFile(p); err == nil && string(old) == string(b) {
 		return nil
 	}
-	if err := fsutil.WriteFileAtomic(p, b, 0o600); err != nil {
+	if err := fsutil.WriteFileAtomic(p, b, assetdir.Mode(assetdir.State)); err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
 	return nil
@@ -563,7 +558,7 @@ func (s *Store) LoadFromState(a Asset) (bool, error) {
 		return false, nil
 	}
 	if err := json.Unmarshal(st.Data, a); err != nil {
-		return false, fmt.Errorf("decode %s from %s: %w", a.Name(), StateFile, err)
+		return false, fmt.Errorf("decode %s from %s: %w", a.Name(), assetdir.State, err)
 	}
 	return true, nil
 }

@@ -1,6 +1,8 @@
 package asset
 
 import (
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+
 	"context"
 	"errors"
 	"io"
@@ -79,7 +81,7 @@ func TestStoreGeneratesThenReusesAndRewritesNothing(t *testing.T) {
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 	old := time.Unix(1000, 0)
 	require.NoError(t, os.Chtimes(out, old, old))
-	state := filepath.Join(dir, StateFile)
+	state := filepath.Join(dir, assetdir.State)
 	require.NoError(t, os.Chtimes(state, old, old))
 
 	u, src = runOnce(t, dir)
@@ -240,8 +242,8 @@ func TestStoreNeverRemovesOutsideTheAssetDirectory(t *testing.T) {
 	for _, p := range []string{"../victim.txt", "out/../../victim.txt", victim, "./../victim.txt"} {
 		state := `{"version":1,"assets":{"Optional":{"hash":"","data":null,"files":{` +
 			`"` + strings.ReplaceAll(p, `\`, `\\`) + `":{"sha256":"` + sum + `"}}}}}`
-		require.NoError(t, os.MkdirAll(filepath.Join(dir, StateDir), 0o700))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, StateFile), []byte(state), 0o600))
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, assetdir.StateDir), 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.State), []byte(state), 0o600))
 		s, err := NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		require.NoError(t, err, p)
 		a, err := s.Fetch(context.Background(), &optional{})
@@ -327,7 +329,7 @@ func TestStorePersistCommitsStreamedOutputsLast(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "ONE", string(got))
 	assert.NoFileExists(t, filepath.Join(dir, "big.bin.staged"))
-	st, err := os.ReadFile(filepath.Join(dir, StateFile))
+	st, err := os.ReadFile(filepath.Join(dir, assetdir.State))
 	require.NoError(t, err)
 	assert.Contains(t, string(st), `"Upper"`)
 	assert.NotContains(t, string(st), `"Big"`, "a volatile asset is not recorded in the state")
@@ -351,12 +353,12 @@ func TestStorePersistRollsBackWhenAStepFails(t *testing.T) {
 			dir := t.TempDir()
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "input.txt"), []byte("one"), 0o644))
 			require.NoError(t, persistBig(t, dir, func(*big) {}))
-			oldState, err := os.ReadFile(filepath.Join(dir, StateFile))
+			oldState, err := os.ReadFile(filepath.Join(dir, assetdir.State))
 			require.NoError(t, err)
 
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "input.txt"), []byte("two"), 0o644))
 			require.ErrorContains(t, persistBig(t, dir, set), "rename failed")
-			for f, want := range map[string]string{"out/upper.txt": "ONE", "big.bin": "ONE", StateFile: string(oldState)} {
+			for f, want := range map[string]string{"out/upper.txt": "ONE", "big.bin": "ONE", assetdir.State: string(oldState)} {
 				b, err := os.ReadFile(filepath.Join(dir, f))
 				require.NoError(t, err)
 				assert.Equal(t, want, string(b), f)
@@ -367,7 +369,7 @@ func TestStorePersistRollsBackWhenAStepFails(t *testing.T) {
 			dir2 := t.TempDir()
 			require.NoError(t, os.WriteFile(filepath.Join(dir2, "input.txt"), []byte("x"), 0o644))
 			require.Error(t, persistBig(t, dir2, set))
-			for _, f := range []string{"out/upper.txt", "big.bin", "big.bin.staged", StateFile} {
+			for _, f := range []string{"out/upper.txt", "big.bin", "big.bin.staged", assetdir.State} {
 				assert.NoFileExists(t, filepath.Join(dir2, f))
 			}
 		})

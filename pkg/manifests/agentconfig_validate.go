@@ -16,9 +16,6 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/nmstate"
 )
 
-// AgentConfigFile is the agent-config file name in the asset directory.
-const AgentConfigFile = "agent-config.yaml"
-
 var dnsName = regexp.MustCompile(`^([a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?\.)*[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?\.?$`)
 
 // ValidateAgentConfig checks agent-config.yaml on its own: versions,

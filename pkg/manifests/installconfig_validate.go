@@ -17,9 +17,6 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/arch"
 )
 
-// InstallConfigFile is the install-config file name in the asset directory.
-const InstallConfigFile = "install-config.yaml"
-
 // Supported platforms, as upstream; the architectures are arch.SupportedGo.
 var supportedPlatforms = []string{"baremetal", "vsphere", "nutanix", "none", "external"}
 

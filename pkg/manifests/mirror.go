@@ -6,12 +6,6 @@ import (
 	"strings"
 )
 
-// Mirror file names inside the asset directory.
-const (
-	RegistriesConfFile = "mirror/registries.conf"
-	CABundleFile       = "mirror/ca-bundle.crt"
-)
-
 // DefaultRegistriesConf is what podman ships when no mirror is configured.
 const DefaultRegistriesConf = `unqualified-search-registries = []
 

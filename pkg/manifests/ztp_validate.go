@@ -10,17 +10,6 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/arch"
 )
 
-// File names of the ZTP manifests inside the asset directory.
-const (
-	ClusterManifestsDir   = "cluster-manifests"
-	PullSecretFile        = ClusterManifestsDir + "/pull-secret.yaml"
-	InfraEnvFile          = ClusterManifestsDir + "/infraenv.yaml"
-	NMStateConfigFile     = ClusterManifestsDir + "/nmstateconfig.yaml"
-	AgentClusterInstallF  = ClusterManifestsDir + "/agent-cluster-install.yaml"
-	ClusterDeploymentFile = ClusterManifestsDir + "/cluster-deployment.yaml"
-	ClusterImageSetFile   = ClusterManifestsDir + "/cluster-image-set.yaml"
-)
-
 // NormalizeSecret fills stringData from base64 data, as upstream does.
 func NormalizeSecret(s *Secret) {
 	if s.StringData == nil && len(s.Data) > 0 {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/pkg/arch"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
-	"github.com/seed-a052040e/agentiso/pkg/manifests"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
 // Architecture is the cluster's CPU architecture in RPM spelling: the
@@ -30,7 +30,7 @@ func (a *Architecture) Generate(_ context.Context, p asset.Parents) error {
 	}
 	r, err := arch.Normalize(cpu)
 	if err != nil {
-		return fmt.Errorf("%s: spec.cpuArchitecture: %w", manifests.InfraEnvFile, err)
+		return fmt.Errorf("%s: spec.cpuArchitecture: %w", assetdir.InfraEnv, err)
 	}
 	a.Arch = r
 	return nil

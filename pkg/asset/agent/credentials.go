@@ -7,15 +7,12 @@ import (
 	"time"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 )
 
-// Files the image commands write next to the ISO.
-const (
-	KubeconfigFile        = "auth/kubeconfig"
-	KubeadminPasswordFile = "auth/kubeadmin-password"
-	RendezvousIPFile      = "rendezvousIP"
-)
+// RendezvousIPFile is assetdir.RendezvousIP, under the name ztp.go uses.
+const RendezvousIPFile = assetdir.RendezvousIP
 
 // AuthConfig is the assisted-service API key pair and the three persona
 // tokens. Kept in the state so every re-run (and wait-for) uses the same.
@@ -85,7 +82,7 @@ func (a *KubeadminPassword) Generate(context.Context, asset.Parents) error {
 
 // Files implements asset.Writable.
 func (a *KubeadminPassword) Files() []asset.File {
-	return []asset.File{{Path: KubeadminPasswordFile, Data: []byte(a.Password), Mode: 0o600}}
+	return []asset.File{{Path: assetdir.KubeadminPassword, Data: []byte(a.Password), Mode: assetdir.Mode(assetdir.KubeadminPassword)}}
 }
 
 // AdminKubeconfig is auth/kubeconfig (0600): system:admin of the new cluster.
@@ -119,7 +116,7 @@ func (a *AdminKubeconfig) Generate(_ context.Context, p asset.Parents) error {
 
 // Files implements asset.Writable.
 func (a *AdminKubeconfig) Files() []asset.File {
-	return []asset.File{{Path: KubeconfigFile, Data: a.Data, Mode: 0o600}}
+	return []asset.File{{Path: assetdir.Kubeconfig, Data: a.Data, Mode: assetdir.Mode(assetdir.Kubeconfig)}}
 }
 
 // InfraEnvID is the ID node zero registers its InfraEnv under.

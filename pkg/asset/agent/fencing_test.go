@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
-	"github.com/seed-a052040e/agentiso/pkg/manifests"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
 const icTNF = `apiVersion: v1
@@ -62,7 +62,7 @@ hosts:
 // /etc/assisted/hostconfig/fencing-credentials.yaml, MAC-keyed ones in the
 // matching host's directory; both private (0600).
 func TestFencingCredentialsReachTheISO(t *testing.T) {
-	files := map[string]string{manifests.InstallConfigFile: icTNF, manifests.AgentConfigFile: acTNF}
+	files := map[string]string{assetdir.InstallConfig: icTNF, assetdir.AgentConfig: acTNF}
 	cfg := ignitionFor(t, "quay.io/openshift-release-dev/ocp-release:4.22.0-x86_64", files)
 
 	type cred struct {
@@ -97,12 +97,12 @@ func TestFencingCredentialsReachTheISO(t *testing.T) {
 // before 4.22 without the DualReplica gate the ISO is refused, as is a MAC
 // that no host has.
 func TestFencingRefusedByRelease(t *testing.T) {
-	s, _ := store(t, map[string]string{manifests.InstallConfigFile: icTNF, manifests.AgentConfigFile: acTNF})
+	s, _ := store(t, map[string]string{assetdir.InstallConfig: icTNF, assetdir.AgentConfig: acTNF})
 	_, err := s.Fetch(context.Background(), &agent.AgentManifests{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "install-config.yaml:10: controlPlane.fencing: Forbidden: two-node fencing needs OpenShift 4.20 or later; the release is 4.19.0")
 
-	bad := map[string]string{manifests.InstallConfigFile: icTNF, manifests.AgentConfigFile: acTNF[:len(acTNF)-len("  interfaces: [{name: eth0, macAddress: '52:54:00:00:00:02'}]\n")]}
+	bad := map[string]string{assetdir.InstallConfig: icTNF, assetdir.AgentConfig: acTNF[:len(acTNF)-len("  interfaces: [{name: eth0, macAddress: '52:54:00:00:00:02'}]\n")]}
 	s, _ = store(t, bad)
 	rel, err := offlineRelease("quay.io/openshift-release-dev/ocp-release:4.22.0-x86_64")
 	require.NoError(t, err)

@@ -17,7 +17,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
-	"github.com/seed-a052040e/agentiso/pkg/manifests"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*/golden from the current output")
@@ -31,7 +31,7 @@ const goldenRelease = "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64"
 func generate(t *testing.T, name string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, f := range []string{manifests.InstallConfigFile, manifests.AgentConfigFile} {
+	for _, f := range []string{assetdir.InstallConfig, assetdir.AgentConfig} {
 		b, err := os.ReadFile(filepath.Join("testdata", name, f))
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
@@ -58,7 +58,7 @@ func generate(t *testing.T, name string) string {
 // testdata/ha/golden/. Run with -update to rewrite the golden files.
 func TestGoldenHA(t *testing.T) {
 	dir := generate(t, "ha")
-	outDir := filepath.Join(dir, manifests.ClusterManifestsDir)
+	outDir := filepath.Join(dir, assetdir.ClusterManifestsDir)
 	goldenDir := filepath.Join("testdata", "ha", "golden")
 
 	got, err := filepath.Glob(filepath.Join(outDir, "*.yaml"))

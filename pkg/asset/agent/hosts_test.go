@@ -6,7 +6,7 @@ import (
 	"github.com/coreos/ignition/v2/config/v3_2/types"
 	"github.com/stretchr/testify/assert"
 
-	"github.com/seed-a052040e/agentiso/pkg/manifests"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
 func hasFile(cfg types.Config, path string) bool {
@@ -29,7 +29,7 @@ func TestHostWithoutInterfaces(t *testing.T) {
   rootDeviceHints:
     deviceName: /dev/sda
 `
-	cfg := ignitionFor(t, goldenRelease, map[string]string{manifests.InstallConfigFile: icSimple, manifests.AgentConfigFile: ac})
+	cfg := ignitionFor(t, goldenRelease, map[string]string{assetdir.InstallConfig: icSimple, assetdir.AgentConfig: ac})
 	const dir = "/etc/assisted/hostconfig/master-0/"
 	assert.Equal(t, "master", string(ignitionFile(t, cfg, dir+"role")))
 	assert.Contains(t, string(ignitionFile(t, cfg, dir+"root-device-hints.yaml")), "deviceName: /dev/sda")

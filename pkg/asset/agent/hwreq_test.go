@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
-	"github.com/seed-a052040e/agentiso/pkg/manifests"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
 const icSNO = `apiVersion: v1
@@ -147,7 +147,7 @@ func TestHardwareRequirementsFollowRelease(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Fatalf("bash is needed to run the ISO's scripts: %v", err)
 	}
-	inputs := map[string]string{manifests.InstallConfigFile: icSNO, manifests.AgentConfigFile: acSimple}
+	inputs := map[string]string{assetdir.InstallConfig: icSNO, assetdir.AgentConfig: acSimple}
 	for _, tc := range []struct {
 		release  string
 		snoCores int
@@ -177,7 +177,7 @@ func TestHardwareRequirementsFollowRelease(t *testing.T) {
 // plane and single-node disks to 220 GB; arbiter (50 GB) and worker
 // (100 GB) disks do not change.
 func TestHardwareRequirementsDisks(t *testing.T) {
-	inputs := map[string]string{manifests.InstallConfigFile: icSNO, manifests.AgentConfigFile: acSimple}
+	inputs := map[string]string{assetdir.InstallConfig: icSNO, assetdir.AgentConfig: acSimple}
 	cfg := ignitionFor(t, "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64", inputs)
 	for _, tc := range []struct {
 		iri                          bool

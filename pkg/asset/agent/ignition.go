@@ -9,15 +9,13 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/ignition"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 	"github.com/seed-a052040e/agentiso/pkg/nmstate"
 )
-
-// AgentIgnitionFile is where `create ignition` writes the config.
-const AgentIgnitionFile = "agent.ign"
 
 // HostNetworkFiles are the per-host NetworkManager keyfiles and
 // mac_interface.ini, generated in pure Go from each NMStateConfig.
@@ -36,7 +34,7 @@ func (a *HostNetworkFiles) Generate(_ context.Context, p asset.Parents) error {
 	for i, n := range asset.Get[*AgentManifests](p).NMStateConfigs {
 		y, err := yaml.JSONToYAML(n.Spec.Config)
 		if err != nil {
-			return fmt.Errorf("%s: document %d (%s): spec.config: %w", manifests.NMStateConfigFile, i+1, n.Metadata.Name, err)
+			return fmt.Errorf("%s: document %d (%s): spec.config: %w", assetdir.NMStateConfig, i+1, n.Metadata.Name, err)
 		}
 		ifaces := make([]nmstate.HostInterface, len(n.Spec.Interfaces))
 		for j, itf := range n.Spec.Interfaces {
@@ -131,7 +129,7 @@ func (a *AgentIgnition) Generate(_ context.Context, p asset.Parents) error {
 // Files implements asset.Writable: agent.ign, indented, 0600 (it holds
 // the pull secret and tokens).
 func (a *AgentIgnition) Files() []asset.File {
-	return []asset.File{{Path: AgentIgnitionFile, Data: a.Config, Mode: 0o600}}
+	return []asset.File{{Path: assetdir.AgentIgnition, Data: a.Config, Mode: assetdir.Mode(assetdir.AgentIgnition)}}
 }
 
 // ignitionInput gathers the Ignition input and the ISO's architecture (the

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 	"github.com/seed-a052040e/agentiso/pkg/ignition"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
@@ -21,10 +22,6 @@ import (
 // files, a minimal ISO) are siblings of AgentISO: assets with the same
 // parents that list their own streamed outputs, and targets of their own
 // command.
-
-// AgentISOFile is the agent ISO's path in the asset directory for a CPU
-// architecture (RPM spelling).
-func AgentISOFile(cpu string) string { return "agent." + cpu + ".iso" }
 
 // AgentISO is the agent ISO, agent.<arch>.iso with its .sha256: the base
 // ISO with the agent Ignition config embedded and the agent kernel
@@ -63,7 +60,7 @@ func (a *AgentISO) Generate(_ context.Context, p asset.Parents) error {
 	ign := asset.Get[*AgentIgnition](p)
 	o := asset.Get[*ImageOptions](p)
 	a.arch = asset.Get[*Architecture](p).Arch
-	a.File = AgentISOFile(a.arch)
+	a.File = assetdir.AgentISO(a.arch)
 	a.Base = asset.Get[*BaseISO](p).Path
 	a.config, a.size = ign.Config, ign.Size
 	a.kargs = strings.Fields(asset.Get[*KernelArgs](p).Args)
@@ -155,7 +152,7 @@ func (a *AgentISO) stage(ctx context.Context, dst string) (asset.Staged, error) 
 	if a.report.WriteProgress != nil {
 		update, finish = a.report.WriteProgress(filepath.Base(dst))
 	}
-	st, err := isoeditor.WriteStaged(ctx, dst, img, isoeditor.WriteOptions{Perm: 0o600, Progress: update})
+	st, err := isoeditor.WriteStaged(ctx, dst, img, isoeditor.WriteOptions{Perm: assetdir.Mode(a.File), Progress: update})
 	finish(err == nil)
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", dst, err)

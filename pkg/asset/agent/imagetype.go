@@ -2,6 +2,7 @@ package agent
 
 import (
 	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 )
 
@@ -20,20 +21,20 @@ func isoType(p asset.Parents) (string, error) {
 	}
 	if ac := asset.Get[*AgentConfig](p); ac.Config != nil {
 		if ac.Config.MinimalISO {
-			add(manifests.AgentConfigFile, ac.lines, "minimalISO",
+			add(assetdir.AgentConfig, ac.lines, "minimalISO",
 				"agentiso builds only the full agent ISO; remove minimalISO or set it to false (hosts then boot the full ISO, no root file system download)")
 		}
 		if ac.Config.BootArtifactsBaseURL != "" {
-			add(manifests.AgentConfigFile, ac.lines, "bootArtifactsBaseURL",
+			add(assetdir.AgentConfig, ac.lines, "bootArtifactsBaseURL",
 				"agentiso builds no PXE artifacts and no minimal ISO that would download them; remove bootArtifactsBaseURL and boot the full ISO")
 		}
 	}
 	const detail = "upstream builds a minimal ISO for platform external (OCI included), which agentiso cannot build yet; " +
 		"use openshift-install agent create image for this platform, or another platform"
 	if ic := asset.Get[*InstallConfig](p); ic.Config != nil && ic.Config.Platform.External != nil {
-		add(manifests.InstallConfigFile, ic.lines, "platform.external", detail)
+		add(assetdir.InstallConfig, ic.lines, "platform.external", detail)
 	} else if m := asset.Get[*AgentManifests](p); m.ACI != nil && m.ACI.Spec.PlatformType == "External" {
-		list = append(list, &manifests.FieldError{File: manifests.AgentClusterInstallF, Path: "spec.platformType", Type: manifests.TypeForbidden, Value: "External", Detail: detail})
+		list = append(list, &manifests.FieldError{File: assetdir.AgentClusterInstall, Path: "spec.platformType", Type: manifests.TypeForbidden, Value: "External", Detail: detail})
 	}
 	if len(list) > 0 {
 		return "", list

@@ -16,14 +16,14 @@ import (
 	"github.com/seed-a052040e/agentiso/internal/testiso"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
-	"github.com/seed-a052040e/agentiso/pkg/manifests"
 )
 
 // TestImageTypeFullISO checks that the ISO tells assisted-service it is a
 // full ISO (IMAGE_TYPE_ISO), which is the only kind agentiso builds.
 func TestImageTypeFullISO(t *testing.T) {
-	cfg := ignitionFor(t, goldenRelease, map[string]string{manifests.InstallConfigFile: icSNO, manifests.AgentConfigFile: acSimple})
+	cfg := ignitionFor(t, goldenRelease, map[string]string{assetdir.InstallConfig: icSNO, assetdir.AgentConfig: acSimple})
 	for _, u := range cfg.Systemd.Units {
 		if u.Name == "agent-register-infraenv.service" {
 			require.NotNil(t, u.Contents)
@@ -51,7 +51,7 @@ func TestMinimalISOInputsRefused(t *testing.T) {
 			"install-config.yaml:17: platform.external: Forbidden: upstream builds a minimal ISO for platform external (OCI included), which agentiso cannot build yet"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			files := map[string]string{manifests.InstallConfigFile: tc.ic, manifests.AgentConfigFile: tc.ac}
+			files := map[string]string{assetdir.InstallConfig: tc.ic, assetdir.AgentConfig: tc.ac}
 			s, _ := store(t, files)
 			_, err := s.Fetch(context.Background(), &agent.AgentIgnition{})
 			require.Error(t, err)
@@ -90,8 +90,8 @@ func fetchImage(t *testing.T, s *asset.Store) {
 func newImageDir(t *testing.T) (dir, base string) {
 	t.Helper()
 	dir = t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, manifests.InstallConfigFile), []byte(icSimple), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, manifests.AgentConfigFile), []byte(acSimple), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.InstallConfig), []byte(icSimple), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.AgentConfig), []byte(acSimple), 0o644))
 	base = filepath.Join(t.TempDir(), "base.iso")
 	_, err := testiso.WriteFile(base, testiso.Options{Size: 4 << 20})
 	require.NoError(t, err)
@@ -131,7 +131,7 @@ func TestAgentISOIsWrittenByPersist(t *testing.T) {
 	sum, err := os.ReadFile(out + ".sha256")
 	require.NoError(t, err)
 	assert.Equal(t, iso.Result().SHA256+"  agent.x86_64.iso\n", string(sum))
-	for _, f := range []string{agent.KubeconfigFile, agent.KubeadminPasswordFile, agent.RendezvousIPFile} {
+	for _, f := range []string{assetdir.Kubeconfig, assetdir.KubeadminPassword, assetdir.RendezvousIP} {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
 
@@ -146,7 +146,7 @@ func TestAgentISOIsWrittenByPersist(t *testing.T) {
 
 	// The image assets stand for one run: none is kept in the state, and
 	// the next run writes the ISO again.
-	st, err := os.ReadFile(filepath.Join(dir, asset.StateFile))
+	st, err := os.ReadFile(filepath.Join(dir, assetdir.State))
 	require.NoError(t, err)
 	for _, name := range []string{(&agent.AgentISO{}).Name(), (&agent.BaseISO{}).Name(), (&agent.ImageOptions{}).Name()} {
 		assert.NotContains(t, string(st), `"`+name+`"`)
@@ -166,7 +166,7 @@ func TestAgentISOFailedWriteKeepsThePreviousOne(t *testing.T) {
 	s := imageStore(t, dir, base, agent.Reporter{})
 	fetchImage(t, s)
 	require.NoError(t, s.Persist(context.Background(), agent.ImageTargets()...))
-	keep := []string{"agent.x86_64.iso", "agent.x86_64.iso.sha256", agent.KubeconfigFile, agent.KubeadminPasswordFile, asset.StateFile}
+	keep := []string{"agent.x86_64.iso", "agent.x86_64.iso.sha256", assetdir.Kubeconfig, assetdir.KubeadminPassword, assetdir.State}
 	before := map[string][]byte{}
 	for _, f := range keep {
 		b, err := os.ReadFile(filepath.Join(dir, f))
@@ -209,13 +209,13 @@ func TestAgentISOFailedWriteKeepsThePreviousOne(t *testing.T) {
 		fetchImage(t, s)
 		// The state file becomes a directory: saving it fails after the new
 		// ISO is staged and the new credentials are written.
-		state := filepath.Join(dir, asset.StateFile)
+		state := filepath.Join(dir, assetdir.State)
 		require.NoError(t, os.Rename(state, state+".saved"))
 		require.NoError(t, os.Mkdir(state, 0o700))
 		err := s.Persist(context.Background(), agent.ImageTargets()...)
 		require.Error(t, err)
 		assert.True(t, strings.Contains(err.Error(), "save state"), err.Error())
-		check(t, asset.StateFile)
+		check(t, assetdir.State)
 		require.NoError(t, os.Remove(state))
 		require.NoError(t, os.Rename(state+".saved", state))
 		check(t, "")

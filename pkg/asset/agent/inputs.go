@@ -11,6 +11,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/data"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/ignition"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 )
@@ -60,12 +61,12 @@ func (*InstallConfig) Generate(context.Context, asset.Parents) error { return ni
 
 // Load implements asset.Loader.
 func (a *InstallConfig) Load(d asset.Dir) (bool, error) {
-	b, ok, err := readOptional(d, manifests.InstallConfigFile)
+	b, ok, err := readOptional(d, assetdir.InstallConfig)
 	if !ok || err != nil {
 		return false, err
 	}
 	var ic manifests.InstallConfig
-	dec, err := manifests.DecodeStrict(manifests.InstallConfigFile, b, &ic)
+	dec, err := manifests.DecodeStrict(assetdir.InstallConfig, b, &ic)
 	if err != nil {
 		return false, err
 	}
@@ -76,7 +77,7 @@ func (a *InstallConfig) Load(d asset.Dir) (bool, error) {
 	a.addAll(dec.Warnings)
 	a.warnIgnored(&ic)
 	if len(ic.ImageContentSources) > 0 {
-		a.Warn = append(a.Warn, manifests.InstallConfigFile+": imageContentSources is deprecated; use imageDigestSources")
+		a.Warn = append(a.Warn, assetdir.InstallConfig+": imageContentSources is deprecated; use imageDigestSources")
 	}
 	a.Config = &ic
 	a.lines = dec.Lines
@@ -85,7 +86,7 @@ func (a *InstallConfig) Load(d asset.Dir) (bool, error) {
 
 func (a *InstallConfig) warnIgnored(ic *manifests.InstallConfig) {
 	ign := func(path string) {
-		a.Warn = append(a.Warn, fmt.Sprintf("%s: %s is ignored by the agent-based installer", manifests.InstallConfigFile, path))
+		a.Warn = append(a.Warn, fmt.Sprintf("%s: %s is ignored by the agent-based installer", assetdir.InstallConfig, path))
 	}
 	if bm := ic.Platform.BareMetal; bm != nil {
 		for _, f := range []struct {
@@ -158,12 +159,12 @@ func (*AgentConfig) Generate(context.Context, asset.Parents) error { return nil 
 
 // Load implements asset.Loader.
 func (a *AgentConfig) Load(d asset.Dir) (bool, error) {
-	b, ok, err := readOptional(d, manifests.AgentConfigFile)
+	b, ok, err := readOptional(d, assetdir.AgentConfig)
 	if !ok || err != nil {
 		return false, err
 	}
 	var ac manifests.AgentConfig
-	dec, err := manifests.DecodeStrict(manifests.AgentConfigFile, b, &ac)
+	dec, err := manifests.DecodeStrict(assetdir.AgentConfig, b, &ac)
 	if err != nil {
 		return false, err
 	}

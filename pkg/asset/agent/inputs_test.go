@@ -14,7 +14,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
-	"github.com/seed-a052040e/agentiso/pkg/manifests"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
 // icSimple is a compact bare-metal install-config without hosts; tests
@@ -67,7 +67,7 @@ func store(t *testing.T, files map[string]string) (*asset.Store, string) {
 // the asset directory.
 func writeManifests(t *testing.T, ic, ac string) string {
 	t.Helper()
-	s, dir := store(t, map[string]string{manifests.InstallConfigFile: ic, manifests.AgentConfigFile: ac})
+	s, dir := store(t, map[string]string{assetdir.InstallConfig: ic, assetdir.AgentConfig: ac})
 	targets := agent.ClusterManifestsTargets()
 	for _, a := range targets {
 		_, err := s.Fetch(context.Background(), a)
@@ -102,7 +102,7 @@ func TestSecretsOnlyInPrivateFiles(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		for _, secret := range []string{"bmc-s3cret", "proxy-s3cret"} {
-			if strings.Contains(string(b), secret) && rel != manifests.InstallConfigFile {
+			if strings.Contains(string(b), secret) && rel != assetdir.InstallConfig {
 				found[rel] = true
 				assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "%s carries %s", rel, secret)
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 )
 
@@ -60,7 +61,7 @@ func (a *AgentManifests) Generate(_ context.Context, p asset.Parents) error {
 	collect(manifests.ValidateNMStateConfigs(a.NMStateConfigs, nm.lines, a.InfraEnv))
 	collect(a.crossReferences())
 	icA, acA := asset.Get[*InstallConfig](p), asset.Get[*AgentConfig](p)
-	lines := map[string]manifests.Lines{manifests.InstallConfigFile: icA.lines, manifests.AgentConfigFile: acA.lines}
+	lines := map[string]manifests.Lines{assetdir.InstallConfig: icA.lines, assetdir.AgentConfig: acA.lines}
 	hosts := asset.Get[*AgentHosts](p).Hosts
 	warns, clusterErr := manifests.ValidateCluster(icA.Config, hosts, asset.Get[*RendezvousIP](p).IP, lines)
 	collect(clusterErr)
@@ -79,19 +80,19 @@ func (a *AgentManifests) crossReferences() error {
 		l = append(l, &manifests.FieldError{File: file, Path: path, Type: manifests.TypeInvalid, Value: v, Detail: fmt.Sprintf(detail, args...)})
 	}
 	if r := a.InfraEnv.Spec.PullSecretRef; r != nil && r.Name != a.PullSecret.Metadata.Name {
-		add(manifests.InfraEnvFile, "spec.pullSecretRef.name", r.Name, "no pull secret of that name; %s is named %q", manifests.PullSecretFile, a.PullSecret.Metadata.Name)
+		add(assetdir.InfraEnv, "spec.pullSecretRef.name", r.Name, "no pull secret of that name; %s is named %q", assetdir.PullSecret, a.PullSecret.Metadata.Name)
 	}
 	if a.ACI.Spec.ClusterDeploymentRef.Name != a.ClusterDeployment.Metadata.Name {
-		add(manifests.AgentClusterInstallF, "spec.clusterDeploymentRef.name", a.ACI.Spec.ClusterDeploymentRef.Name, "no ClusterDeployment of that name; %s is named %q", manifests.ClusterDeploymentFile, a.ClusterDeployment.Metadata.Name)
+		add(assetdir.AgentClusterInstall, "spec.clusterDeploymentRef.name", a.ACI.Spec.ClusterDeploymentRef.Name, "no ClusterDeployment of that name; %s is named %q", assetdir.ClusterDeployment, a.ClusterDeployment.Metadata.Name)
 	}
 	if r := a.ACI.Spec.ImageSetRef; r != nil && r.Name != a.ClusterImageSet.Metadata.Name {
-		add(manifests.AgentClusterInstallF, "spec.imageSetRef.name", r.Name, "no ClusterImageSet of that name; %s is named %q", manifests.ClusterImageSetFile, a.ClusterImageSet.Metadata.Name)
+		add(assetdir.AgentClusterInstall, "spec.imageSetRef.name", r.Name, "no ClusterImageSet of that name; %s is named %q", assetdir.ClusterImageSet, a.ClusterImageSet.Metadata.Name)
 	}
 	if r := a.ClusterDeployment.Spec.ClusterInstallRef; r != nil && r.Name != a.ACI.Metadata.Name {
-		add(manifests.ClusterDeploymentFile, "spec.clusterInstallRef.name", r.Name, "no AgentClusterInstall of that name; %s is named %q", manifests.AgentClusterInstallF, a.ACI.Metadata.Name)
+		add(assetdir.ClusterDeployment, "spec.clusterInstallRef.name", r.Name, "no AgentClusterInstall of that name; %s is named %q", assetdir.AgentClusterInstall, a.ACI.Metadata.Name)
 	}
 	if r := a.InfraEnv.Spec.ClusterRef; r != nil && r.Name != a.ClusterDeployment.Metadata.Name {
-		add(manifests.InfraEnvFile, "spec.clusterRef.name", r.Name, "no ClusterDeployment of that name; %s is named %q", manifests.ClusterDeploymentFile, a.ClusterDeployment.Metadata.Name)
+		add(assetdir.InfraEnv, "spec.clusterRef.name", r.Name, "no ClusterDeployment of that name; %s is named %q", assetdir.ClusterDeployment, a.ClusterDeployment.Metadata.Name)
 	}
 	return l.OrNil()
 }
@@ -132,14 +133,14 @@ func (*ExtraManifests) Generate(context.Context, asset.Parents) error { return n
 // Load implements asset.Loader.
 func (a *ExtraManifests) Load(d asset.Dir) (bool, error) {
 	var names []string
-	for _, pat := range []string{"openshift/*.yaml", "openshift/*.yml"} {
+	for _, pat := range []string{assetdir.ExtraManifestsDir + "/*.yaml", assetdir.ExtraManifestsDir + "/*.yml"} {
 		m, err := d.Glob(pat)
 		if err != nil {
 			return false, err
 		}
 		names = append(names, m...)
 	}
-	all, err := d.Glob("openshift/*")
+	all, err := d.Glob(assetdir.ExtraManifestsDir + "/*")
 	if err != nil {
 		return false, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 )
 
@@ -36,14 +37,14 @@ func (a *RegistriesConf) Generate(_ context.Context, p asset.Parents) error {
 	rel := asset.Get[*ReleaseImage](p).PullSpec
 	a.Mirrored = manifests.MirrorCovers(sources, rel)
 	if len(sources) > 0 && !a.Mirrored {
-		a.Warn = append(a.Warn, fmt.Sprintf("%s: imageDigestSources should have at least one source matching the release image %s; hosts will try to pull it from the internet", manifests.InstallConfigFile, rel))
+		a.Warn = append(a.Warn, fmt.Sprintf("%s: imageDigestSources should have at least one source matching the release image %s; hosts will try to pull it from the internet", assetdir.InstallConfig, rel))
 	}
 	return nil
 }
 
 // Load implements asset.Loader.
 func (a *RegistriesConf) Load(d asset.Dir) (bool, error) {
-	b, ok, err := readOptional(d, manifests.RegistriesConfFile)
+	b, ok, err := readOptional(d, assetdir.RegistriesConf)
 	if !ok || err != nil {
 		return false, err
 	}
@@ -51,14 +52,14 @@ func (a *RegistriesConf) Load(d asset.Dir) (bool, error) {
 	locs := manifests.RegistriesConfLocations(a.Conf)
 	a.Mirrored = len(locs) > 0
 	if len(locs) == 0 && strings.Contains(a.Conf, "[[registry]]") {
-		a.Warn = append(a.Warn, "Location key not found in "+manifests.RegistriesConfFile)
+		a.Warn = append(a.Warn, "Location key not found in "+assetdir.RegistriesConf)
 	}
 	return true, nil
 }
 
 // Files implements asset.Writable.
 func (a *RegistriesConf) Files() []asset.File {
-	return []asset.File{{Path: manifests.RegistriesConfFile, Data: []byte(a.Conf), Mode: 0o644}}
+	return []asset.File{{Path: assetdir.RegistriesConf, Data: []byte(a.Conf), Mode: assetdir.Mode(assetdir.RegistriesConf)}}
 }
 
 // CABundle is mirror/ca-bundle.crt: the mirror registry's CA (empty when
@@ -83,13 +84,13 @@ func (a *CABundle) Generate(_ context.Context, p asset.Parents) error {
 
 // Load implements asset.Loader.
 func (a *CABundle) Load(d asset.Dir) (bool, error) {
-	b, ok, err := readOptional(d, manifests.CABundleFile)
+	b, ok, err := readOptional(d, assetdir.CABundle)
 	if !ok || err != nil {
 		return false, err
 	}
 	if len(b) > 0 {
 		if err := manifests.ValidateCABundle(b); err != nil {
-			return false, fmt.Errorf("%s: %w", manifests.CABundleFile, err)
+			return false, fmt.Errorf("%s: %w", assetdir.CABundle, err)
 		}
 	}
 	a.PEM = string(b)
@@ -98,5 +99,5 @@ func (a *CABundle) Load(d asset.Dir) (bool, error) {
 
 // Files implements asset.Writable.
 func (a *CABundle) Files() []asset.File {
-	return []asset.File{{Path: manifests.CABundleFile, Data: []byte(a.PEM), Mode: 0o644}}
+	return []asset.File{{Path: assetdir.CABundle, Data: []byte(a.PEM), Mode: assetdir.Mode(assetdir.CABundle)}}
 }

@@ -18,23 +18,23 @@ import (
 	"github.com/seed-a052040e/agentiso/internal/testrelease"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
-	"github.com/seed-a052040e/agentiso/pkg/manifests"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
 // disconnected returns examples/disconnected with its mirror host, trust
 // bundle and pull secret pointing at the loopback registry r.
 func disconnected(t *testing.T, r *testrelease.Registry) map[string]string {
 	t.Helper()
-	ic, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "disconnected", manifests.InstallConfigFile))
+	ic, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "disconnected", assetdir.InstallConfig))
 	require.NoError(t, err)
-	ac, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "disconnected", manifests.AgentConfigFile))
+	ac, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "disconnected", assetdir.AgentConfig))
 	require.NoError(t, err)
 	s := strings.ReplaceAll(string(ic), "mirror.example.com:5000", r.Host)
 	ca := "additionalTrustBundle: |\n  " + strings.ReplaceAll(strings.TrimSpace(string(r.CAPEM)), "\n", "\n  ") + "\n"
 	s = regexp.MustCompile(`(?s)additionalTrustBundle: \|\n.*?END CERTIFICATE-----\n`).ReplaceAllString(s, ca)
 	s = regexp.MustCompile(`(?m)^pullSecret: .*$`).ReplaceAllString(s, "pullSecret: '"+string(r.PullSecret())+"'")
 	require.Contains(t, s, r.Host+"/ocp/release")
-	return map[string]string{manifests.InstallConfigFile: s, manifests.AgentConfigFile: string(ac)}
+	return map[string]string{assetdir.InstallConfig: s, assetdir.AgentConfig: string(ac)}
 }
 
 func storeWith(t *testing.T, files map[string]string, rel *agent.ReleaseImage) *asset.Store {
@@ -128,7 +128,7 @@ func TestTagIsPinnedByDigest(t *testing.T) {
 	require.NoError(t, err)
 	files := disconnected(t, r)
 	// No mirrors: the release is read from its own (loopback) registry.
-	files[manifests.InstallConfigFile] = regexp.MustCompile(`(?s)imageDigestSources:.*?additionalTrustBundle`).ReplaceAllString(files[manifests.InstallConfigFile], "additionalTrustBundle")
+	files[assetdir.InstallConfig] = regexp.MustCompile(`(?s)imageDigestSources:.*?additionalTrustBundle`).ReplaceAllString(files[assetdir.InstallConfig], "additionalTrustBundle")
 	spec := r.Host + "/ocp/release:4.20.2-multi"
 	rel, err := agent.NewReleaseImage(spec)
 	require.NoError(t, err)
@@ -158,7 +158,7 @@ func TestTagIsPinnedByDigest(t *testing.T) {
 }
 
 func TestOfflineReleaseRules(t *testing.T) {
-	files := map[string]string{manifests.InstallConfigFile: icSNO, manifests.AgentConfigFile: acSimple}
+	files := map[string]string{assetdir.InstallConfig: icSNO, assetdir.AgentConfig: acSimple}
 	tag, err := agent.NewReleaseImage("quay.io/openshift-release-dev/ocp-release:4.19.3-x86_64")
 	require.NoError(t, err)
 	tag.Offline = true

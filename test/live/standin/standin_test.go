@@ -25,6 +25,7 @@ import (
 	"github.com/seed-a052040e/agentiso/internal/testrelease"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
@@ -144,7 +145,7 @@ func TestServiceConfigFromEnv(t *testing.T) {
 func snoManifests(t *testing.T) string {
 	t.Helper()
 	work := t.TempDir()
-	for _, f := range []string{manifests.InstallConfigFile, manifests.AgentConfigFile} {
+	for _, f := range []string{assetdir.InstallConfig, assetdir.AgentConfig} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "sno", f))
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(work, f), b, 0o644))

@@ -1,0 +1,75 @@
+// Package assetdir is the layout of the asset directory (--dir): the path of every file agentiso reads or writes there, and the mode it writes each with.
+package assetdir
+
+import (
+	"io/fs"
+	"strings"
+)
+
+// Modes: Private for a file that holds a secret (the pull secret, keys,
+// tokens, the password, proxy credentials), Public for the others.
+const (
+	Private fs.FileMode = 0o600
+	Public  fs.FileMode = 0o644
+)
+
+// The user's inputs. Every path is relative to the asset directory and
+// slash-separated.
+const (
+	InstallConfig = "install-config.yaml"
+	AgentConfig   = "agent-config.yaml"
+	// ExtraManifestsDir holds extra cluster manifests (*.yaml, *.yml).
+	ExtraManifestsDir = "openshift"
+)
+
+// The ZTP manifests and the mirror configuration: written by agentiso, or
+// supplied by the user and then used as they are.
+const (
+	ClusterManifestsDir = "cluster-manifests"
+	PullSecret          = ClusterManifestsDir + "/pull-secret.yaml"
+	InfraEnv            = ClusterManifestsDir + "/infraenv.yaml"
+	NMStateConfig       = ClusterManifestsDir + "/nmstateconfig.yaml"
+	AgentClusterInstall = ClusterManifestsDir + "/agent-cluster-install.yaml"
+	ClusterDeployment   = ClusterManifestsDir + "/cluster-deployment.yaml"
+	ClusterImageSet     = ClusterManifestsDir + "/cluster-image-set.yaml"
+
+	MirrorDir      = "mirror"
+	RegistriesConf = MirrorDir + "/registries.conf"
+	CABundle       = MirrorDir + "/ca-bundle.crt"
+)
+
+// What the other commands write.
+const (
+	AgentIgnition     = "agent.ign"
+	RendezvousIP      = "rendezvousIP"
+	AuthDir           = "auth"
+	Kubeconfig        = AuthDir + "/kubeconfig"
+	KubeadminPassword = AuthDir + "/kubeadmin-password"
+	// StateDir holds State: what was generated from what, and the keys,
+	// tokens and CAs an ISO is built with.
+	StateDir = ".agentiso"
+	State    = StateDir + "/state.json"
+)
+
+// AgentISO is the agent ISO's path for a CPU architecture (RPM spelling).
+// Its checksum is AgentISO(arch) + ".sha256".
+func AgentISO(cpu string) string { return "agent." + cpu + ".iso" }
+
+// private are the files that hold a secret: the pull secret, the
+// InfraEnv (proxy credentials), the AgentClusterInstall (install-config
+// overrides), agent.ign, the credentials, the state, and the
+// agent-config.yaml template (a user's copy may hold BMC credentials).
+var private = map[string]bool{
+	AgentConfig: true, PullSecret: true, InfraEnv: true, AgentClusterInstall: true,
+	AgentIgnition: true, Kubeconfig: true, KubeadminPassword: true, State: true,
+}
+
+// Mode is the mode agentiso writes the file at path with: Private for a
+// file that holds a secret and for an agent ISO (it embeds the pull secret
+// and tokens), Public for the others.
+func Mode(path string) fs.FileMode {
+	if private[path] || (strings.HasPrefix(path, "agent.") && strings.HasSuffix(path, ".iso")) {
+		return Private
+	}
+	return Public
+}
