@@ -257,8 +257,9 @@ func TestStoreNeverRemovesOutsideTheAssetDirectory(t *testing.T) {
 // stage and commit can be made to fail, and record what they saw.
 type big struct {
 	Text string
-	// seen is what out/upper.txt held when the output was committed.
-	seen       *string
+	// seen is what out/upper.txt and the state file held when the output
+	// was committed.
+	seen       *[2]string
 	failStage  error
 	failCommit error
 }
@@ -292,7 +293,8 @@ type stagedFile struct {
 func (f *stagedFile) Commit() error {
 	if f.b.seen != nil {
 		data, _ := os.ReadFile(filepath.Join(filepath.Dir(f.dst), "out/upper.txt"))
-		*f.b.seen = string(data)
+		state, _ := os.ReadFile(filepath.Join(filepath.Dir(f.dst), assetdir.State))
+		*f.b.seen = [2]string{string(data), string(state)}
 	}
 	if f.b.failCommit != nil {
 		return f.b.failCommit
@@ -322,15 +324,16 @@ func persistBig(t *testing.T, dir string, set func(*big)) error {
 func TestStorePersistCommitsStreamedOutputsLast(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "input.txt"), []byte("one"), 0o644))
-	var seen string
+	var seen [2]string
 	require.NoError(t, persistBig(t, dir, func(b *big) { b.seen = &seen }))
-	assert.Equal(t, "ONE", seen, "the streamed output is committed after the files are written")
+	assert.Equal(t, "ONE", seen[0], "the streamed output is committed after the files are written")
+	st, err := os.ReadFile(filepath.Join(dir, assetdir.State))
+	require.NoError(t, err)
+	assert.Equal(t, string(st), seen[1], "... and after the state is saved")
 	got, err := os.ReadFile(filepath.Join(dir, "big.bin"))
 	require.NoError(t, err)
 	assert.Equal(t, "ONE", string(got))
 	assert.NoFileExists(t, filepath.Join(dir, "big.bin.staged"))
-	st, err := os.ReadFile(filepath.Join(dir, assetdir.State))
-	require.NoError(t, err)
 	assert.Contains(t, string(st), `"Upper"`)
 	assert.NotContains(t, string(st), `"Big"`, "a volatile asset is not recorded in the state")
 

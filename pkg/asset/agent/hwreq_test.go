@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
@@ -48,10 +49,10 @@ func ignitionFor(t *testing.T, release string, files map[string]string) types.Co
 	rel, err := offlineRelease(release)
 	require.NoError(t, err)
 	require.NoError(t, s.Provide(rel))
-	a, err := s.Fetch(context.Background(), &agent.AgentIgnition{})
+	a, err := asset.Fetch[*agent.AgentIgnition](context.Background(), s)
 	require.NoError(t, err)
 	var cfg types.Config
-	require.NoError(t, json.Unmarshal(a.(*agent.AgentIgnition).Config, &cfg))
+	require.NoError(t, json.Unmarshal(a.Config, &cfg))
 	return cfg
 }
 

@@ -49,11 +49,11 @@ func storeWith(t *testing.T, files map[string]string, rel *agent.ReleaseImage) *
 	return s
 }
 
-func fetchT[T asset.Asset](t *testing.T, s *asset.Store, a T) T {
+func fetchT[T asset.Asset](t *testing.T, s *asset.Store, _ T) T {
 	t.Helper()
-	got, err := s.Fetch(context.Background(), a)
+	got, err := asset.Fetch[T](context.Background(), s)
 	require.NoError(t, err)
-	return got.(T)
+	return got
 }
 
 // releaseEnv decodes RELEASE_IMAGES and OS_IMAGES from the ISO's Ignition.
