@@ -17,18 +17,20 @@ const gatherScript = "/usr/local/bin/agent-gather"
 
 // gatherSecrets are credentials a rendezvous host holds; none may reach
 // the archive.
-var gatherSecrets = struct{ user, password, fence, override, extra, dot1x string }{
+var gatherSecrets = struct{ user, password, fence, override, extra, dot1x, proxy string }{
 	user:     "gatherUser",
 	password: "Zq8-pull-secret-password-7Hk",
 	fence:    "fence-bmc-password-Jx42",
 	override: "data:,override-with-a-credential-4Rt",
 	extra:    "c2VjcmV0LWluLWFuLWV4dHJhLW1hbmlmZXN0",
 	dot1x:    "dot1x-secret-Qw9",
+	proxy:    "proxyuser:Pr0xy%40pass",
 }
 
 func gatherHost(t *testing.T) *scriptHost {
 	t.Helper()
 	in := haInput()
+	in.Proxy = &Proxy{HTTPProxy: "http://" + gatherSecrets.proxy + "@proxy.example.com:3128", HTTPSProxy: "http://" + gatherSecrets.proxy + "@proxy.example.com:3128"}
 	in.FencingCredentialsYAML = []byte("credentials:\n- hostname: master-0\n  username: admin\n  password: " + gatherSecrets.fence + "\n  address: redfish+https://192.168.111.1:8000/redfish/v1/Systems/1\n")
 	in.Hosts[0].IgnitionConfigOverride = `{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/token","contents":{"source":"` + gatherSecrets.override + `"}}]}}`
 	in.ExtraManifests = append(in.ExtraManifests, Manifest{"secret.yaml", []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  token: " + gatherSecrets.extra + "\n")})
@@ -43,6 +45,7 @@ func gatherHost(t *testing.T) *scriptHost {
 	h.write("/etc/issue.d/50_release-image.issue", "Unable to pull the OpenShift release image\n", 0o644)
 	h.write("/run/agent-installer/host-config-failures", "master-1: disk not found\n", 0o644)
 	h.write("/etc/assisted/network/host0/eth1.nmconnection", "[connection]\nid=eth1\n\n[802-1x]\neap=peap;\nidentity=host0\npassword="+gatherSecrets.dot1x+"\n", 0o600)
+	h.write("/etc/assisted/manifests/infraenv.yaml", "kind: InfraEnv\nspec:\n  proxy:\n    httpProxy: http://"+gatherSecrets.proxy+"@proxy.example.com:3128\n", 0o600)
 	h.write("/etc/resolv.conf", "nameserver 192.168.111.1\n", 0o644)
 	h.write("/proc/self/mounts", "tmpfs / tmpfs rw 0 0\n", 0o644)
 	h.write("/etc/systemd/system/agent.service", "[Service]\n", 0o644)
@@ -51,7 +54,8 @@ func gatherHost(t *testing.T) *scriptHost {
 	// The journal and podman repeat the secrets, as real logs may.
 	h.fake("journalctl", `printf '__CURSOR=s=1\nMESSAGE=podman login `+gatherSecrets.user+`:`+gatherSecrets.password+`\n\n'
 printf 'MESSAGE=curl -H Authorization: %s\n\n' `+shellQuoted(env["USER_AUTH_TOKEN"])+`
-printf 'MESSAGE=pull secret %s token %s\n\n' `+shellQuoted(auth)+` `+shellQuoted(env["PULL_SECRET_TOKEN"]))
+printf 'MESSAGE=pull secret %s token %s\n\n' `+shellQuoted(auth)+` `+shellQuoted(env["PULL_SECRET_TOKEN"])+`
+printf 'MESSAGE=HTTPS_PROXY=http://%s@proxy.example.com:3128\n\n' `+shellQuoted(gatherSecrets.proxy))
 	h.fake("podman", `case "$1 $2" in
 "container exists") exit 0 ;;
 "ps --all") echo "abc123 assisted-service agent-installer-client configure --token `+env["USER_AUTH_TOKEN"]+`" ;;
@@ -133,6 +137,7 @@ func TestAgentGatherCollectsWithoutSecrets(t *testing.T) {
 		"ignition override":    gatherSecrets.override,
 		"extra manifest":       gatherSecrets.extra,
 		"802.1x password":      gatherSecrets.dot1x,
+		"proxy credentials":    gatherSecrets.proxy,
 	}
 	for p, body := range files {
 		for what, s := range secrets {
@@ -146,6 +151,8 @@ func TestAgentGatherCollectsWithoutSecrets(t *testing.T) {
 	journal := files["agent-gather/journal.export"]
 	assert.Contains(t, journal, "MESSAGE=curl -H Authorization: <redacted>"+strings.Repeat("x", len(env["USER_AUTH_TOKEN"])-len("<redacted>"))+"\n")
 	assert.Contains(t, files["agent-gather/etc/assisted/hostconfig/fencing-credentials.yaml"], "password: <redacted>")
+	assert.Contains(t, files["agent-gather/etc/assisted/manifests/infraenv.yaml"], "httpProxy: http://<redacted>@proxy.example.com:3128")
+	assert.Contains(t, journal, "MESSAGE=HTTPS_PROXY=http://<redacted>xxxxxxxxxxxx@proxy.example.com:3128\n")
 	assert.Contains(t, files["agent-gather/etc/assisted/network/host0/eth1.nmconnection"], "identity=host0\npassword=<redacted>\n")
 	assert.Contains(t, files["agent-gather/etc/assisted/network/host0/eth0.nmconnection"], "address0=192.168.111.80/24")
 	assert.Contains(t, files["agent-gather/etc/assisted/manifests/pull-secret.yaml"], ".dockerconfigjson: <redacted>")
