@@ -7,5 +7,7 @@
 #   podman, catatonit - run every podman command of the agent ISO's units
 #                 and scripts for real (podman 4.3, as RHCOS 9 ships); catatonit
 #                 lets podman build its pause image offline
+#   jq, xz-utils - the embedded scripts use jq, and agent-gather writes
+#                 .tar.xz: the tests run those scripts against fakes
 set -euo pipefail
-exec bash "$(dirname "$0")/apt-install.sh" install-deps shellcheck systemd ignition xorriso podman catatonit
+exec bash "$(dirname "$0")/apt-install.sh" install-deps shellcheck systemd ignition xorriso podman catatonit jq xz-utils
