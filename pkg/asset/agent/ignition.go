@@ -86,14 +86,8 @@ func (a *KernelArgs) Generate(_ context.Context, p asset.Parents) error {
 
 // AgentIgnition is the Ignition config embedded in the ISO.
 type AgentIgnition struct {
-	Config []byte         `json:"config"`
-	Size   ignition.Size  `json:"size"`
-	Input  ignitionDigest `json:"input"`
-}
-
-// ignitionDigest keeps what the image step needs besides the config.
-type ignitionDigest struct {
-	Arch string `json:"arch"`
+	Config []byte        `json:"config"`
+	Size   ignition.Size `json:"size"`
 }
 
 // Name implements asset.Asset.
@@ -103,12 +97,12 @@ func (*AgentIgnition) Name() string { return "Agent Installer Ignition" }
 func (*AgentIgnition) Dependencies() []asset.Asset {
 	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &AgentHosts{}, &AgentManifests{}, &ExtraManifests{}, &RendezvousIP{},
 		&ReleasePayload{}, &RegistriesConf{}, &CABundle{}, &AuthConfig{}, &SignerCAs{}, &KubeadminPassword{},
-		&InfraEnvID{}, &HostNetworkFiles{}, &OSImage{}, &Architecture{}}
+		&InfraEnvID{}, &HostNetworkFiles{}, &OSImage{}}
 }
 
 // Generate implements asset.Asset.
 func (a *AgentIgnition) Generate(_ context.Context, p asset.Parents) error {
-	in, isoArch, err := ignitionInput(p)
+	in, err := ignitionInput(p)
 	if err != nil {
 		return err
 	}
@@ -122,7 +116,7 @@ func (a *AgentIgnition) Generate(_ context.Context, p asset.Parents) error {
 	if err != nil {
 		return err
 	}
-	a.Config, a.Size, a.Input.Arch = b, size, isoArch
+	a.Config, a.Size = b, size
 	return nil
 }
 
@@ -132,21 +126,19 @@ func (a *AgentIgnition) Files() []asset.File {
 	return []asset.File{{Path: assetdir.AgentIgnition, Data: a.Config, Mode: assetdir.Mode(assetdir.AgentIgnition)}}
 }
 
-// ignitionInput gathers the Ignition input and the ISO's architecture (the
-// cluster's; the release may be multi).
-func ignitionInput(p asset.Parents) (ignition.Input, string, error) {
+// ignitionInput gathers the Ignition input.
+func ignitionInput(p asset.Parents) (ignition.Input, error) {
 	m := asset.Get[*AgentManifests](p)
 	rel := asset.Get[*ReleasePayload](p)
 	auth := asset.Get[*AuthConfig](p)
 	signers := asset.Get[*SignerCAs](p)
 	pubPEM, err := auth.PublicKeyPEM()
 	if err != nil {
-		return ignition.Input{}, "", err
+		return ignition.Input{}, err
 	}
-	arch := asset.Get[*Architecture](p).Arch
 	imageType, err := isoType(p)
 	if err != nil {
-		return ignition.Input{}, "", fmt.Errorf("cannot build the agent ISO these inputs ask for: %w", err)
+		return ignition.Input{}, fmt.Errorf("cannot build the agent ISO these inputs ask for: %w", err)
 	}
 	in := ignition.Input{
 		ClusterName:        m.ClusterDeployment.Spec.ClusterName,
@@ -185,7 +177,7 @@ func ignitionInput(p asset.Parents) (ignition.Input, string, error) {
 	}
 	ztp, err := ztpFiles(m, rel.Pinned)
 	if err != nil {
-		return ignition.Input{}, "", err
+		return ignition.Input{}, err
 	}
 	in.ZTPManifests = ztp
 	ac := asset.Get[*AgentConfig](p)
@@ -200,7 +192,7 @@ func ignitionInput(p asset.Parents) (ignition.Input, string, error) {
 	hosts := asset.Get[*AgentHosts](p).Hosts
 	sharedFencing, hostFencing, err := manifests.FencingFiles(icA.Config, hosts, icA.lines)
 	if err != nil {
-		return ignition.Input{}, "", fmt.Errorf("fencing credentials: %w", err)
+		return ignition.Input{}, fmt.Errorf("fencing credentials: %w", err)
 	}
 	in.FencingCredentialsYAML = sharedFencing
 	for i, h := range hosts {
@@ -212,13 +204,13 @@ func ignitionInput(p asset.Parents) (ignition.Input, string, error) {
 		if h.RootDeviceHints != nil {
 			b, err := yaml.Marshal(h.RootDeviceHints)
 			if err != nil {
-				return ignition.Input{}, "", fmt.Errorf("host %d: encode rootDeviceHints: %w", i, err)
+				return ignition.Input{}, fmt.Errorf("host %d: encode rootDeviceHints: %w", i, err)
 			}
 			ih.RootDeviceHintsYAML = b
 		}
 		in.Hosts = append(in.Hosts, ih)
 	}
-	return in, arch, nil
+	return in, nil
 }
 
 // ztpFiles renders the manifests as cluster-manifests/ holds them, with

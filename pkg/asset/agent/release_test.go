@@ -148,7 +148,7 @@ func TestTagIsPinnedByDigest(t *testing.T) {
 	assert.Equal(t, r.Host+"/ocp/release@"+dg, relImgs[0]["url"])
 	ign := fetchT(t, s, &agent.AgentIgnition{})
 	assert.NotContains(t, string(ign.Config), ":4.20.2-multi", "the tag leaked into the ISO")
-	assert.Equal(t, "x86_64", ign.Input.Arch, "the ISO is for the cluster's architecture, not 'multi'")
+	assert.Equal(t, "x86_64", fetchT(t, s, &agent.Architecture{}).Arch, "the ISO is for the cluster's architecture, not 'multi'")
 
 	// --release-version must agree with the payload.
 	rel.Version = "4.20.9"
