@@ -24,7 +24,7 @@ import (
 
 // LiveConfig configures a Live service.
 type LiveConfig struct {
-	// PublicKey checks the JWTs (assisted-service's EC_PUBLIC_KEY_PEM with AUTH_TYPE=local).
+	// PublicKey checks the JWTs (assisted-service's EC_PUBLIC_KEY_PEM with AUTH_TYPE=agent-installer-local).
 	PublicKey *ecdsa.PublicKey
 	// InfraEnvID is the id given to the registered infra-env, like
 	// assisted-service's INFRA_ENV_ID in the agent flow. Empty draws one.

@@ -16,6 +16,10 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
 )
 
+// AuthType is the assisted-service AUTH_TYPE of the agent flow: JWTs
+// (agentAuth, userAuth, watcherAuth) checked against EC_PUBLIC_KEY_PEM.
+const AuthType = "agent-installer-local"
+
 // serviceConfig is what the stand-in assisted-service reads from its
 // environment (the env files the assisted-service unit passes).
 type serviceConfig struct {
@@ -24,8 +28,10 @@ type serviceConfig struct {
 }
 
 func serviceConfigFromEnv(getenv func(string) string, log *slog.Logger) (*serviceConfig, error) {
-	if t := getenv("AUTH_TYPE"); t != "local" {
-		return nil, fmt.Errorf("AUTH_TYPE is %q: the agent flow (and this stand-in) authenticates with AUTH_TYPE=local", t)
+	// The agent ISO runs assisted-service with the agent installer's own
+	// local JWT authentication (as upstream since OpenShift 4.18).
+	if t := getenv("AUTH_TYPE"); t != AuthType {
+		return nil, fmt.Errorf("AUTH_TYPE is %q: the agent flow (and this stand-in) authenticates with AUTH_TYPE=%s", t, AuthType)
 	}
 	pemText := getenv("EC_PUBLIC_KEY_PEM")
 	if pemText == "" {

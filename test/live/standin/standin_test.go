@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreos/ignition/v2/config/v3_2/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -30,6 +32,7 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
+	"github.com/seed-a052040e/agentiso/test/live"
 )
 
 func TestCVO(t *testing.T) {
@@ -107,7 +110,7 @@ func TestDBAcceptsConnections(t *testing.T) {
 func TestServiceConfigFromEnv(t *testing.T) {
 	auth, err := credentials.GenerateAuthConfig(nil)
 	require.NoError(t, err)
-	env := map[string]string{"AUTH_TYPE": "local", "EC_PUBLIC_KEY_PEM": auth.PublicKey, "INFRA_ENV_ID": "6a3f9b2e-1c4d-4e5f-8a9b-0c1d2e3f4a5b", "DB_HOST": "127.0.0.1", "DB_PORT": "5432",
+	env := map[string]string{"AUTH_TYPE": "agent-installer-local", "EC_PUBLIC_KEY_PEM": auth.PublicKey, "INFRA_ENV_ID": "6a3f9b2e-1c4d-4e5f-8a9b-0c1d2e3f4a5b", "DB_HOST": "127.0.0.1", "DB_PORT": "5432",
 		"RELEASE_IMAGES":            `[{"openshift_version":"4.19","cpu_architecture":"x86_64","cpu_architectures":["x86_64"],"url":"quay.io/openshift-release-dev/ocp-release@sha256:abc","version":"4.19.0"}]`,
 		"OS_IMAGES":                 `[{"openshift_version":"4.19","cpu_architecture":"x86_64","url":"https://x/rhcos.iso","version":"419.96"}]`,
 		"HW_VALIDATOR_REQUIREMENTS": `[{"version":"default","master":{"cpu_cores":4},"arbiter":{},"worker":{},"sno":{"cpu_cores":8}}]`}
@@ -135,6 +138,9 @@ func TestServiceConfigFromEnv(t *testing.T) {
 	_, err = serviceConfigFromEnv(func(k string) string { return env[k] }, nil)
 	require.ErrorContains(t, err, "AUTH_TYPE is \"rhsso\"")
 	env["AUTH_TYPE"] = "local"
+	_, err = serviceConfigFromEnv(func(k string) string { return env[k] }, nil)
+	require.ErrorContains(t, err, "AUTH_TYPE is \"local\"", "assisted-service's local auth is not the agent flow's")
+	env["AUTH_TYPE"] = "agent-installer-local"
 	env["EC_PUBLIC_KEY_PEM"] = "garbage"
 	_, err = serviceConfigFromEnv(func(k string) string { return env[k] }, nil)
 	require.ErrorContains(t, err, "EC_PUBLIC_KEY_PEM")
@@ -468,4 +474,69 @@ func TestConfigureMatching(t *testing.T) {
 	assert.Equal(t, "/dev/vda", matchHints(&manifests.RootDeviceHints{DeviceName: "/dev/vda"}, disks))
 	assert.Equal(t, NotFoundByHints, matchHints(&manifests.RootDeviceHints{DeviceName: "/dev/sr0"}, disks), "not eligible")
 	assert.Equal(t, NotFoundByHints, matchHints(&manifests.RootDeviceHints{MinSizeGigabytes: 500}, disks))
+}
+
+// renderedFiles returns the files of the agent Ignition config agentiso
+// builds for examples/sno (release given by digest, offline), by path.
+func renderedFiles(t *testing.T) map[string][]byte {
+	t.Helper()
+	work := t.TempDir()
+	for _, f := range []string{manifests.InstallConfigFile, manifests.AgentConfigFile} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "sno", f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(work, f), b, 0o644))
+	}
+	s, err := asset.NewStore(work, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	rel, err := agent.OfflineRelease("quay.io/openshift-release-dev/ocp-release@sha256:"+strings.Repeat("4", 64), "4.19.0")
+	require.NoError(t, err)
+	require.NoError(t, s.Provide(rel))
+	a, err := s.Fetch(context.Background(), &agent.AgentIgnition{})
+	require.NoError(t, err)
+	var cfg types.Config
+	require.NoError(t, json.Unmarshal(a.(*agent.AgentIgnition).Config, &cfg))
+	files := map[string][]byte{}
+	for _, f := range cfg.Storage.Files {
+		b, err := live.FileContents(f)
+		require.NoError(t, err)
+		files[f.Path] = b
+	}
+	return files
+}
+
+// parseEnvFile reads KEY=VALUE lines as podman --env-file does (no quoting).
+func parseEnvFile(b []byte) map[string]string {
+	env := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, _ := strings.Cut(line, "=")
+		env[k] = v
+	}
+	return env
+}
+
+// The stand-in service must start from the environment the agent ISO
+// really gives the service container (assisted-service.env as rendered,
+// with HW_VALIDATOR_REQUIREMENTS filled in as
+// configure-assisted-hw-requirements.sh does at boot).
+func TestServiceConfigFromRenderedEnv(t *testing.T) {
+	// the --env-file flags of assisted-service.service, in order, without
+	// the ones written at boot (/etc/assisted/node0, agent-images.env)
+	files := renderedFiles(t)
+	env := map[string]string{}
+	for _, f := range []string{"/etc/assisted/rendezvous-host.env", "/usr/local/share/assisted-service/assisted-service.env", "/usr/local/share/assisted-service/images.env"} {
+		require.Contains(t, files, f)
+		maps.Copy(env, parseEnvFile(files[f]))
+	}
+	require.Equal(t, "TO_BE_REPLACED_BY_SYSTEMD", env["HW_VALIDATOR_REQUIREMENTS"])
+	env["HW_VALIDATOR_REQUIREMENTS"] = `[{"version":"default","master":{"cpu_cores":4},"arbiter":{},"worker":{},"sno":{"cpu_cores":8}}]`
+	cfg, err := serviceConfigFromEnv(func(k string) string { return env[k] }, nil)
+	require.NoError(t, err, "AUTH_TYPE=%s", env["AUTH_TYPE"])
+	assert.Equal(t, "127.0.0.1:5432", cfg.dbAddr)
+	assert.Equal(t, env["INFRA_ENV_ID"], cfg.live.InfraEnvID)
+	require.Len(t, cfg.live.ReleaseImages, 1)
+	assert.Equal(t, "4.19.0", cfg.live.ReleaseImages[0].Version)
 }
