@@ -195,6 +195,11 @@ After=systemd-udev-settle.service
 [Service]
 TimeoutSec=600
 EOF
+# RHEL 9's systemd defaults MACAddressPolicy to "none" (Debian's to
+# "persistent", which gives a bond a MAC of its own): as on RHCOS, a bond
+# takes the MAC of its first port.
+mkdir -p "$r/etc/systemd/network/99-default.link.d"
+printf '[Link]\nMACAddressPolicy=none\n' >"$r/etc/systemd/network/99-default.link.d/rhcos-mac-policy.conf"
 # Container storage on its own tmpfs: the root is an overlay, and podman's
 # overlay driver cannot stack on overlayfs. RHCOS live has the same need.
 cat >"$r/etc/systemd/system/var-lib-containers.mount" <<'EOF'
@@ -267,16 +272,36 @@ After=basic.target
 
 [Service]
 ExecStart=/usr/local/sbin/live-report
+# The report must not slow down what it watches.
+Nice=10
+IOSchedulingClass=idle
 
 [Install]
 WantedBy=multi-user.target
+EOF
+# The whole journal, as it is written, on the third serial port (ttyS2): the
+# test reads every message from it (pull errors, the journal of a unit that
+# failed), not only what a report happened to catch.
+cat >"$r/etc/systemd/system/live-journal.service" <<'EOF'
+[Unit]
+Description=agentiso live lab: the journal on ttyS2
+DefaultDependencies=no
+After=systemd-journald.service
+Before=sysinit.target
+
+[Service]
+ExecStart=/bin/sh -c 'exec journalctl --boot --follow --no-pager --output=short-monotonic >/dev/ttyS2'
+Restart=always
+
+[Install]
+WantedBy=sysinit.target
 EOF
 
 chroot "$r" /bin/bash -euo pipefail >"$work/customize.log" 2>&1 <<'EOF' || { cat "$work/customize.log" >&2; exit 1; }
 useradd --create-home --uid 1000 --groups sudo --shell /bin/bash core
 echo 'core ALL=(ALL) NOPASSWD: ALL' >/etc/sudoers.d/core
 echo localhost >/etc/hostname
-systemctl enable coreos-update-ca-trust.service var-lib-containers.mount live-report.service NetworkManager.service chrony.service
+systemctl enable coreos-update-ca-trust.service var-lib-containers.mount live-report.service live-journal.service NetworkManager.service chrony.service
 # RHCOS does not run these; here they would only fail or compete with NetworkManager.
 systemctl mask systemd-networkd.service systemd-resolved.service iscsid.service iscsid.socket open-iscsi.service apt-daily.timer apt-daily-upgrade.timer e2scrub_reap.service systemd-timesyncd.service
 systemctl set-default multi-user.target

@@ -191,6 +191,7 @@ type VM struct {
 	Name    string
 	Console string // serial console log (ttyS0)
 	Reports string // the fixture's LIVE-REPORT blocks (ttyS1)
+	Journal string // the guest's journal, streamed by the fixture (ttyS2)
 	cmd     *exec.Cmd
 	done    chan error
 	cancel  context.CancelFunc
@@ -202,6 +203,7 @@ type VMConfig struct {
 	ISO       string
 	MACs      []string
 	MemoryMiB int
+	CPUs      int // vCPUs (TCG runs one host thread per vCPU)
 	KVM       bool
 	Timeout   time.Duration // hard limit: the guest is killed after it
 }
@@ -212,17 +214,22 @@ func StartVM(ctx context.Context, net *Network, dir string, c VMConfig) (*VM, er
 	if err != nil {
 		return nil, fmt.Errorf("qemu-system-x86_64 not found (hack/live-deps.sh): %w", err)
 	}
-	accel, cpu := "tcg", "max"
+	accel, cpu := "tcg,thread=multi", "max"
 	if c.KVM {
 		accel, cpu = "kvm", "host"
 	}
 	console := filepath.Join(dir, c.Name+"-console.log")
 	reports := filepath.Join(dir, c.Name+"-report.log")
+	journal := filepath.Join(dir, c.Name+"-journal.log")
+	cpus := c.CPUs
+	if cpus < 1 {
+		cpus = 1
+	}
 	args := []string{
 		"-name", c.Name,
-		"-machine", "pc,accel=" + accel, "-cpu", cpu, "-smp", "1",
+		"-machine", "pc", "-accel", accel, "-cpu", cpu, "-smp", fmt.Sprint(cpus),
 		"-m", fmt.Sprint(c.MemoryMiB),
-		"-display", "none", "-monitor", "none", "-serial", "file:" + console, "-serial", "file:" + reports,
+		"-display", "none", "-monitor", "none", "-serial", "file:" + console, "-serial", "file:" + reports, "-serial", "file:" + journal,
 		"-no-reboot",
 		"-drive", "file=" + c.ISO + ",format=raw,media=cdrom,readonly=on", "-boot", "d",
 		"-object", "rng-random,filename=/dev/urandom,id=rng0", "-device", "virtio-rng-pci,rng=rng0",
@@ -250,7 +257,7 @@ func StartVM(ctx context.Context, net *Network, dir string, c VMConfig) (*VM, er
 		stderr.Close()
 		return nil, fmt.Errorf("start qemu for %s: %w", c.Name, err)
 	}
-	vm := &VM{Name: c.Name, Console: console, Reports: reports, cmd: cmd, done: make(chan error, 1), cancel: cancel}
+	vm := &VM{Name: c.Name, Console: console, Reports: reports, Journal: journal, cmd: cmd, done: make(chan error, 1), cancel: cancel}
 	go func() { vm.done <- cmd.Wait(); stderr.Close() }()
 	return vm, nil
 }
@@ -264,6 +271,12 @@ func (v *VM) Read() []byte {
 // ReadReports returns the report port's output so far.
 func (v *VM) ReadReports() []byte {
 	b, _ := os.ReadFile(v.Reports)
+	return b
+}
+
+// ReadJournal returns the guest's journal streamed so far.
+func (v *VM) ReadJournal() []byte {
+	b, _ := os.ReadFile(v.Journal)
 	return b
 }
 

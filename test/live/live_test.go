@@ -24,6 +24,7 @@ import (
 //	AGENTISO_LIVE_BIN      agentiso binary (default: built into a temp dir)
 //	AGENTISO_E2E_ACCEL     tcg (default) or kvm
 //	AGENTISO_LIVE_MEMORY   MiB per VM (default 1792)
+//	AGENTISO_LIVE_CPUS     vCPUs per VM (default 2)
 //	AGENTISO_LIVE_KEEP     keep the work directories (consoles, ISOs) for inspection
 
 func TestMain(m *testing.M) {
@@ -99,6 +100,15 @@ func workDir(t *testing.T) string {
 		return d
 	}
 	return t.TempDir()
+}
+
+// cpus is the number of vCPUs per VM: TCG runs each on a host thread of its own.
+func cpus() int {
+	var n int
+	if _, err := fmt.Sscan(os.Getenv("AGENTISO_LIVE_CPUS"), &n); err == nil && n >= 1 {
+		return n
+	}
+	return 2
 }
 
 func memoryMiB() int {
@@ -317,6 +327,12 @@ func TestLive(t *testing.T) {
 		sc := sno
 		sc.bootOnly = true
 		res, err := l.run(t, sc)
+		require.NoError(t, err)
+		t.Logf("mirror pulls: %d", len(res.pulls))
+	})
+	// The whole flow up to the install.
+	t.Run("sno-bond-static", func(t *testing.T) {
+		res, err := l.run(t, sno)
 		require.NoError(t, err)
 		t.Logf("mirror pulls: %d", len(res.pulls))
 	})

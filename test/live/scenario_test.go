@@ -132,12 +132,21 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	}
 	vms := map[string]*VM{}
 	for _, h := range sc.hosts {
-		vm, err := StartVM(ctx, net, dir, VMConfig{Name: h.name, ISO: iso, MACs: h.macs, MemoryMiB: memoryMiB(), KVM: l.kvm, Timeout: 27 * time.Minute})
+		vm, err := StartVM(ctx, net, dir, VMConfig{Name: h.name, ISO: iso, MACs: h.macs, MemoryMiB: memoryMiB(), CPUs: cpus(), KVM: l.kvm, Timeout: 27 * time.Minute})
 		require.NoError(t, err)
 		defer vm.Stop()
 		vms[h.name] = vm
 	}
 	res := &result{reports: map[string]*Report{}}
+	// fatalPull finds, on any host, a failed pull that retrying cannot cure.
+	fatalPull := func() error {
+		for _, h := range sc.hosts {
+			if e, ok := FirstFatal(PullErrors(vms[h.name].ReadJournal())); ok {
+				return fmt.Errorf("%s: a pull failed for good: %s:\n%s", h.name, e.Kind, e.Line)
+			}
+		}
+		return nil
+	}
 	fail := func(err error) (*result, error) {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s: %v", sc.name, err)
@@ -145,6 +154,9 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 			vm := vms[h.name]
 			if r := res.reports[h.name]; r != nil && len(r.Broken()) > 0 {
 				fmt.Fprintf(&b, "\n--- %s: failed units ---\n%s", h.name, r.FailedSummary())
+			}
+			if p := JournalProblems(vm.ReadJournal(), 40); len(p) > 0 {
+				fmt.Fprintf(&b, "\n--- %s: problems in the journal (%s), first %d ---\n%s\n", h.name, vm.Journal, len(p), strings.Join(p, "\n"))
 			}
 			fmt.Fprintf(&b, "\n--- %s console (%s), last 3 KiB ---\n%s", h.name, vm.Console, Tail(vm.Read(), 3072))
 		}
@@ -158,7 +170,7 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	for _, h := range sc.hosts {
 		r, err := waitReport(ctx, vms[h.name], func(r *Report) bool {
 			res.reports[h.name] = r
-			if len(r.Broken()) > 0 || pullFailure(r) != "" {
+			if len(r.Broken()) > 0 || fatalPull() != nil {
 				return true
 			}
 			if sc.bootOnly {
@@ -178,8 +190,8 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 		if err != nil {
 			return fail(err)
 		}
-		if pf := pullFailure(r); pf != "" {
-			return fail(fmt.Errorf("%s: a pull failed: %s", h.name, pf))
+		if err := fatalPull(); err != nil {
+			return fail(err)
 		}
 		if sc.bootOnly {
 			if err := checkHostErr(r, h, bootUnitsAgent()); err != nil {
@@ -254,25 +266,6 @@ func bootDone(r *Report, h host) bool {
 	}
 	// agent.service is running only after extract-agent.sh pulled the agent image
 	return r.Units["agent.service"].Sub == "running"
-}
-
-// pullFailure returns the first line of an agent unit's log that reports a
-// failed image pull (the units retry pulls themselves, so such a unit need
-// not fail or restart), or "".
-func pullFailure(r *Report) string {
-	units := make([]string, 0, len(r.Logs))
-	for u := range r.Logs {
-		units = append(units, u)
-	}
-	slices.Sort(units)
-	for _, u := range units {
-		for _, l := range r.Logs[u] {
-			if strings.Contains(l, "Error: initializing source") || strings.Contains(l, "Error: reading manifest") {
-				return u + ": " + l
-			}
-		}
-	}
-	return ""
 }
 
 // installStarted: start-cluster-installation.service reports the install

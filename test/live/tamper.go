@@ -1,8 +1,13 @@
 package live
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/url"
 	"strings"
 
 	"github.com/coreos/ignition/v2/config/v3_2/types"
@@ -11,12 +16,11 @@ import (
 	"github.com/seed-a052040e/agentiso/test/e2e"
 )
 
-// EditUnit rewrites, in place, the contents of systemd unit `unit` inside
-// the Ignition config embedded in the agent ISO at isoPath: edit gets the
-// unit's text and returns the new one. The other files of the embed area
-// are kept. Negative controls use it to put back a defect the ISO must not
-// carry (e.g. a podman flag combination podman refuses).
-func EditUnit(isoPath, unit string, edit func(string) (string, error)) error {
+// EditConfig rewrites, in place, the Ignition config embedded in the agent
+// ISO at isoPath: edit changes the decoded config. The other files of the
+// embed area are kept. Negative controls use it to put back a defect the
+// ISO must not carry.
+func EditConfig(isoPath string, edit func(*types.Config) error) error {
 	iso, f, err := isoeditor.OpenFile(isoPath)
 	if err != nil {
 		return err
@@ -39,21 +43,8 @@ func EditUnit(isoPath, unit string, edit func(string) (string, error)) error {
 	if err := json.Unmarshal(files[cfgIdx].Data, &cfg); err != nil {
 		return fmt.Errorf("%s: %s: %w", isoPath, isoeditor.IgnitionConfigName, err)
 	}
-	found := false
-	for i := range cfg.Systemd.Units {
-		u := &cfg.Systemd.Units[i]
-		if u.Name != unit || u.Contents == nil {
-			continue
-		}
-		text, err := edit(*u.Contents)
-		if err != nil {
-			return fmt.Errorf("%s: unit %s: %w", isoPath, unit, err)
-		}
-		u.Contents = &text
-		found = true
-	}
-	if !found {
-		return fmt.Errorf("%s: the Ignition config has no unit %s with contents", isoPath, unit)
+	if err := edit(&cfg); err != nil {
+		return fmt.Errorf("%s: %w", isoPath, err)
 	}
 	b, err := json.Marshal(cfg)
 	if err != nil {
@@ -72,6 +63,118 @@ func EditUnit(isoPath, unit string, edit func(string) (string, error)) error {
 	return e2e.EmbedIgnitionArchive(isoPath, archive)
 }
 
+// EditUnit rewrites the contents of systemd unit `unit` in the agent ISO at
+// isoPath: edit gets the unit's text and returns the new one.
+func EditUnit(isoPath, unit string, edit func(string) (string, error)) error {
+	return EditConfig(isoPath, func(cfg *types.Config) error {
+		found := false
+		for i := range cfg.Systemd.Units {
+			u := &cfg.Systemd.Units[i]
+			if u.Name != unit || u.Contents == nil {
+				continue
+			}
+			text, err := edit(*u.Contents)
+			if err != nil {
+				return fmt.Errorf("unit %s: %w", unit, err)
+			}
+			u.Contents = &text
+			found = true
+		}
+		if !found {
+			return fmt.Errorf("the Ignition config has no unit %s with contents", unit)
+		}
+		return nil
+	})
+}
+
+// EditFiles rewrites every storage file of the agent ISO at isoPath for
+// which edit returns changed contents; edit gets the path and the decoded
+// contents. It fails when no file changed.
+func EditFiles(isoPath string, edit func(path string, data []byte) ([]byte, error)) error {
+	return EditConfig(isoPath, func(cfg *types.Config) error {
+		changed := 0
+		for i := range cfg.Storage.Files {
+			f := &cfg.Storage.Files[i]
+			data, err := FileContents(*f)
+			if err != nil {
+				return err
+			}
+			out, err := edit(f.Path, data)
+			if err != nil {
+				return fmt.Errorf("%s: %w", f.Path, err)
+			}
+			if bytes.Equal(out, data) {
+				continue
+			}
+			src := "data:;base64," + base64.StdEncoding.EncodeToString(out)
+			f.Contents = types.Resource{Source: &src}
+			f.Append = nil
+			changed++
+		}
+		if changed == 0 {
+			return fmt.Errorf("no file of the Ignition config changed")
+		}
+		return nil
+	})
+}
+
+// FileContents decodes a storage file of an Ignition config (a data URL,
+// base64 or not, gzip-compressed or not; appended parts are concatenated).
+func FileContents(f types.File) ([]byte, error) {
+	parts := []types.Resource{f.Contents}
+	if f.Contents.Source == nil {
+		parts = nil
+		for _, a := range f.Append {
+			parts = append(parts, types.Resource{Source: a.Source, Compression: a.Compression})
+		}
+	}
+	var out []byte
+	for _, r := range parts {
+		if r.Source == nil {
+			continue
+		}
+		b, err := decodeDataURL(*r.Source)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Path, err)
+		}
+		if r.Compression != nil && *r.Compression == "gzip" {
+			zr, err := gzip.NewReader(bytes.NewReader(b))
+			if err != nil {
+				return nil, fmt.Errorf("%s: gzip: %w", f.Path, err)
+			}
+			if b, err = io.ReadAll(zr); err != nil {
+				return nil, fmt.Errorf("%s: gzip: %w", f.Path, err)
+			}
+		}
+		out = append(out, b...)
+	}
+	return out, nil
+}
+
+func decodeDataURL(src string) ([]byte, error) {
+	rest, ok := strings.CutPrefix(src, "data:")
+	if !ok {
+		return nil, fmt.Errorf("not a data URL: %.40q", src)
+	}
+	header, payload, ok := strings.Cut(rest, ",")
+	if !ok {
+		return nil, fmt.Errorf("data URL without a comma: %.40q", src)
+	}
+	if strings.HasSuffix(header, ";base64") {
+		b, err := base64.StdEncoding.DecodeString(payload)
+		if err != nil {
+			return nil, fmt.Errorf("data URL: %w", err)
+		}
+		return b, nil
+	}
+	// data URLs are percent-encoded, not form-encoded: "+" stays.
+	s, err := url.PathUnescape(payload)
+	if err != nil {
+		return nil, fmt.Errorf("data URL: %w", err)
+	}
+	return []byte(s), nil
+}
+
 // AddPodmanFlag returns an edit that adds flag right after "podman run" on
 // every line that has it.
 func AddPodmanFlag(flag string) func(string) (string, error) {
@@ -80,5 +183,12 @@ func AddPodmanFlag(flag string) func(string) (string, error) {
 			return "", fmt.Errorf("no /usr/bin/podman run command")
 		}
 		return strings.ReplaceAll(text, "/usr/bin/podman run ", "/usr/bin/podman run "+flag+" "), nil
+	}
+}
+
+// ReplaceAll returns a file edit that replaces old with new everywhere.
+func ReplaceAll(old, new string) func(string, []byte) ([]byte, error) {
+	return func(_ string, data []byte) ([]byte, error) {
+		return bytes.ReplaceAll(data, []byte(old), []byte(new)), nil
 	}
 }

@@ -1,6 +1,9 @@
 package live
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -58,4 +61,60 @@ func TestEditUnit(t *testing.T) {
 	require.ErrorContains(t, EditUnit(iso, "b.service", AddPodmanFlag("--rm")), "no /usr/bin/podman run command")
 	_, err = os.Stat(iso)
 	require.NoError(t, err)
+}
+
+func TestEditFiles(t *testing.T) {
+	dir := t.TempDir()
+	iso := filepath.Join(dir, "agent.iso")
+	_, err := testiso.WriteFile(iso, testiso.Options{})
+	require.NoError(t, err)
+	const digest = "quay.io/r/release@sha256:abcd"
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, err = zw.Write([]byte("RELEASE_IMAGE=" + digest + "\n"))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	plain := "data:text/plain;charset=utf-8;base64," + base64.StdEncoding.EncodeToString([]byte("echo "+digest+"\n"))
+	compressed := "data:;base64," + base64.StdEncoding.EncodeToString(gz.Bytes())
+	escaped := "data:,a%20b+c"
+	gzipName := "gzip"
+	cfg := types.Config{Ignition: types.Ignition{Version: "3.2.0"}}
+	cfg.Storage.Files = []types.File{
+		{Node: types.Node{Path: "/usr/local/bin/a.sh"}, FileEmbedded1: types.FileEmbedded1{Contents: types.Resource{Source: &plain}}},
+		{Node: types.Node{Path: "/etc/b.env"}, FileEmbedded1: types.FileEmbedded1{Contents: types.Resource{Source: &compressed, Compression: &gzipName}}},
+		{Node: types.Node{Path: "/etc/c"}, FileEmbedded1: types.FileEmbedded1{Contents: types.Resource{Source: &escaped}}},
+	}
+	for _, c := range []struct{ path, want string }{{"/usr/local/bin/a.sh", "echo " + digest + "\n"}, {"/etc/b.env", "RELEASE_IMAGE=" + digest + "\n"}, {"/etc/c", "a b+c"}} {
+		for _, f := range cfg.Storage.Files {
+			if f.Path == c.path {
+				got, err := FileContents(f)
+				require.NoError(t, err)
+				assert.Equal(t, c.want, string(got))
+			}
+		}
+	}
+	b, err := json.Marshal(cfg)
+	require.NoError(t, err)
+	archive, err := isoeditor.IgnitionArchive(b)
+	require.NoError(t, err)
+	require.NoError(t, e2e.EmbedIgnitionArchive(iso, archive))
+
+	require.NoError(t, EditFiles(iso, ReplaceAll(digest, "quay.io/r/release:4.20.0")))
+	got, f, err := isoeditor.OpenFile(iso)
+	require.NoError(t, err)
+	files, err := got.EmbeddedFiles()
+	f.Close()
+	require.NoError(t, err)
+	var out types.Config
+	require.NoError(t, json.Unmarshal(files[0].Data, &out))
+	want := map[string]string{"/usr/local/bin/a.sh": "echo quay.io/r/release:4.20.0\n", "/etc/b.env": "RELEASE_IMAGE=quay.io/r/release:4.20.0\n", "/etc/c": "a b+c"}
+	for _, file := range out.Storage.Files {
+		data, err := FileContents(file)
+		require.NoError(t, err)
+		assert.Equal(t, want[file.Path], string(data), file.Path)
+	}
+	require.ErrorContains(t, EditFiles(iso, ReplaceAll(digest, "x")), "no file of the Ignition config changed")
+	notURL := "https://example.com/x"
+	_, err = FileContents(types.File{Node: types.Node{Path: "/x"}, FileEmbedded1: types.FileEmbedded1{Contents: types.Resource{Source: &notURL}}})
+	require.ErrorContains(t, err, "not a data URL")
 }
