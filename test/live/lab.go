@@ -18,6 +18,12 @@ const (
 	BridgeName = "br-live"
 	BridgeIP   = "192.168.111.1"
 	PrefixLen  = 24
+	// MirrorIP is the mirror registry's address: a second address of the
+	// bridge outside the machine network (192.168.111.0/24), which the hosts
+	// reach through their default gateway, BridgeIP. Outside the machine
+	// network because agentiso (as upstream) puts the machine network in
+	// NO_PROXY: a proxy scenario would otherwise never use its proxy.
+	MirrorIP = "192.168.112.1"
 	// NetnsEnv is set in the environment of the test binary once it runs
 	// inside the lab namespace.
 	NetnsEnv = "AGENTISO_LIVE_NETNS"
@@ -77,6 +83,7 @@ func SetupNetwork(ctx context.Context) (*Network, error) {
 	steps := [][]string{
 		{"link", "add", BridgeName, "type", "bridge", "stp_state", "0", "forward_delay", "0"},
 		{"addr", "add", fmt.Sprintf("%s/%d", BridgeIP, PrefixLen), "dev", BridgeName},
+		{"addr", "add", MirrorIP + "/24", "dev", BridgeName},
 		{"link", "set", BridgeName, "up"},
 	}
 	for _, s := range steps {

@@ -314,36 +314,86 @@ func TestLive(t *testing.T) {
 	l.standin = sb
 
 	sno := scenario{
-		name:          "sno-bond-static",
+		name:          "sno-bond-static-proxy",
 		installConfig: snoInstallConfig,
 		agentConfig:   snoAgentConfig,
+		proxy:         true,
 		hosts: []host{{name: "sno-live", macs: []string{"52:54:00:aa:00:01", "52:54:00:aa:00:02"},
 			iface: "bond0", kind: "bond", ip: "192.168.111.80", nodeZero: true}},
 	}
-
-	// Boot stage: Ignition, systemd, NetworkManager, the hostname, node
-	// zero detection and the agent pulled from the mirror by digest.
-	t.Run("sno-bond-static-boot", func(t *testing.T) {
+	// Negative controls boot the same host (on the bridge, without a proxy)
+	// and must fail with a clear message.
+	control := func(name string) scenario {
 		sc := sno
-		sc.bootOnly = true
-		res, err := l.run(t, sc)
-		require.NoError(t, err)
-		t.Logf("mirror pulls: %d", len(res.pulls))
-	})
-	// The whole flow up to the install.
-	t.Run("sno-bond-static", func(t *testing.T) {
+		sc.name, sc.proxy, sc.deadline = name, false, 10*time.Minute
+		return sc
+	}
+
+	// SNO, static IPv4 on a bond, mirror + CA, through a proxy whose URL
+	// carries percent-encoded credentials, up to the install.
+	t.Run("sno-bond-static-proxy", func(t *testing.T) {
 		res, err := l.run(t, sno)
 		require.NoError(t, err)
-		t.Logf("mirror pulls: %d", len(res.pulls))
+		t.Logf("mirror manifest/blob requests: %d, proxied requests: %d", len(res.pulls), len(res.proxied))
+	})
+	// Two of three masters, DHCP from dnsmasq: the second host finds node
+	// zero through the rendezvous IP; both register; the install must not
+	// start without the third.
+	t.Run("two-hosts-dhcp", func(t *testing.T) {
+		sc := scenario{
+			name:          "two-hosts-dhcp",
+			installConfig: twoInstallConfig,
+			agentConfig:   twoAgentConfig,
+			partial:       true,
+			hosts: []host{
+				{name: "master-0", macs: []string{"52:54:00:bb:00:01"}, ip: "192.168.111.80", nodeZero: true},
+				{name: "master-1", macs: []string{"52:54:00:bb:00:02"}, ip: "192.168.111.81"},
+			},
+			dhcp: []DHCPHost{
+				{MAC: "52:54:00:bb:00:01", IP: "192.168.111.80", Hostname: "master-0"},
+				{MAC: "52:54:00:bb:00:02", IP: "192.168.111.81", Hostname: "master-1"},
+			},
+			deadline: 16 * time.Minute,
+		}
+		res, err := l.run(t, sc)
+		require.NoError(t, err)
+		t.Logf("mirror manifest/blob requests: %d", len(res.pulls))
+	})
+	// issue 10, item 1: podman refuses --rm together with --restart, so
+	// apply-host-config fails and the install never starts.
+	t.Run("negative/apply-host-config-rm", func(t *testing.T) {
+		sc := control("negative-rm-restart")
+		sc.deadline = 12 * time.Minute
+		sc.tamper = func(iso string, _ *mirror.Mirror) error {
+			return EditUnit(iso, "apply-host-config.service", AddPodmanFlag("--rm"))
+		}
+		_, err := l.run(t, sc)
+		require.Error(t, err, "apply-host-config with podman run --rm --restart passed the lab")
+		require.ErrorContains(t, err, "apply-host-config.service")
+		require.ErrorContains(t, err, "--rm")
+		t.Logf("detected: %v", firstLine(err))
 	})
 	t.Run("negative/missing-ca", func(t *testing.T) {
-		sc := sno
-		sc.name = "negative-missing-ca"
-		sc.bootOnly = true
-		sc.noCA = true
+		sc := control("negative-missing-ca")
+		sc.bootOnly, sc.noCA = true, true
 		_, err := l.run(t, sc)
 		require.Error(t, err, "hosts without the mirror's CA passed the lab")
 		require.ErrorContains(t, err, "x509")
+		t.Logf("detected: %v", firstLine(err))
+	})
+	// issue 10, item 2: a release by tag is never looked up on
+	// mirror-by-digest-only mirrors. agentiso pins the digest itself, so the
+	// control puts the tag back into every file of the ISO.
+	t.Run("negative/tag-only-release", func(t *testing.T) {
+		sc := control("negative-tag-only")
+		sc.bootOnly = true
+		sc.tamper = func(iso string, m *mirror.Mirror) error {
+			return EditFiles(iso, ReplaceAll(m.ReleaseImage, m.ReleaseTag))
+		}
+		_, err := l.run(t, sc)
+		require.Error(t, err, "hosts pulling the release by tag passed the lab")
+		require.ErrorContains(t, err, "never went to the mirror")
+		require.ErrorContains(t, err, mirror.SourceReleaseRepo+":", "the error names the tag reference")
 		t.Logf("detected: %v", firstLine(err))
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,11 +18,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/test/live/mirror"
 )
 
-// mirrorListen is where the lab's registry listens: the bridge address.
-const mirrorListen = BridgeIP + ":5000"
+// mirrorListen is where the lab's registry listens.
+const mirrorListen = MirrorIP + ":5000"
 
 // scenario is one lab run: inputs, hosts and what must hold.
 type scenario struct {
@@ -30,18 +34,23 @@ type scenario struct {
 	hosts         []host // hosts[0] is node zero
 	dhcp          []DHCPHost
 	noCA          bool // leave additionalTrustBundle out (negative control)
-	byTag         bool // give agentiso the release by tag (negative control)
 	proxy         bool
-	partial       bool                   // not every host boots: the install cannot start
-	bootOnly      bool                   // stop once the hosts are up and agent.service runs from the mirror's images
-	tamper        func(iso string) error // edits the agent ISO before the boot
+	partial       bool // not every host boots: the install cannot start
+	bootOnly      bool // stop once the hosts are up and agent.service runs from the mirror's images
+	// tamper edits the agent ISO before the boot (negative controls).
+	tamper func(iso string, m *mirror.Mirror) error
+	// deadline bounds the scenario from the first boot (default 14 minutes).
+	deadline time.Duration
 }
 
 // result is what a run observed.
 type result struct {
 	reports map[string]*Report
 	pulls   []mirror.Pull
+	proxied []ProxyRequest
 	waitFor string
+	// transient are the pull errors the scripts recovered from.
+	transient int
 }
 
 // lab holds what every scenario shares.
@@ -85,7 +94,12 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	start := time.Now()
 	defer func() { t.Logf("%s: %s", sc.name, time.Since(start).Round(time.Second)) }()
 	dir := workDir(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 28*time.Minute)
+	deadline := sc.deadline
+	if deadline == 0 {
+		deadline = 14 * time.Minute
+	}
+	// The build (below) comes first; the deadline counts from here.
+	ctx, cancel := context.WithTimeout(context.Background(), deadline+2*time.Minute)
 	defer cancel()
 	net, err := SetupNetwork(ctx)
 	require.NoError(t, err)
@@ -96,16 +110,15 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	defer m.Close()
 
 	proxyURL := ""
+	var proxy *Proxy
 	if sc.proxy {
-		p, err := StartProxy(ctx, BridgeIP+":3128", "lab@user", "pa%ss")
+		proxy, err = StartProxy(ctx, BridgeIP+":3128", proxyUser, proxyPass)
 		require.NoError(t, err)
-		defer p.Close()
-		proxyURL = "http://lab%40user:pa%25ss@" + p.Addr
+		defer proxy.Close()
+		proxyURL = "http://" + url.UserPassword(proxyUser, proxyPass).String() + "@" + proxy.Addr
+		require.Contains(t, proxyURL, "%25", "the proxy URL must carry a percent-encoded %")
 	}
 	release := m.ReleaseImage
-	if sc.byTag {
-		release = m.ReleaseTag
-	}
 	files := map[string]string{
 		"install-config.yaml": mirrorInputs(sc.installConfig, m, !sc.noCA, proxyURL),
 		"agent-config.yaml":   sc.agentConfig,
@@ -123,7 +136,7 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	}
 	iso := filepath.Join(dir, "agent.x86_64.iso")
 	if sc.tamper != nil {
-		require.NoError(t, sc.tamper(iso))
+		require.NoError(t, sc.tamper(iso, m))
 	}
 	if len(sc.dhcp) > 0 {
 		d, err := StartDnsmasq(ctx, dir, sc.dhcp)
@@ -132,11 +145,14 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	}
 	vms := map[string]*VM{}
 	for _, h := range sc.hosts {
-		vm, err := StartVM(ctx, net, dir, VMConfig{Name: h.name, ISO: iso, MACs: h.macs, MemoryMiB: memoryMiB(), CPUs: cpus(), KVM: l.kvm, Timeout: 27 * time.Minute})
+		vm, err := StartVM(ctx, net, dir, VMConfig{Name: h.name, ISO: iso, MACs: h.macs, MemoryMiB: memoryMiB(), CPUs: cpus(), KVM: l.kvm, Timeout: deadline + time.Minute})
 		require.NoError(t, err)
 		defer vm.Stop()
 		vms[h.name] = vm
 	}
+	bootStart := time.Now()
+	ctx, cancelBoot := context.WithTimeout(ctx, deadline)
+	defer cancelBoot()
 	res := &result{reports: map[string]*Report{}}
 	// fatalPull finds, on any host, a failed pull that retrying cannot cure.
 	fatalPull := func() error {
@@ -163,6 +179,18 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 		res.pulls = m.Pulls()
 		return res, errors.New(b.String())
 	}
+	defer func() {
+		for _, h := range sc.hosts {
+			for _, e := range PullErrors(vms[h.name].ReadJournal()) {
+				if !e.Fatal() {
+					res.transient++
+				}
+			}
+		}
+		if res.transient > 0 {
+			t.Logf("%s: %d pull(s) failed for a while (mirror not answering in time) and were retried by the scripts", sc.name, res.transient)
+		}
+	}()
 
 	// 1. Node zero starts the installation; every host comes up as
 	// configured. A unit that fails or restarts ends the wait at once.
@@ -176,13 +204,18 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 			if sc.bootOnly {
 				return bootDone(r, h)
 			}
-			if h.nodeZero && !sc.partial {
-				return installStarted(r)
+			// A report reads the unit states before the logs, so it may
+			// show the install started with a unit still activating: wait
+			// for a report where everything holds.
+			for _, u := range hostUnits(h, !sc.partial) {
+				if !unitDone(r, u) {
+					return false
+				}
 			}
-			if h.nodeZero {
-				return unitDone(r, "assisted-service.service") && unitDone(r, "agent.service") && r.Hostname == h.name
+			if r.Hostname != h.name {
+				return false
 			}
-			return unitDone(r, "agent.service") && r.Hostname == h.name
+			return !h.nodeZero || sc.partial || installStarted(r)
 		})
 		if r != nil {
 			res.reports[h.name] = r
@@ -212,22 +245,93 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 		}
 	}
 
-	// 2. Every image came from the mirror, by digest.
+	// 2. Every image came from the mirror, by digest, and the images the
+	// units run were among them.
 	res.pulls = m.Pulls()
-	if err := checkPulls(res.pulls); err != nil {
+	if err := checkPulls(res.pulls, m, sc.bootOnly); err != nil {
 		return fail(err)
 	}
+	t.Logf("%s: hosts up as configured after %s", sc.name, time.Since(bootStart).Round(time.Second))
 
 	if sc.bootOnly {
 		return res, nil
 	}
 
-	// 3. wait-for, from the test machine against node zero, sees the hosts
+	// 3. Only node zero runs assisted-service.
+	for _, h := range sc.hosts[1:] {
+		r := res.reports[h.name]
+		if s := r.Units["assisted-service.service"]; s.Active == "active" || s.Active == "activating" {
+			return fail(fmt.Errorf("%s is not node zero but runs assisted-service.service (%+v)", h.name, s))
+		}
+		for _, c := range r.Containers {
+			if strings.HasPrefix(c, "service ") || strings.HasPrefix(c, "assisted-db ") {
+				return fail(fmt.Errorf("%s is not node zero but runs the container %q", h.name, c))
+			}
+		}
+	}
+
+	// 4. From the test machine: every host registered with node zero's
+	// assisted-service, and the install endpoint was called (or, with hosts
+	// missing, was not).
+	token, err := userToken(dir)
+	if err != nil {
+		return fail(err)
+	}
+	svc := &ServiceClient{BaseURL: "http://" + nz.ip + ":8090", UserToken: token}
+	var regErr error
+	for {
+		regErr = nil
+		hosts, err := svc.Hosts(ctx)
+		if err != nil {
+			regErr = err
+		} else {
+			for _, h := range sc.hosts {
+				if err := CheckRegistered(hosts, h.name, h.macs); err != nil {
+					regErr = fmt.Errorf("%s: %w", h.name, err)
+					break
+				}
+			}
+		}
+		if regErr == nil || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(5 * time.Second):
+		}
+	}
+	if regErr != nil {
+		return fail(fmt.Errorf("not every host registered with node zero's assisted-service: %w", regErr))
+	}
+	reqs, err := svc.Requests(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	calls := InstallCalls(reqs)
+	switch {
+	case !sc.partial && len(calls) == 0:
+		return fail(errors.New("start-cluster-installation.service reported the installation, but assisted-service never got POST .../clusters/{id}/actions/install"))
+	case !sc.partial && calls[0].Status != 202:
+		return fail(fmt.Errorf("the install call was answered %d, want 202", calls[0].Status))
+	case sc.partial && len(calls) > 0:
+		return fail(fmt.Errorf("the installation was started with %d of the hosts booted: %+v", len(sc.hosts), calls))
+	}
+
+	// 5. The proxy: every proxied request carried the credentials the
+	// percent-encoded URL names, and the hosts' pulls went through it.
+	if proxy != nil {
+		res.proxied = proxy.Requests()
+		if err := checkProxied(res.proxied, m.Addr); err != nil {
+			return fail(err)
+		}
+	}
+
+	// 6. wait-for, from the test machine against node zero, sees the hosts
 	// and the installation, and gives up as documented (exit 5) since the
 	// stand-ins never finish bootstrap.
 	wctx, wcancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer wcancel()
-	wout, werr := exec.CommandContext(wctx, l.bin, "wait-for", "bootstrap-complete", "--dir", dir, "--timeout", "90s").CombinedOutput()
+	wout, werr := exec.CommandContext(wctx, l.bin, "wait-for", "bootstrap-complete", "--dir", dir, "--timeout", "75s").CombinedOutput()
 	res.waitFor = string(wout)
 	var exit *exec.ExitError
 	if !errors.As(werr, &exit) || exit.ExitCode() != 5 {
@@ -238,11 +342,55 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 			return fail(fmt.Errorf("wait-for never showed host %s:\n%s", h.name, wout))
 		}
 	}
-	if !sc.partial && !strings.Contains(res.waitFor, "installing") {
+	if !sc.partial && !strings.Contains(strings.ToLower(res.waitFor), "install") {
 		return fail(fmt.Errorf("wait-for never showed the installation:\n%s", wout))
 	}
-	_ = nz
+	t.Logf("%s: wait-for bootstrap-complete:\n%s", sc.name, wout)
 	return res, nil
+}
+
+// The proxy's credentials: both need percent-encoding in a URL.
+const (
+	proxyUser = "lab@user"
+	proxyPass = "pa%ss"
+)
+
+// userToken reads the userAuth token agentiso keeps in its state.
+func userToken(dir string) (string, error) {
+	s, err := asset.NewStore(dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return "", err
+	}
+	var ac agent.AuthConfig
+	ok, err := s.LoadFromState(&ac)
+	if err != nil {
+		return "", err
+	}
+	if !ok || ac.UserAuthToken == "" {
+		return "", fmt.Errorf("%s: no %s in agentiso's state", dir, ac.Name())
+	}
+	return ac.UserAuthToken, nil
+}
+
+// checkProxied: the proxy saw requests, all with the right credentials,
+// and tunnels to the mirror among them (podman's pulls).
+func checkProxied(reqs []ProxyRequest, mirrorAddr string) error {
+	if len(reqs) == 0 {
+		return errors.New("no host used the proxy (HTTP_PROXY/HTTPS_PROXY did not reach the units: a % in the URL not written as %% in 10-default-env.conf makes systemd drop it)")
+	}
+	toMirror := 0
+	for _, r := range reqs {
+		if !r.Authorized {
+			return fmt.Errorf("the proxy got %s %s without the right credentials (the percent-encoded user or password was mangled)", r.Method, r.Target)
+		}
+		if r.Method == "CONNECT" && r.Target == mirrorAddr {
+			toMirror++
+		}
+	}
+	if toMirror == 0 {
+		return fmt.Errorf("no pull went through the proxy to the mirror %s; the proxy saw: %+v", mirrorAddr, reqs)
+	}
+	return nil
 }
 
 // bootUnitsAgent are the units that must run on every host before any
@@ -337,23 +485,47 @@ func checkHostErr(r *Report, h host, units []string) error {
 	return nil
 }
 
-// checkPulls: the hosts pulled only by digest, and every pull succeeded.
-func checkPulls(pulls []mirror.Pull) error {
-	var manifests int
+// checkPulls: the hosts pulled only by digest, every pull succeeded, and
+// the release image and the components the units run (the agent; for the
+// whole flow the service image) were pulled.
+func checkPulls(pulls []mirror.Pull, m *mirror.Mirror, bootOnly bool) error {
+	got := map[string]bool{}
 	for _, p := range pulls {
 		if p.Kind != "manifests" {
 			continue
 		}
-		manifests++
 		if !p.ByDigest() {
 			return fmt.Errorf("the mirror was asked for a tag: %s", p)
 		}
 		if p.Status >= 400 {
 			return fmt.Errorf("a pull from the mirror failed: %s", p)
 		}
+		got[p.Reference] = true
 	}
-	if manifests == 0 {
+	if len(got) == 0 {
 		return errors.New("no host pulled anything from the mirror")
+	}
+	want := []string{"", "agent-installer-node-agent"}
+	if !bootOnly {
+		want = append(want, "agent-installer-api-server")
+	}
+	for _, c := range want {
+		var img mirror.Image
+		if c == "" {
+			img = m.Images[0]
+		} else {
+			var ok bool
+			if img, ok = m.Component(c); !ok {
+				return fmt.Errorf("the stand-in payload has no %s", c)
+			}
+		}
+		if !got[img.Digest] {
+			name := c
+			if name == "" {
+				name = "the release image"
+			}
+			return fmt.Errorf("%s (%s) was never pulled from the mirror", name, img.Digest)
+		}
 	}
 	return nil
 }
