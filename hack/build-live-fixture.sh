@@ -14,7 +14,7 @@
 #   isolinux/, EFI/redhat/     boot configs with the COREOS_KARG_EMBED_AREA
 #   coreos/igninfo.json, coreos/kargs.json, coreos/features.json
 #
-# The initramfs /init: loads the CD/loop/squashfs/overlay modules, finds the
+# The initramfs /init: loads the CD/loop/squashfs/overlay and NIC modules, finds the
 # ISO whose volume ID is coreos.liveiso=, mounts root.squashfs from rootfs.img
 # read-only under a tmpfs overlay at /sysroot, runs the real Ignition
 # (Debian's `ignition` package, stages fetch-offline and files, with
@@ -323,7 +323,9 @@ rd=$work/initramfs
 mkdir -p "$rd"/{bin,dev,proc,sys,etc,tmp,run,iso,lower,rw,sysroot,lib/modules}
 cp "$r/bin/busybox" "$rd/bin/busybox"
 : >"$rd/modules.order"
-for m in isofs sr_mod ata_piix ahci virtio_blk virtio_scsi virtio_pci loop squashfs overlay; do
+# virtio_net: RHCOS brings the NICs up in the initramfs, so they exist when
+# the real root's units start (set-hostname.sh looks for their MACs at once).
+for m in isofs sr_mod ata_piix ahci virtio_blk virtio_scsi virtio_pci virtio_net loop squashfs overlay; do
   modprobe -S "$kver" -d "$r" --show-depends "$m" 2>/dev/null | awk '$1 == "insmod" {print $2}'
 done | awk '!seen[$0]++' | while read -r ko; do
   ko=${ko#"$r"} # modprobe -d prints paths with or without the root prefix

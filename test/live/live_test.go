@@ -25,6 +25,7 @@ import (
 //	AGENTISO_E2E_ACCEL     tcg (default) or kvm
 //	AGENTISO_LIVE_MEMORY   MiB per VM (default 1792)
 //	AGENTISO_LIVE_CPUS     vCPUs per VM (default 2)
+//	AGENTISO_LIVE_BUDGET   time for all scenarios together (default 40m)
 //	AGENTISO_LIVE_KEEP     keep the work directories (consoles, ISOs) for inspection
 
 func TestMain(m *testing.M) {
@@ -100,6 +101,16 @@ func workDir(t *testing.T) string {
 		return d
 	}
 	return t.TempDir()
+}
+
+// budget bounds all scenarios together (default 40 minutes), below make
+// e2e-live's LIVE_TIMEOUT, so that a lab that hangs fails with its own
+// messages instead of go test's timeout panic.
+func budget() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("AGENTISO_LIVE_BUDGET")); err == nil && d > 0 {
+		return d
+	}
+	return 40 * time.Minute
 }
 
 // cpus is the number of vCPUs per VM: TCG runs each on a host thread of its own.
@@ -308,7 +319,7 @@ var bootUnits = []string{
 func TestLive(t *testing.T) {
 	requireTool(t, "qemu-system-x86_64")
 	requireTool(t, "ip")
-	l := &lab{fixture: fixture(t), bin: agentisoBin(t), kvm: os.Getenv("AGENTISO_E2E_ACCEL") == "kvm"}
+	l := &lab{fixture: fixture(t), bin: agentisoBin(t), kvm: os.Getenv("AGENTISO_E2E_ACCEL") == "kvm", budgetEnd: time.Now().Add(budget())}
 	sb, err := mirror.BuildStandin(context.Background(), t.TempDir(), "amd64")
 	require.NoError(t, err, "build the stand-in binary")
 	l.standin = sb
@@ -370,7 +381,7 @@ func TestLive(t *testing.T) {
 		_, err := l.run(t, sc)
 		require.Error(t, err, "apply-host-config with podman run --rm --restart passed the lab")
 		require.ErrorContains(t, err, "apply-host-config.service")
-		require.ErrorContains(t, err, "--rm")
+		require.ErrorContains(t, err, "the --rm option conflicts with --restart", "podman's own error is printed")
 		t.Logf("detected: %v", firstLine(err))
 	})
 	t.Run("negative/missing-ca", func(t *testing.T) {
