@@ -107,6 +107,35 @@ func TestReleaseImageDownloadTellsTheConsoleWhyThePullFails(t *testing.T) {
 	assert.Contains(t, rs[2].ErrorMessage, "attempt 1: Error: initializing source")
 }
 
+// The whole podman error reaches the journal (the script's output), as
+// podman's own stderr does upstream: containers/image puts the reason that
+// matters in the middle of a long message (here the mirror's x509 failure,
+// the usual one in an air gap without the CA), past the console's cut.
+func TestReleaseImageDownloadJournalsPodmansWholeError(t *testing.T) {
+	h := releaseHost(t, 1, false, "amd64", "x86_64")
+	digest := "sha256:" + strings.Repeat("7", 64)
+	long := `Error: initializing source docker://quay.io/openshift-release-dev/ocp-release@` + digest +
+		`: (Mirrors also failed: [mirror.example:5000/openshift-release-dev/ocp-release@` + digest +
+		`: pinging container registry mirror.example:5000: Get "https://mirror.example:5000/v2/": tls: failed to verify certificate: x509: certificate signed by unknown authority]): quay.io/openshift-release-dev/ocp-release@` + digest +
+		`: pinging container registry quay.io: Get "https://quay.io/v2/": dial tcp: lookup quay.io: no such host`
+	require.Greater(t, strings.Index(long, "x509"), 300)
+	state := shellQuoted(h.dir)
+	h.fake("podman", `case "$1" in
+image) exit 1 ;;
+pull)
+	if [ "$(grep -c '^podman pull ' `+state+`/calls.log)" -le 1 ]; then
+		echo `+shellQuoted(long)+` >&2
+		exit 125
+	fi
+	echo 0f1e2d3c4b5a ;;
+inspect) printf '[{"Id":"0f1e","Architecture":"amd64","Os":"linux"}]\n' ;;
+*) exit 125 ;;
+esac`)
+	out, err := h.run(releaseDownloadScript)
+	require.NoError(t, err, out)
+	assert.Contains(t, out, long, "podman's whole error is in the journal")
+}
+
 func TestReleaseImageDownloadChecksTheArchitecture(t *testing.T) {
 	h := releaseHost(t, 0, true, "arm64", "x86_64")
 	out, err := h.run(releaseDownloadScript)
