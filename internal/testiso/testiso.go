@@ -57,6 +57,8 @@ type Options struct {
 	IgnInfoJSON []byte
 	// KargsJSON, if non-nil, is written verbatim as coreos/kargs.json.
 	KargsJSON []byte
+	// MinisoDat, if non-nil, is written verbatim as coreos/miniso.dat.
+	MinisoDat []byte
 	// Dense writes pseudo-random bytes over the whole filler instead of a
 	// sparse hole (costs real disk and time; used by benchmarks).
 	Dense bool
@@ -228,6 +230,9 @@ func Write(f File, o Options) (*Layout, error) {
 		igninfo = o.IgnInfoJSON
 	}
 
+	if o.MinisoDat != nil {
+		add("coreos/miniso.dat", &node{data: o.MinisoDat})
+	}
 	add("coreos/features.json", &node{data: []byte("{\n  \"installer-config\": true,\n  \"live-initrd-network\": true\n}\n")})
 	if !o.OmitIgnInfo {
 		add("coreos/igninfo.json", &node{data: igninfo})

@@ -61,6 +61,7 @@ type ISO struct {
 	arch     string
 	ign      IgnitionArea
 	kargs    *KargsAreas
+	root     dirRecord
 }
 
 // Open parses a CoreOS live ISO of the given size read through r. It fails
@@ -80,6 +81,7 @@ func Open(r io.ReaderAt, size int64) (*ISO, error) {
 		return nil, err
 	}
 	iso.arch = iso.detectArch(root)
+	iso.root = root
 	return iso, nil
 }
 
