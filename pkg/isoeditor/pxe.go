@@ -1,0 +1,80 @@
+package isoeditor
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+)
+
+// PXEInitrd streams the live initrd followed by the agent's Ignition
+// archive (from [IgnitionArchive]: a separate gzip-compressed newc cpio
+// holding config.ign). The original initrd bytes are never rewritten: the
+// output is the initrd, zero padding to a 4-byte boundary (the kernel skips
+// zeros between concatenated archives) and the archive. It also returns the
+// output's total size.
+func PXEInitrd(initrd io.Reader, initrdSize int64, ignitionArchive []byte) (io.Reader, int64) {
+	pad := (4 - initrdSize%4) % 4
+	r := io.MultiReader(
+		&exactReader{r: initrd, n: initrdSize},
+		bytes.NewReader(make([]byte, pad)),
+		bytes.NewReader(ignitionArchive),
+	)
+	return r, initrdSize + pad + int64(len(ignitionArchive))
+}
+
+// exactReader reads exactly n bytes and fails if the source is shorter, so a
+// truncated initrd is an error rather than a short, unbootable file.
+type exactReader struct {
+	r io.Reader
+	n int64
+}
+
+func (e *exactReader) Read(p []byte) (int, error) {
+	if e.n <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > e.n {
+		p = p[:e.n]
+	}
+	n, err := e.r.Read(p)
+	e.n -= int64(n)
+	if err == io.EOF && e.n > 0 {
+		return n, fmt.Errorf("initrd ends %d bytes early: %w", e.n, io.ErrUnexpectedEOF)
+	}
+	if err == io.EOF {
+		err = nil
+	}
+	return n, err
+}
+
+// IPXEScript is the text of an iPXE script that boots the PXE files from
+// URLs: kernelURL with kargs (the live kargs, the agent's, and
+// coreos.live.rootfs_url=rootfsURL), and initrdURL as its initrd. The
+// rootfs URL must be http(s) and no karg may contain a newline.
+func IPXEScript(kernelURL, initrdURL, rootfsURL string, kargs []string) (string, error) {
+	for name, u := range map[string]string{"kernel": kernelURL, "initrd": initrdURL, "rootfs": rootfsURL} {
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || strings.ContainsAny(u, " \t\r\n") {
+			return "", fmt.Errorf("%s URL %q must be an http or https URL without spaces", name, u)
+		}
+	}
+	args := []string{"initrd=main"}
+	for _, k := range kargs {
+		if k == "" {
+			continue
+		}
+		if strings.ContainsAny(k, "\r\n") || strings.HasPrefix(k, "coreos.live.rootfs_url=") || strings.HasPrefix(k, "coreos.liveiso=") {
+			return "", fmt.Errorf("kernel argument %q cannot be used in an iPXE script (newline, or a rootfs argument agentiso sets itself)", k)
+		}
+		args = append(args, k)
+	}
+	args = append(args, "coreos.live.rootfs_url="+rootfsURL)
+	var b strings.Builder
+	b.WriteString("#!ipxe\n")
+	fmt.Fprintf(&b, "initrd --name main %s\n", initrdURL)
+	fmt.Fprintf(&b, "kernel %s %s\n", kernelURL, strings.Join(args, " "))
+	b.WriteString("boot\n")
+	return b.String(), nil
+}
