@@ -7,9 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
+
 	"github.com/seed-a052040e/agentiso/data"
+	"github.com/seed-a052040e/agentiso/pkg/arch"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/ignition"
@@ -214,11 +219,34 @@ func (r *ReleaseImage) Generate(context.Context, asset.Parents) error {
 // DefaultRelease is the release pinned in this build
 // (data/release/default-release.txt: "<version> <arch> <pull spec>").
 func DefaultRelease() (*ReleaseImage, error) {
-	f := strings.Fields(data.ReleaseImage)
+	return parsePinnedRelease(data.ReleaseImage)
+}
+
+var exactVersion = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
+
+// parsePinnedRelease reads the pinned default's line. The pull spec must be
+// a digest reference: hosts pull the release through the install-config
+// mirrors, which are digest-only and never serve a tag.
+func parsePinnedRelease(line string) (*ReleaseImage, error) {
+	f := strings.Fields(line)
 	if len(f) != 3 {
-		return nil, fmt.Errorf("embedded release image %q is malformed (want \"<version> <arch> <pull spec>\")", data.ReleaseImage)
+		return nil, fmt.Errorf("embedded release image %q is malformed (want \"<version> <arch> <pull spec>\")", line)
 	}
-	return &ReleaseImage{Version: f[0], Arch: f[1], PullSpec: f[2], Default: true}, nil
+	version, a, spec := f[0], f[1], f[2]
+	if !exactVersion.MatchString(version) {
+		return nil, fmt.Errorf("embedded release image: version %q is not an exact x.y.z version", version)
+	}
+	if !slices.Contains(arch.Supported(), a) {
+		return nil, fmt.Errorf("embedded release image: architecture %q is not one of %s", a, strings.Join(arch.Supported(), ", "))
+	}
+	ref, err := name.ParseReference(spec, name.StrictValidation)
+	if err != nil {
+		return nil, fmt.Errorf("embedded release image %q is not an image reference: %w", spec, err)
+	}
+	if _, ok := ref.(name.Digest); !ok {
+		return nil, fmt.Errorf("embedded release image %q must be a digest reference (repository@sha256:...), not a tag: digest-only mirrors never serve a tag", spec)
+	}
+	return &ReleaseImage{Version: version, Arch: a, PullSpec: spec, Default: true}, nil
 }
 
 // NewReleaseImage returns a release override as the user gave it. The

@@ -116,12 +116,10 @@ func (a *ReleasePayload) Generate(ctx context.Context, p asset.Parents) error {
 			return fmt.Errorf("the release pinned in this build (%s) is for %s, but the cluster is %s (controlPlane.architecture); pass --release-image with a release for %s or the -multi payload",
 				req.PullSpec, req.Arch, arch, arch)
 		}
+		// It is pinned by digest (DefaultRelease refuses a tag), so
+		// digest-only mirrors serve it.
 		a.Pinned, a.Version, a.Arch, a.Architectures, a.Source = req.PullSpec, req.Version, req.Arch, []string{req.Arch}, ReleaseFromPinned
-		if isDigest(req.PullSpec) {
-			a.Digest = req.PullSpec[strings.LastIndex(req.PullSpec, "@")+1:]
-		} else if ic := asset.Get[*InstallConfig](p).Config; ic != nil && manifests.MirrorCovers(ic.MirrorSources(), req.PullSpec) {
-			a.Warn = append(a.Warn, fmt.Sprintf("the release pinned in this build is named by tag (%s), and the imageDigestSources mirrors are digest-only: hosts in an air gap cannot pull it; pass --release-image with the mirrored release by digest", req.PullSpec))
-		}
+		a.Digest = req.PullSpec[strings.LastIndex(req.PullSpec, "@")+1:]
 		return nil
 	case req.Offline:
 		if !isDigest(req.PullSpec) {

@@ -186,3 +186,30 @@ func TestOfflineReleaseRules(t *testing.T) {
 	assert.Equal(t, agent.ReleaseFromPinned, p.Source)
 	assert.Equal(t, def.Version, p.Version)
 }
+
+// TestPinnedDefaultUnderDigestOnlyMirrors: with examples/disconnected's
+// digest-only mirrors and no --release-image, the ISO names the pinned
+// default by digest everywhere, with its exact version, and no warning says
+// the mirrors cannot serve it.
+func TestPinnedDefaultUnderDigestOnlyMirrors(t *testing.T) {
+	r := testrelease.StartRegistry(t, testrelease.RegistryOptions{})
+	def, err := agent.DefaultRelease()
+	require.NoError(t, err)
+	s := storeWith(t, disconnected(t, r), def)
+
+	p := fetchT(t, s, &agent.ReleasePayload{})
+	assert.Equal(t, agent.ReleaseFromPinned, p.Source)
+	assert.Equal(t, def.PullSpec, p.Pinned)
+	assert.Equal(t, def.PullSpec, "quay.io/openshift-release-dev/ocp-release@"+p.Digest)
+	assert.Empty(t, p.AssetWarnings())
+
+	cis := fetchT(t, s, &agent.ClusterImageSet{})
+	assert.Equal(t, "openshift-"+def.Version, cis.CIS.Metadata.Name)
+	assert.Equal(t, def.PullSpec, cis.CIS.Spec.ReleaseImage)
+
+	relImgs, _ := releaseEnv(t, s)
+	require.Len(t, relImgs, 1)
+	minor := def.Version[:strings.LastIndex(def.Version, ".")]
+	assert.Equal(t, map[string]any{"openshift_version": minor, "cpu_architecture": "x86_64", "cpu_architectures": []any{"x86_64"},
+		"url": def.PullSpec, "version": def.Version}, relImgs[0])
+}
