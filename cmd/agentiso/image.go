@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -144,16 +145,22 @@ func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
 }
 
 // assetOptions hands the flags, and where progress goes, to the image
-// assets.
+// assets. Progress is info-level output: below --log-level info there is
+// none.
 func (o *imageOptions) assetOptions(g *globals) *agent.ImageOptions {
-	tty := isTerminal(g.errOut)
-	return &agent.ImageOptions{
+	opts := &agent.ImageOptions{
 		BaseISO: o.baseISO, BaseISOSHA256: o.baseISOSHA, OSImageMirror: o.mirror, Offline: o.release.offline,
 		Strict: o.strict, ResetBaseISO: o.resetBase,
-		Report: agent.Reporter{Log: g.log, Progress: g.errOut, TTY: tty,
-			WriteProgress: func(name string) (func(done, total int64), func(ok bool)) {
-				p := newWriteProgress(g.errOut, tty, name)
-				return p.update, p.done
-			}},
+		Report: agent.Reporter{Log: g.log},
 	}
+	if !g.log.Enabled(context.Background(), slog.LevelInfo) {
+		return opts
+	}
+	tty := isTerminal(g.errOut)
+	opts.Report.Progress, opts.Report.TTY = g.errOut, tty
+	opts.Report.WriteProgress = func(name string) (func(done, total int64), func(ok bool)) {
+		p := newWriteProgress(g.errOut, tty, name)
+		return p.update, p.done
+	}
+	return opts
 }

@@ -122,7 +122,7 @@ itself. Everything works offline.`,
 		},
 	}
 	root.PersistentFlags().StringVar(&g.dir, "dir", ".", "asset directory: inputs are read from it, outputs and state are written to it")
-	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error (progress lines are info: warn and error hide them)")
 	root.AddCommand(newVersionCmd(g))
 	root.AddCommand(newCreateCmd(g))
 	root.AddCommand(newGraphCmd(g))
