@@ -106,6 +106,13 @@ type Options struct {
 	// StallTimeout aborts (and retries, resuming) a request that receives no
 	// data for this long (0 means DefaultStallTimeout).
 	StallTimeout time.Duration
+
+	// Test hooks; zero in normal use. createPart opens part files (default
+	// os.OpenFile), freeSpace measures a directory's free bytes, maxSize
+	// replaces MaxISOSize.
+	createPart func(name string, flag int, perm os.FileMode) (partFile, error)
+	freeSpace  func(dir string) (int64, bool)
+	maxSize    int64
 }
 
 // Result is the ISO Resolve settled on.
@@ -214,6 +221,8 @@ type resolver struct {
 	retryDelay time.Duration
 	lockWait   time.Duration
 	stall      time.Duration
+	maxSize    int64
+	create     func(name string, flag int, perm os.FileMode) (partFile, error)
 }
 
 func newResolver(opts Options) *resolver {
@@ -228,6 +237,14 @@ func newResolver(opts Options) *resolver {
 		retryDelay: opts.RetryDelay,
 		lockWait:   opts.LockTimeout,
 		stall:      opts.StallTimeout,
+		maxSize:    opts.maxSize,
+		create:     opts.createPart,
+	}
+	if r.maxSize <= 0 {
+		r.maxSize = MaxISOSize
+	}
+	if r.create == nil {
+		r.create = openPartFile
 	}
 	if r.client == nil {
 		r.client = &http.Client{}
@@ -486,7 +503,7 @@ func (r *resolver) resolveStream(ctx context.Context) (Result, error) {
 	var regErr error
 	if reg != nil && reg.Preferred && r.opts.Mirror == "" {
 		res, err := r.resolveRegistry(ctx, info)
-		if err == nil || ctx.Err() != nil || isChecksum(err) {
+		if err == nil || ctx.Err() != nil || isFinal(err) {
 			return res, err
 		}
 		r.log.Warn("Could not stream the base ISO from the release payload; trying its URL", "image", reg.Image, "err", err.Error())
@@ -496,14 +513,13 @@ func (r *resolver) resolveStream(ctx context.Context) (Result, error) {
 	f := fetch{url: src, sha256: art.SHA256, final: info.CachePath, name: art.FileName}
 	sum, err := r.download(ctx, f)
 	if err != nil {
-		var ce *ChecksumError
-		if ctx.Err() != nil || errors.As(err, &ce) {
+		if ctx.Err() != nil || isFinal(err) {
 			return Result{}, fmt.Errorf("base ISO: %w", err)
 		}
 		if reg != nil && regErr == nil {
 			r.log.Warn("Could not download the base ISO; streaming it from the release payload", "url", src, "image", reg.Image, "err", err.Error())
 			res, rerr := r.resolveRegistry(ctx, info)
-			if rerr == nil || ctx.Err() != nil || isChecksum(rerr) {
+			if rerr == nil || ctx.Err() != nil || isFinal(rerr) {
 				return res, rerr
 			}
 			regErr = rerr

@@ -227,6 +227,20 @@ func (r *resolver) downloadOnce(ctx context.Context, f fetch) (string, error) {
 		return "", &HTTPStatusError{URL: f.url, StatusCode: resp.StatusCode, Status: termsafe.String(resp.Status)}
 	}
 
+	if total > r.maxSize {
+		r.discardPart(f)
+		return "", &SizeLimitError{Source: f.url, Size: total, Limit: r.maxSize}
+	}
+	var reclaim int64
+	if fi, err := os.Stat(f.part()); err == nil && offset == 0 {
+		reclaim = fi.Size() // truncated below
+	}
+	if total >= 0 {
+		if err := r.checkRoom(f.part(), offset, total, reclaim); err != nil {
+			return "", err
+		}
+	}
+
 	h := sha256.New()
 	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	if offset > 0 {
@@ -236,37 +250,51 @@ func (r *resolver) downloadOnce(ctx context.Context, f fetch) (string, error) {
 		}
 		flags = os.O_WRONLY | os.O_APPEND
 	}
-	out, err := os.OpenFile(f.part(), flags, 0o644)
+	out, err := r.create(f.part(), flags, 0o644)
 	if err != nil {
-		return "", fmt.Errorf("open %s: %w", f.part(), err)
+		return "", r.cacheWriteError(f.part(), offset, total, false, err)
 	}
 	newMeta := partMeta{URL: f.url, ETag: strongETag(resp.Header.Get("ETag")), LastModified: resp.Header.Get("Last-Modified")}
 	if err := writeMeta(f.meta(), newMeta); err != nil {
 		_ = out.Close()
-		return "", err
+		return "", r.cacheWriteError(f.meta(), offset, total, false, err)
 	}
 
 	p := newProgress(r.progress, r.tty, f.name, r.now, offset, total)
 	body := &stallReader{r: resp.Body, watchdog: watchdog, d: r.stall}
-	n, copyErr := io.Copy(io.MultiWriter(out, h, p), body)
+	cache := &recordingWriter{w: out}
+	capped := &cappedWriter{w: io.MultiWriter(cache, h, p), left: r.maxSize - offset}
+	n, copyErr := io.Copy(capped, body)
 	syncErr := out.Sync()
 	closeErr := out.Close()
 	got := offset + n
 	complete := copyErr == nil && (total < 0 || got == total)
 	p.finish(complete)
-	if copyErr != nil {
+	switch {
+	case capped.err != nil:
+		r.discardPart(f)
+		return "", &SizeLimitError{Source: f.url, Size: -1, Limit: r.maxSize}
+	case cache.err != nil:
+		return "", r.cacheWriteError(f.part(), partSize(f.part(), got), total, true, cache.err)
+	case copyErr != nil:
 		return "", &transferError{fmt.Errorf("download %s: transfer stopped after %d bytes: %w", f.url, got, stallCause(reqCtx, copyErr))}
-	}
-	if total >= 0 && got != total {
+	case total >= 0 && got != total:
 		return "", &transferError{fmt.Errorf("download %s: got %d of %d bytes", f.url, got, total)}
-	}
-	if syncErr != nil {
-		return "", fmt.Errorf("write %s: %w", f.part(), syncErr)
-	}
-	if closeErr != nil {
-		return "", fmt.Errorf("write %s: %w", f.part(), closeErr)
+	case syncErr != nil:
+		return "", r.cacheWriteError(f.part(), got, total, true, syncErr)
+	case closeErr != nil:
+		return "", r.cacheWriteError(f.part(), got, total, true, closeErr)
 	}
 	return r.verifyAndInstall(f, hex.EncodeToString(h.Sum(nil)), offset > 0)
+}
+
+// partSize is the size of the part file (what a resume continues from), or
+// fallback when it cannot be read.
+func partSize(path string, fallback int64) int64 {
+	if fi, err := os.Stat(path); err == nil {
+		return fi.Size()
+	}
+	return fallback
 }
 
 // finishPart verifies and installs a part file that already holds the whole
@@ -292,6 +320,15 @@ func (r *resolver) verifyAndInstall(f fetch, sum string, resumed bool) (string, 
 			return "", errRestart
 		}
 		return "", &ChecksumError{File: f.part() + " (removed)", Source: f.url, Expected: f.sha256, Actual: sum}
+	}
+	if f.sha256 == "" {
+		// Nothing vouches for an unverified download: keep it only when
+		// it is an ISO agentiso can use (not an error page, not a
+		// truncated or unrelated file).
+		if err := checkLiveISO(f.part()); err != nil {
+			r.discardPart(f)
+			return "", fmt.Errorf("the download is not a CoreOS live ISO (removed from the cache; no checksum was known to check it): %w", err)
+		}
 	}
 	if err := os.Rename(f.part(), f.final); err != nil {
 		return "", fmt.Errorf("move %s to %s: %w", f.part(), f.final, err)

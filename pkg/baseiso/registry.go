@@ -61,29 +61,51 @@ func (r *resolver) resolveRegistry(ctx context.Context, info FetchInfo) (Result,
 			return Result{}, fmt.Errorf("base ISO cache: %w", err)
 		}
 	}
-	f, err := os.OpenFile(part, os.O_WRONLY|os.O_CREATE, 0o644)
-	if err != nil {
-		return Result{}, fmt.Errorf("base ISO cache: %w", err)
+	// The part is cut to what was hashed, then appended to.
+	if err := os.Truncate(part, offset); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return Result{}, r.cacheWriteError(part, offset, -1, false, err)
 	}
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		f.Close()
-		return Result{}, fmt.Errorf("base ISO cache: %w", err)
+	f, err := r.create(part, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return Result{}, r.cacheWriteError(part, offset, -1, false, err)
 	}
 	r.log.Info("Streaming base ISO from the release payload", "image", reg.Image, "cache", info.CachePath, "release", info.Release, "resume_at", offset)
+	var finalErr error // a cache or size failure: not the registry's
 	err = reg.Stream(ctx, func(rd io.Reader, size int64) error {
+		if size > r.maxSize {
+			finalErr = &SizeLimitError{Source: reg.Image, Size: size, Limit: r.maxSize}
+			return finalErr
+		}
 		if offset > size {
 			return fmt.Errorf("partial copy %s (%d bytes) is larger than the ISO (%d bytes)", part, offset, size)
+		}
+		if finalErr = r.checkRoom(part, offset, size, 0); finalErr != nil {
+			return finalErr
 		}
 		if _, err := io.CopyN(io.Discard, rd, offset); err != nil {
 			return err
 		}
 		p := newProgress(r.progress, r.tty, info.FileName, r.now, offset, size)
-		_, err := io.Copy(io.MultiWriter(f, h, p), rd)
+		cache := &recordingWriter{w: f}
+		n, err := io.Copy(io.MultiWriter(cache, h, p), io.LimitReader(rd, size-offset))
 		p.finish(err == nil)
+		if cache.err != nil {
+			finalErr = r.cacheWriteError(part, partSize(part, offset+n), size, true, cache.err)
+			return finalErr
+		}
 		return err
 	})
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if cerr := f.Close(); err == nil && cerr != nil {
+		finalErr = r.cacheWriteError(part, partSize(part, 0), -1, true, cerr)
+		err = finalErr
+	}
+	if finalErr != nil {
+		var se *SizeLimitError
+		if errors.As(finalErr, &se) {
+			_ = os.Remove(part)
+			_ = os.Remove(meta)
+		}
+		return Result{}, fmt.Errorf("stream base ISO from %s: %w", reg.Image, finalErr)
 	}
 	if err != nil {
 		return Result{}, fmt.Errorf("stream base ISO from %s (partial copy kept at %s; run again to resume): %w", reg.Image, part, err)
@@ -102,8 +124,10 @@ func (r *resolver) resolveRegistry(ctx context.Context, info FetchInfo) (Result,
 	return Result{Path: info.CachePath, Source: SourceRegistry, SHA256: sum, Verified: true, URL: reg.Image, Release: info.Release}, nil
 }
 
-// isChecksum reports a checksum mismatch (never retried elsewhere).
-func isChecksum(err error) bool {
+// isFinal reports an error that no other source can fix: a checksum
+// mismatch, a cache that cannot take the ISO, a file over the size limit.
+func isFinal(err error) bool {
 	var ce *ChecksumError
-	return errors.As(err, &ce)
+	var se *SizeLimitError
+	return errors.As(err, &ce) || errors.As(err, &se) || isCacheWrite(err)
 }

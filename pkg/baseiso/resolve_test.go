@@ -3,6 +3,8 @@ package baseiso
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -17,6 +19,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/seed-a052040e/agentiso/internal/testiso"
 )
 
 func TestResolveFreshDownload(t *testing.T) {
@@ -355,6 +359,11 @@ func TestResolveExplicitURL(t *testing.T) {
 	})
 
 	t.Run("no checksum known", func(t *testing.T) {
+		// Unverified, so it must at least be a live ISO to be kept.
+		content, _, err := testiso.Bytes(testiso.Options{Size: 4 << 20})
+		require.NoError(t, err)
+		s := sha256.Sum256(content)
+		sum := hex.EncodeToString(s[:])
 		srv := newISOServer(t, content)
 		// The embedded stream names rhcos-...-live.aarch64.iso for aarch64, not
 		// the x86_64 name in the URL, so no checksum applies.
