@@ -34,7 +34,10 @@ type Loader interface {
 // Writable is an asset that writes files into the asset directory.
 type Writable interface {
 	Asset
-	Files() []File
+	// Files renders the asset's files. An error (a value that cannot be
+	// encoded) fails the run: an empty list would mean the asset no longer
+	// writes them, and Persist would remove them as stale.
+	Files() ([]File, error)
 }
 
 // Streamed is an asset whose outputs are too large to hold in memory (an

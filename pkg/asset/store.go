@@ -280,7 +280,9 @@ func (s *Store) fetch(ctx context.Context, a Asset) (*resolved, error) {
 	if source == FromUser {
 		// Data from the user is never reused once their file is gone.
 		ns.Hash = ""
-		ns.Files = s.userFiles(inst)
+		if ns.Files, err = s.userFiles(inst); err != nil {
+			return nil, err
+		}
 	}
 	s.state.Assets[a.Name()] = ns
 	return r, nil
@@ -294,7 +296,11 @@ func (s *Store) resolve(ctx context.Context, inst Asset, parents Parents, inputH
 			return "", fmt.Errorf("failed to load %s: %w", inst.Name(), err)
 		}
 		if found {
-			if !s.isOurUnchangedOutput(inst, st) {
+			ours, err := s.isOurUnchangedOutput(inst, st)
+			if err != nil {
+				return "", err
+			}
+			if !ours {
 				s.log.Debug("using the copy found in the asset directory", "asset", inst.Name())
 				return FromUser, nil
 			}
@@ -323,37 +329,54 @@ func reset(a Asset) {
 
 // isOurUnchangedOutput reports whether every file of a writable asset on
 // disk is byte-identical to what agentiso itself last wrote.
-func (s *Store) isOurUnchangedOutput(inst Asset, st *assetState) bool {
+func (s *Store) isOurUnchangedOutput(inst Asset, st *assetState) (bool, error) {
 	w, ok := inst.(Writable)
 	if !ok || st == nil || len(st.Files) == 0 {
-		return false
+		return false, nil
 	}
-	for _, f := range w.Files() {
+	files, err := files(w)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range files {
 		rec, ok := st.Files[f.Path]
 		if !ok || rec.User {
-			return false
+			return false, nil
 		}
 		b, err := s.ReadFile(f.Path)
 		if err != nil || hashBytes(b) != rec.SHA256 {
-			return false
+			return false, nil
 		}
 	}
-	return true
+	return true, nil
 }
 
 // userFiles records the on-disk hashes of a user-supplied asset's files.
-func (s *Store) userFiles(inst Asset) map[string]fileState {
+func (s *Store) userFiles(inst Asset) (map[string]fileState, error) {
 	w, ok := inst.(Writable)
 	if !ok {
-		return nil
+		return nil, nil
+	}
+	files, err := files(w)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]fileState{}
-	for _, f := range w.Files() {
+	for _, f := range files {
 		if b, err := s.ReadFile(f.Path); err == nil {
 			out[f.Path] = fileState{SHA256: hashBytes(b), User: true}
 		}
 	}
-	return out
+	return out, nil
+}
+
+// files returns w's files, its error naming the asset.
+func files(w Writable) ([]File, error) {
+	out, err := w.Files()
+	if err != nil {
+		return nil, fmt.Errorf("%s: render files: %w", w.Name(), err)
+	}
+	return out, nil
 }
 
 func hashBytes(b []byte) string {
@@ -362,10 +385,11 @@ func hashBytes(b []byte) string {
 }
 
 // Persist writes the outputs of the given (already fetched) targets, each
-// Writable or Streamed, and saves the state, as one unit. Streamed outputs
-// are staged first (nothing visible changes while the slow part runs),
-// then the files are written, the state saved, and the staged outputs
-// renamed into place last. If any step fails, every file written and the
+// Writable or Streamed, and saves the state, as one unit. The targets'
+// files are rendered first (an asset that cannot render them fails the
+// run before anything changes), streamed outputs are staged next (nothing
+// visible changes while the slow part runs), then the files are written,
+// the state saved, and the staged outputs renamed into place last. If any step fails, every file written and the
 // state are put back as they were and the staged outputs removed, so the
 // outputs on disk stay consistent with each other and with the state.
 // Files the user supplied are never rewritten; files whose content is
@@ -383,13 +407,20 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 			}
 		}
 	}()
-	var writables []*resolved
+	// The files of every target are rendered before anything is staged
+	// or written, so an asset that cannot render them changes nothing.
+	type writable struct {
+		asset Asset
+		files []File
+	}
+	var writables []writable
+	var streamed []Streamed
 	for _, t := range targets {
 		r, ok := s.done[reflect.TypeOf(t)]
 		if !ok {
 			return fmt.Errorf("persist %s: asset was not fetched", t.Name())
 		}
-		_, isW := r.asset.(Writable)
+		w, isW := r.asset.(Writable)
 		st, isS := r.asset.(Streamed)
 		if !isW && !isS {
 			return fmt.Errorf("persist %s: the asset writes no files", t.Name())
@@ -398,11 +429,17 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 			continue
 		}
 		if isW {
-			writables = append(writables, r)
+			out, err := files(w)
+			if err != nil {
+				return fmt.Errorf("persist %w", err)
+			}
+			writables = append(writables, writable{r.asset, out})
 		}
-		if !isS {
-			continue
+		if isS {
+			streamed = append(streamed, st)
 		}
+	}
+	for _, st := range streamed {
 		for _, o := range st.Streams() {
 			p := filepath.Join(s.dir, filepath.FromSlash(o.Path))
 			sg, err := o.Stage(ctx, p)
@@ -417,13 +454,13 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 		files map[string]fileState
 	}
 	var done []pending
-	for _, r := range writables {
-		st := s.state.Assets[r.asset.Name()]
+	for _, w := range writables {
+		st := s.state.Assets[w.asset.Name()]
 		if st == nil {
 			st = &assetState{}
 		}
-		files := map[string]fileState{}
-		for _, f := range r.asset.(Writable).Files() {
+		written := map[string]fileState{}
+		for _, f := range w.files {
 			p := filepath.Join(s.dir, filepath.FromSlash(f.Path))
 			if old, err := os.ReadFile(p); err == nil && string(old) == string(f.Data) {
 				if err := os.Chmod(p, f.Mode); err != nil {
@@ -438,14 +475,14 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 				}
 				s.log.Debug("wrote", "file", f.Path)
 			}
-			files[f.Path] = fileState{SHA256: hashBytes(f.Data)}
+			written[f.Path] = fileState{SHA256: hashBytes(f.Data)}
 		}
 		// A file agentiso wrote earlier that the asset no longer produces
 		// (e.g. nmstateconfig.yaml once no host has static networking) is
 		// removed if it is still exactly as written; otherwise it would
 		// later look like a file the user supplied.
 		for rel, rec := range st.Files {
-			if _, still := files[rel]; still || rec.User || !isLocalSlashPath(rel) {
+			if _, still := written[rel]; still || rec.User || !isLocalSlashPath(rel) {
 				continue
 			}
 			p := filepath.Join(s.dir, filepath.FromSlash(rel))
@@ -459,7 +496,7 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 				s.log.Debug("removed stale output", "file", rel)
 			}
 		}
-		done = append(done, pending{st, files})
+		done = append(done, pending{st, written})
 	}
 	for _, d := range done {
 		d.st.Files = d.files

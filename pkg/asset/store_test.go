@@ -47,8 +47,8 @@ func (u *upper) Generate(_ context.Context, p Parents) error {
 	u.Calls++
 	return nil
 }
-func (u *upper) Files() []File {
-	return []File{{Path: "out/upper.txt", Data: []byte(u.Text), Mode: 0o600}}
+func (u *upper) Files() ([]File, error) {
+	return []File{{Path: "out/upper.txt", Data: []byte(u.Text), Mode: 0o600}}, nil
 }
 func (u *upper) Load(d Dir) (bool, error) {
 	b, err := d.ReadFile("out/upper.txt")
@@ -166,20 +166,28 @@ func TestWriteDOT(t *testing.T) {
 	assert.True(t, strings.HasPrefix(b.String(), "digraph agentiso {"))
 }
 
-// optional writes out/opt.txt only when input.txt says "yes".
-type optional struct{ On bool }
+// optional writes out/opt.txt only when input.txt says "yes"; when it
+// says "unencodable", it cannot render the file.
+type optional struct {
+	On          bool
+	Unencodable bool
+}
 
 func (*optional) Name() string          { return "Optional" }
 func (*optional) Dependencies() []Asset { return []Asset{&input{}} }
 func (o *optional) Generate(_ context.Context, p Parents) error {
-	o.On = Get[*input](p).Text == "yes"
+	o.Unencodable = Get[*input](p).Text == "unencodable"
+	o.On = Get[*input](p).Text == "yes" || o.Unencodable
 	return nil
 }
-func (o *optional) Files() []File {
+func (o *optional) Files() ([]File, error) {
 	if !o.On {
-		return nil
+		return nil, nil
 	}
-	return []File{{Path: "out/opt.txt", Data: []byte("on"), Mode: 0o644}}
+	if o.Unencodable {
+		return nil, errors.New("cannot encode")
+	}
+	return []File{{Path: "out/opt.txt", Data: []byte("on"), Mode: 0o644}}, nil
 }
 func (o *optional) Load(d Dir) (bool, error) {
 	_, err := d.ReadFile("out/opt.txt")
@@ -226,6 +234,36 @@ func TestStoreRemovesOwnStaleOutputButNeverUserFiles(t *testing.T) {
 	assert.Equal(t, FromUser, src)
 	assert.True(t, o.On)
 	assert.FileExists(t, out)
+}
+
+// An asset that cannot render its files fails the run and changes
+// nothing: its earlier output is not taken for stale and removed, and the
+// state still records it (with the files missing from the list, the
+// earlier output would be removed and then read as gone).
+func TestStorePersistFailsWhenFilesCannotBeRendered(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "input.txt")
+	out := filepath.Join(dir, "out/opt.txt")
+	require.NoError(t, os.WriteFile(in, []byte("yes"), 0o644))
+	runOptional(t, dir)
+	state, err := os.ReadFile(filepath.Join(dir, assetdir.State))
+	require.NoError(t, err)
+
+	require.NoError(t, os.WriteFile(in, []byte("unencodable"), 0o644))
+	s, err := NewStore(dir, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	a, err := s.Fetch(context.Background(), &optional{})
+	require.NoError(t, err)
+	err = s.Persist(context.Background(), a)
+	require.Error(t, err)
+	assert.Equal(t, "persist Optional: render files: cannot encode", err.Error())
+	b, err := os.ReadFile(out)
+	require.NoError(t, err, "the earlier output must stay")
+	assert.Equal(t, "on", string(b))
+	after, err := os.ReadFile(filepath.Join(dir, assetdir.State))
+	require.NoError(t, err)
+	assert.Equal(t, string(state), string(after), "the state must not change")
+
 }
 
 // A crafted state file must never make agentiso touch anything outside the

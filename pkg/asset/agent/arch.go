@@ -25,7 +25,7 @@ func (*Architecture) Dependencies() []asset.Asset { return []asset.Asset{&InfraE
 // Generate implements asset.Asset.
 func (a *Architecture) Generate(_ context.Context, p asset.Parents) error {
 	cpu := ""
-	if ie := asset.Get[*InfraEnv](p).InfraEnv; ie != nil {
+	if ie := asset.Get[*InfraEnv](p).Manifest; ie != nil {
 		cpu = ie.Spec.CPUArchitecture
 	}
 	r, err := arch.Normalize(cpu)

@@ -16,7 +16,7 @@ func TestArchitecture(t *testing.T) {
 	withArch := func(a string) *InfraEnv {
 		ie := &manifests.InfraEnv{}
 		ie.Spec.CPUArchitecture = a
-		return &InfraEnv{InfraEnv: ie}
+		return &InfraEnv{Manifest: ie}
 	}
 	for _, tc := range []struct {
 		name string

@@ -11,9 +11,6 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 )
 
-// RendezvousIPFile is assetdir.RendezvousIP, under the name ztp.go uses.
-const RendezvousIPFile = assetdir.RendezvousIP
-
 // AuthConfig is the assisted-service API key pair and the three persona
 // tokens. Kept in the state so every re-run (and wait-for) uses the same.
 type AuthConfig struct {
@@ -81,8 +78,8 @@ func (a *KubeadminPassword) Generate(context.Context, asset.Parents) error {
 }
 
 // Files implements asset.Writable.
-func (a *KubeadminPassword) Files() []asset.File {
-	return []asset.File{{Path: assetdir.KubeadminPassword, Data: []byte(a.Password), Mode: assetdir.Mode(assetdir.KubeadminPassword)}}
+func (a *KubeadminPassword) Files() ([]asset.File, error) {
+	return []asset.File{{Path: assetdir.KubeadminPassword, Data: []byte(a.Password), Mode: assetdir.Mode(assetdir.KubeadminPassword)}}, nil
 }
 
 // AdminKubeconfig is auth/kubeconfig (0600): system:admin of the new cluster.
@@ -100,7 +97,7 @@ func (*AdminKubeconfig) Dependencies() []asset.Asset {
 
 // Generate implements asset.Asset.
 func (a *AdminKubeconfig) Generate(_ context.Context, p asset.Parents) error {
-	cd := asset.Get[*ClusterDeployment](p).CD
+	cd := asset.Get[*ClusterDeployment](p).Manifest
 	s := asset.Get[*SignerCAs](p).SignerCAs
 	kc, err := credentials.GenerateAdminKubeconfig(rand.Reader, &s, cd.Spec.ClusterName, cd.Spec.BaseDomain, time.Now())
 	if err != nil {
@@ -115,8 +112,8 @@ func (a *AdminKubeconfig) Generate(_ context.Context, p asset.Parents) error {
 }
 
 // Files implements asset.Writable.
-func (a *AdminKubeconfig) Files() []asset.File {
-	return []asset.File{{Path: assetdir.Kubeconfig, Data: a.Data, Mode: assetdir.Mode(assetdir.Kubeconfig)}}
+func (a *AdminKubeconfig) Files() ([]asset.File, error) {
+	return []asset.File{{Path: assetdir.Kubeconfig, Data: a.Data, Mode: assetdir.Mode(assetdir.Kubeconfig)}}, nil
 }
 
 // InfraEnvID is the ID node zero registers its InfraEnv under.

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 
@@ -122,8 +123,8 @@ func (a *AgentIgnition) Generate(_ context.Context, p asset.Parents) error {
 
 // Files implements asset.Writable: agent.ign, indented, 0600 (it holds
 // the pull secret and tokens).
-func (a *AgentIgnition) Files() []asset.File {
-	return []asset.File{{Path: assetdir.AgentIgnition, Data: a.Config, Mode: assetdir.Mode(assetdir.AgentIgnition)}}
+func (a *AgentIgnition) Files() ([]asset.File, error) {
+	return []asset.File{{Path: assetdir.AgentIgnition, Data: a.Config, Mode: assetdir.Mode(assetdir.AgentIgnition)}}, nil
 }
 
 // ignitionInput gathers the Ignition input.
@@ -224,23 +225,26 @@ func ztpFiles(m *AgentManifests, pinned string) ([]ignition.Manifest, error) {
 		cis = &c
 	}
 	objs := map[string]any{
-		"pull-secret.yaml":           m.PullSecret,
-		"infraenv.yaml":              m.InfraEnv,
-		"agent-cluster-install.yaml": m.ACI,
-		"cluster-deployment.yaml":    m.ClusterDeployment,
-		"cluster-image-set.yaml":     cis,
+		assetdir.PullSecret:          m.PullSecret,
+		assetdir.InfraEnv:            m.InfraEnv,
+		assetdir.AgentClusterInstall: m.ACI,
+		assetdir.ClusterDeployment:   m.ClusterDeployment,
+		assetdir.ClusterImageSet:     cis,
 	}
 	var out []ignition.Manifest
-	for name, o := range objs {
+	for file, o := range objs {
 		b, err := marshalYAML(o)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, fmt.Errorf("%s: %w", file, err)
 		}
-		out = append(out, ignition.Manifest{FileName: name, Contents: b})
+		out = append(out, ignition.Manifest{FileName: path.Base(file), Contents: b})
 	}
 	if len(m.NMStateConfigs) > 0 {
-		nm := &NMStateConfigs{Configs: m.NMStateConfigs}
-		out = append(out, ignition.Manifest{FileName: "nmstateconfig.yaml", Contents: nm.Files()[0].Data})
+		b, err := marshalNMStateConfigs(m.NMStateConfigs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ignition.Manifest{FileName: path.Base(assetdir.NMStateConfig), Contents: b})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].FileName < out[j].FileName })
 	return out, nil

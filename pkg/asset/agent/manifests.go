@@ -34,14 +34,14 @@ func (*AgentManifests) Dependencies() []asset.Asset {
 
 // Generate implements asset.Asset.
 func (a *AgentManifests) Generate(_ context.Context, p asset.Parents) error {
-	a.PullSecret = asset.Get[*PullSecret](p).Secret
-	a.InfraEnv = asset.Get[*InfraEnv](p).InfraEnv
+	a.PullSecret = asset.Get[*PullSecret](p).Manifest
+	a.InfraEnv = asset.Get[*InfraEnv](p).Manifest
 	nm := asset.Get[*NMStateConfigs](p)
 	a.NMStateConfigs = nm.Configs
-	a.ACI = asset.Get[*AgentClusterInstall](p).ACI
-	a.ClusterDeployment = asset.Get[*ClusterDeployment](p).CD
+	a.ACI = asset.Get[*AgentClusterInstall](p).Manifest
+	a.ClusterDeployment = asset.Get[*ClusterDeployment](p).Manifest
 	cis := asset.Get[*ClusterImageSet](p)
-	a.ClusterImageSet = cis.CIS
+	a.ClusterImageSet = cis.Manifest
 
 	var errs manifests.ErrorList
 	collect := func(err error) {

@@ -58,8 +58,8 @@ func (a *RegistriesConf) Load(d asset.Dir) (bool, error) {
 }
 
 // Files implements asset.Writable.
-func (a *RegistriesConf) Files() []asset.File {
-	return []asset.File{{Path: assetdir.RegistriesConf, Data: []byte(a.Conf), Mode: assetdir.Mode(assetdir.RegistriesConf)}}
+func (a *RegistriesConf) Files() ([]asset.File, error) {
+	return []asset.File{{Path: assetdir.RegistriesConf, Data: []byte(a.Conf), Mode: assetdir.Mode(assetdir.RegistriesConf)}}, nil
 }
 
 // CABundle is mirror/ca-bundle.crt: the mirror registry's CA (empty when
@@ -98,6 +98,6 @@ func (a *CABundle) Load(d asset.Dir) (bool, error) {
 }
 
 // Files implements asset.Writable.
-func (a *CABundle) Files() []asset.File {
-	return []asset.File{{Path: assetdir.CABundle, Data: []byte(a.PEM), Mode: assetdir.Mode(assetdir.CABundle)}}
+func (a *CABundle) Files() ([]asset.File, error) {
+	return []asset.File{{Path: assetdir.CABundle, Data: []byte(a.PEM), Mode: assetdir.Mode(assetdir.CABundle)}}, nil
 }

@@ -88,8 +88,8 @@ func ReleaseClientOptions(ic *manifests.InstallConfig, pullSecret, caPEM, arch s
 func ReleaseClient(p asset.Parents) (*release.Client, error) {
 	ic := asset.Get[*InstallConfig](p).Config
 	ps := ""
-	if s := asset.Get[*PullSecret](p); s.Secret != nil {
-		ps = s.Secret.PullSecretJSON()
+	if s := asset.Get[*PullSecret](p); s.Manifest != nil {
+		ps = s.Manifest.PullSecretJSON()
 	}
 	return release.New(ReleaseClientOptions(ic, ps, asset.Get[*CABundle](p).PEM, asset.Get[*Architecture](p).Arch))
 }

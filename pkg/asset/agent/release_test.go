@@ -105,10 +105,10 @@ func TestDisconnectedResolvesMirroredReleaseByDigest(t *testing.T) {
 	assert.Equal(t, testrelease.DefaultComponents()["machine-os-images"], p.MachineOSImages)
 
 	cis := fetchT(t, s, &agent.ClusterImageSet{})
-	assert.Equal(t, "openshift-4.19.3", cis.CIS.Metadata.Name)
-	assert.Equal(t, spec, cis.CIS.Spec.ReleaseImage)
+	assert.Equal(t, "openshift-4.19.3", cis.Manifest.Metadata.Name)
+	assert.Equal(t, spec, cis.Manifest.Spec.ReleaseImage)
 	aci := fetchT(t, s, &agent.AgentClusterInstall{})
-	assert.Equal(t, "openshift-4.19.3", aci.ACI.Spec.ImageSetRef.Name)
+	assert.Equal(t, "openshift-4.19.3", aci.Manifest.Spec.ImageSetRef.Name)
 
 	relImgs, osImgs := releaseEnv(t, s)
 	require.Len(t, relImgs, 1)
@@ -176,8 +176,8 @@ func TestOfflineReleaseRules(t *testing.T) {
 	p := fetchT(t, s, &agent.ReleasePayload{})
 	assert.Equal(t, agent.ReleaseFromOffline, p.Source)
 	cis := fetchT(t, s, &agent.ClusterImageSet{})
-	assert.Equal(t, "openshift-4.19.3", cis.CIS.Metadata.Name)
-	assert.Equal(t, byDigest.PullSpec, cis.CIS.Spec.ReleaseImage)
+	assert.Equal(t, "openshift-4.19.3", cis.Manifest.Metadata.Name)
+	assert.Equal(t, byDigest.PullSpec, cis.Manifest.Spec.ReleaseImage)
 
 	// The pinned default needs no registry at all.
 	def, err := agent.DefaultRelease()

@@ -3,11 +3,13 @@ package agent
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 )
 
@@ -33,83 +35,6 @@ func (a *AgentHosts) Generate(_ context.Context, p asset.Parents) error {
 	a.addAll(warns)
 	a.Hosts = hosts
 	return nil
-}
-
-// marshalYAML renders a manifest the way every generated file looks.
-func marshalYAML(v any) ([]byte, error) {
-	b, err := yaml.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("encode YAML: %w", err)
-	}
-	return b, nil
-}
-
-// loadOne decodes a single-document manifest file if present.
-func loadOne(d asset.Dir, file string, out any) (bool, manifests.Lines, []manifests.Warning, error) {
-	b, ok, err := readOptional(d, file)
-	if !ok || err != nil {
-		return false, nil, nil, err
-	}
-	dec, err := manifests.DecodeStrict(file, b, out)
-	if err != nil {
-		return false, nil, nil, err
-	}
-	return true, dec.Lines, dec.Warnings, nil
-}
-
-func needInstallConfig(p asset.Parents, file string) (*manifests.InstallConfig, error) {
-	ic := asset.Get[*InstallConfig](p).Config
-	if ic == nil {
-		return nil, fmt.Errorf("%w: %s: add install-config.yaml (and agent-config.yaml), or supply this file", asset.ErrMissingInput, file)
-	}
-	return ic, nil
-}
-
-// PullSecret is cluster-manifests/pull-secret.yaml.
-type PullSecret struct {
-	Warnings
-	Secret *manifests.Secret `json:"secret,omitempty"`
-}
-
-// Name implements asset.Asset.
-func (*PullSecret) Name() string { return "Agent PullSecret" }
-
-// Dependencies implements asset.Asset.
-func (*PullSecret) Dependencies() []asset.Asset { return []asset.Asset{&InstallConfig{}} }
-
-// Generate implements asset.Asset.
-func (a *PullSecret) Generate(_ context.Context, p asset.Parents) error {
-	ic, err := needInstallConfig(p, manifests.PullSecretFile)
-	if err != nil {
-		return err
-	}
-	a.Secret = manifests.GeneratePullSecret(ic)
-	return nil
-}
-
-// Load implements asset.Loader.
-func (a *PullSecret) Load(d asset.Dir) (bool, error) {
-	var s manifests.Secret
-	ok, lines, warns, err := loadOne(d, manifests.PullSecretFile, &s)
-	if !ok || err != nil {
-		return false, err
-	}
-	manifests.NormalizeSecret(&s)
-	if err := manifests.ValidateSecret(&s, lines); err != nil {
-		return false, fmt.Errorf("invalid PullSecret configuration: %w", err)
-	}
-	a.addAll(warns)
-	a.Secret = &s
-	return true, nil
-}
-
-// Files implements asset.Writable; the file holds a secret, so 0600.
-func (a *PullSecret) Files() []asset.File {
-	b, err := marshalYAML(a.Secret)
-	if err != nil || a.Secret == nil {
-		return nil
-	}
-	return []asset.File{{Path: manifests.PullSecretFile, Data: b, Mode: 0o600}}
 }
 
 // NMStateConfigs is cluster-manifests/nmstateconfig.yaml (one document per
@@ -140,13 +65,13 @@ func (a *NMStateConfigs) Generate(_ context.Context, p asset.Parents) error {
 
 // Load implements asset.Loader.
 func (a *NMStateConfigs) Load(d asset.Dir) (bool, error) {
-	b, ok, err := readOptional(d, manifests.NMStateConfigFile)
+	b, ok, err := readOptional(d, assetdir.NMStateConfig)
 	if !ok || err != nil {
 		return false, err
 	}
-	outs, infos, err := manifests.DecodeStrictAll(manifests.NMStateConfigFile, b, func() any { return &manifests.NMStateConfig{} })
+	outs, infos, err := manifests.DecodeStrictAll(assetdir.NMStateConfig, b, func() any { return &manifests.NMStateConfig{} })
 	if err != nil {
-		return false, fmt.Errorf("could not decode YAML for %s: %w", manifests.NMStateConfigFile, err)
+		return false, fmt.Errorf("could not decode YAML for %s: %w", assetdir.NMStateConfig, err)
 	}
 	for i, o := range outs {
 		a.Configs = append(a.Configs, *o.(*manifests.NMStateConfig))
@@ -157,22 +82,32 @@ func (a *NMStateConfigs) Load(d asset.Dir) (bool, error) {
 }
 
 // Files implements asset.Writable.
-func (a *NMStateConfigs) Files() []asset.File {
+func (a *NMStateConfigs) Files() ([]asset.File, error) {
 	if len(a.Configs) == 0 {
-		return nil
+		return nil, nil
 	}
+	b, err := marshalNMStateConfigs(a.Configs)
+	if err != nil {
+		return nil, err
+	}
+	return []asset.File{{Path: assetdir.NMStateConfig, Data: b, Mode: assetdir.Mode(assetdir.NMStateConfig)}}, nil
+}
+
+// marshalNMStateConfigs renders the NMStateConfigs as one multi-document
+// YAML file.
+func marshalNMStateConfigs(configs []manifests.NMStateConfig) ([]byte, error) {
 	var buf bytes.Buffer
-	for i := range a.Configs {
-		b, err := marshalYAML(&a.Configs[i])
+	for i := range configs {
+		b, err := marshalYAML(&configs[i])
 		if err != nil {
-			return nil
+			return nil, fmt.Errorf("%s: document %d: %w", assetdir.NMStateConfig, i+1, err)
 		}
 		if i > 0 {
 			buf.WriteString("---\n")
 		}
 		buf.Write(b)
 	}
-	return []asset.File{{Path: manifests.NMStateConfigFile, Data: buf.Bytes(), Mode: 0o644}}
+	return buf.Bytes(), nil
 }
 
 // RendezvousIP is the address of node zero, the host that runs the
@@ -204,209 +139,291 @@ func (a *RendezvousIP) Generate(_ context.Context, p asset.Parents) error {
 }
 
 // Files implements asset.Writable: the rendezvousIP file next to the ISO.
-func (a *RendezvousIP) Files() []asset.File {
-	return []asset.File{{Path: RendezvousIPFile, Data: []byte(a.IP), Mode: 0o644}}
+func (a *RendezvousIP) Files() ([]asset.File, error) {
+	return []asset.File{{Path: assetdir.RendezvousIP, Data: []byte(a.IP), Mode: assetdir.Mode(assetdir.RendezvousIP)}}, nil
 }
 
-// InfraEnv is cluster-manifests/infraenv.yaml.
-type InfraEnv struct {
-	Warnings
-	InfraEnv *manifests.InfraEnv `json:"infraEnv,omitempty"`
+// marshalYAML renders a manifest the way every generated file looks.
+func marshalYAML(v any) ([]byte, error) {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode YAML: %w", err)
+	}
+	return b, nil
 }
+
+// ZTPManifest is one single-document ZTP manifest in cluster-manifests/
+// (PullSecret, InfraEnv, AgentClusterInstall, ClusterDeployment,
+// ClusterImageSet): generated from install-config.yaml and
+// agent-config.yaml or, when the user supplies the file, decoded strictly
+// and checked on its own. AgentManifests checks the manifests against each
+// other. K says which manifest it is.
+type ZTPManifest[T any, K ztpKind[T]] struct {
+	Warnings
+	Manifest *T
+	// lines is kept from Load so later cross-checks can point at a field.
+	lines manifests.Lines
+}
+
+// ztpKind is what sets one ZTP manifest asset apart from the others.
+type ztpKind[T any] interface {
+	// name is the asset's name.
+	name() string
+	// file is the manifest's path in the asset directory.
+	file() string
+	// stateKey is the manifest's key in the asset's state data.
+	stateKey() string
+	dependencies() []asset.Asset
+	generate(p asset.Parents) (*T, error)
+	// check normalises and validates a user's copy on its own, returning
+	// warnings; nil when nothing is checked before AgentManifests.
+	check(m *T, lines manifests.Lines) ([]string, error)
+}
+
+// The ZTP manifests' assets.
+type (
+	// PullSecret is cluster-manifests/pull-secret.yaml (0600).
+	PullSecret = ZTPManifest[manifests.Secret, pullSecretKind]
+	// InfraEnv is cluster-manifests/infraenv.yaml. It can carry proxy
+	// credentials (spec.proxy), so it is written 0600.
+	InfraEnv = ZTPManifest[manifests.InfraEnv, infraEnvKind]
+	// AgentClusterInstall is cluster-manifests/agent-cluster-install.yaml.
+	// It can carry proxy credentials and, in the install-config-overrides
+	// annotation, BMC, vCenter and Prism passwords (as upstream), so it is
+	// written 0600.
+	AgentClusterInstall = ZTPManifest[manifests.AgentClusterInstall, aciKind]
+	// ClusterDeployment is cluster-manifests/cluster-deployment.yaml.
+	ClusterDeployment = ZTPManifest[manifests.ClusterDeployment, clusterDeploymentKind]
+	// ClusterImageSet is cluster-manifests/cluster-image-set.yaml: the
+	// release pinned by digest, named openshift-<version of the payload>.
+	// A user's copy is checked against the release by AgentManifests.
+	ClusterImageSet = ZTPManifest[manifests.ClusterImageSet, clusterImageSetKind]
+)
 
 // Name implements asset.Asset.
-func (*InfraEnv) Name() string { return "InfraEnv Config" }
+func (*ZTPManifest[T, K]) Name() string { var k K; return k.name() }
 
 // Dependencies implements asset.Asset.
-func (*InfraEnv) Dependencies() []asset.Asset {
-	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &RendezvousIP{}}
-}
+func (*ZTPManifest[T, K]) Dependencies() []asset.Asset { var k K; return k.dependencies() }
 
 // Generate implements asset.Asset.
-func (a *InfraEnv) Generate(_ context.Context, p asset.Parents) error {
-	ic, err := needInstallConfig(p, manifests.InfraEnvFile)
+func (a *ZTPManifest[T, K]) Generate(_ context.Context, p asset.Parents) error {
+	var k K
+	m, err := k.generate(p)
 	if err != nil {
 		return err
 	}
-	a.InfraEnv = manifests.GenerateInfraEnv(ic, asset.Get[*AgentConfig](p).Config, asset.Get[*RendezvousIP](p).IP)
+	a.Manifest = m
 	return nil
 }
 
 // Load implements asset.Loader.
-func (a *InfraEnv) Load(d asset.Dir) (bool, error) {
-	var ie manifests.InfraEnv
-	ok, lines, warns, err := loadOne(d, manifests.InfraEnvFile, &ie)
+func (a *ZTPManifest[T, K]) Load(d asset.Dir) (bool, error) {
+	var k K
+	b, ok, err := readOptional(d, k.file())
 	if !ok || err != nil {
 		return false, err
 	}
-	manifests.NormalizeInfraEnv(&ie)
-	if err := manifests.ValidateInfraEnv(&ie, lines); err != nil {
-		return false, fmt.Errorf("invalid InfraEnv configuration: %w", err)
-	}
-	a.addAll(warns)
-	a.InfraEnv = &ie
-	return true, nil
-}
-
-// Files implements asset.Writable. The InfraEnv can carry proxy
-// credentials (spec.proxy), so it is private (0600).
-func (a *InfraEnv) Files() []asset.File {
-	b, err := marshalYAML(a.InfraEnv)
-	if err != nil || a.InfraEnv == nil {
-		return nil
-	}
-	return []asset.File{{Path: manifests.InfraEnvFile, Data: b, Mode: 0o600}}
-}
-
-// AgentClusterInstall is cluster-manifests/agent-cluster-install.yaml.
-type AgentClusterInstall struct {
-	Warnings
-	ACI *manifests.AgentClusterInstall `json:"aci,omitempty"`
-}
-
-// Name implements asset.Asset.
-func (*AgentClusterInstall) Name() string { return "AgentClusterInstall Config" }
-
-// Dependencies implements asset.Asset.
-func (*AgentClusterInstall) Dependencies() []asset.Asset {
-	return []asset.Asset{&InstallConfig{}, &AgentHosts{}, &ReleasePayload{}, &RendezvousIP{}}
-}
-
-// Generate implements asset.Asset.
-func (a *AgentClusterInstall) Generate(_ context.Context, p asset.Parents) error {
-	ic, err := needInstallConfig(p, manifests.AgentClusterInstallF)
+	var m T
+	dec, err := manifests.DecodeStrict(k.file(), b, &m)
 	if err != nil {
-		return err
-	}
-	aci, err := manifests.GenerateAgentClusterInstall(ic, asset.Get[*AgentHosts](p).Hosts,
-		asset.Get[*ReleasePayload](p).Version, asset.Get[*RendezvousIP](p).IP)
-	if err != nil {
-		return err
-	}
-	a.ACI = aci
-	return nil
-}
-
-// Load implements asset.Loader.
-func (a *AgentClusterInstall) Load(d asset.Dir) (bool, error) {
-	var aci manifests.AgentClusterInstall
-	ok, lines, warns, err := loadOne(d, manifests.AgentClusterInstallF, &aci)
-	if !ok || err != nil {
 		return false, err
 	}
-	a.Warn = append(a.Warn, manifests.NormalizeACI(&aci)...)
-	if err := manifests.ValidateACI(&aci, lines); err != nil {
-		return false, fmt.Errorf("invalid AgentClusterInstall configuration: %w", err)
-	}
-	a.addAll(warns)
-	a.ACI = &aci
-	return true, nil
-}
-
-// Files implements asset.Writable. The ACI can carry proxy credentials
-// and, in the install-config-overrides annotation, BMC, vCenter and Prism
-// passwords (as upstream), so it is private (0600).
-func (a *AgentClusterInstall) Files() []asset.File {
-	b, err := marshalYAML(a.ACI)
-	if err != nil || a.ACI == nil {
-		return nil
-	}
-	return []asset.File{{Path: manifests.AgentClusterInstallF, Data: b, Mode: 0o600}}
-}
-
-// ClusterDeployment is cluster-manifests/cluster-deployment.yaml.
-type ClusterDeployment struct {
-	Warnings
-	CD *manifests.ClusterDeployment `json:"cd,omitempty"`
-}
-
-// Name implements asset.Asset.
-func (*ClusterDeployment) Name() string { return "ClusterDeployment Config" }
-
-// Dependencies implements asset.Asset.
-func (*ClusterDeployment) Dependencies() []asset.Asset { return []asset.Asset{&InstallConfig{}} }
-
-// Generate implements asset.Asset.
-func (a *ClusterDeployment) Generate(_ context.Context, p asset.Parents) error {
-	ic, err := needInstallConfig(p, manifests.ClusterDeploymentFile)
+	warns, err := k.check(&m, dec.Lines)
 	if err != nil {
-		return err
-	}
-	a.CD = manifests.GenerateClusterDeployment(ic)
-	return nil
-}
-
-// Load implements asset.Loader.
-func (a *ClusterDeployment) Load(d asset.Dir) (bool, error) {
-	var cd manifests.ClusterDeployment
-	ok, lines, warns, err := loadOne(d, manifests.ClusterDeploymentFile, &cd)
-	if !ok || err != nil {
 		return false, err
 	}
-	if err := manifests.ValidateClusterDeployment(&cd, lines); err != nil {
-		return false, fmt.Errorf("invalid ClusterDeployment configuration: %w", err)
-	}
-	a.addAll(warns)
-	a.CD = &cd
+	a.Warn = append(a.Warn, warns...)
+	a.addAll(dec.Warnings)
+	a.Manifest, a.lines = &m, dec.Lines
 	return true, nil
 }
 
 // Files implements asset.Writable.
-func (a *ClusterDeployment) Files() []asset.File {
-	b, err := marshalYAML(a.CD)
-	if err != nil || a.CD == nil {
-		return nil
+func (a *ZTPManifest[T, K]) Files() ([]asset.File, error) {
+	if a.Manifest == nil {
+		return nil, nil
 	}
-	return []asset.File{{Path: manifests.ClusterDeploymentFile, Data: b, Mode: 0o644}}
+	var k K
+	b, err := marshalYAML(a.Manifest)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", k.file(), err)
+	}
+	return []asset.File{{Path: k.file(), Data: b, Mode: assetdir.Mode(k.file())}}, nil
 }
 
-// ClusterImageSet is cluster-manifests/cluster-image-set.yaml.
-type ClusterImageSet struct {
-	Warnings
-	CIS *manifests.ClusterImageSet `json:"cis,omitempty"`
-	// lines is kept from Load so the cross-check with the release can
-	// point at the field.
-	lines manifests.Lines
+// MarshalJSON encodes the asset for the state file as
+// {"warnings": [...], "<stateKey>": {...}}, the shape it had when each
+// manifest had its own type, so a state written then reads the same.
+func (a *ZTPManifest[T, K]) MarshalJSON() ([]byte, error) {
+	var k K
+	var b bytes.Buffer
+	b.WriteByte('{')
+	if len(a.Warn) > 0 {
+		w, err := json.Marshal(a.Warn)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(`"warnings":`)
+		b.Write(w)
+	}
+	if a.Manifest != nil {
+		m, err := json.Marshal(a.Manifest)
+		if err != nil {
+			return nil, err
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%q:", k.stateKey())
+		b.Write(m)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
-// Name implements asset.Asset.
-func (*ClusterImageSet) Name() string { return "ClusterImageSet Config" }
+// UnmarshalJSON decodes the asset from the state file.
+func (a *ZTPManifest[T, K]) UnmarshalJSON(data []byte) error {
+	var k K
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return err
+	}
+	*a = ZTPManifest[T, K]{}
+	if w, ok := fields["warnings"]; ok {
+		if err := json.Unmarshal(w, &a.Warn); err != nil {
+			return err
+		}
+	}
+	if m, ok := fields[k.stateKey()]; ok {
+		if err := json.Unmarshal(m, &a.Manifest); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
-// Dependencies implements asset.Asset.
-func (*ClusterImageSet) Dependencies() []asset.Asset {
+func needInstallConfig(p asset.Parents, file string) (*manifests.InstallConfig, error) {
+	ic := asset.Get[*InstallConfig](p).Config
+	if ic == nil {
+		return nil, fmt.Errorf("%w: %s: add install-config.yaml (and agent-config.yaml), or supply this file", asset.ErrMissingInput, file)
+	}
+	return ic, nil
+}
+
+type pullSecretKind struct{}
+
+func (pullSecretKind) name() string     { return "Agent PullSecret" }
+func (pullSecretKind) file() string     { return assetdir.PullSecret }
+func (pullSecretKind) stateKey() string { return "secret" }
+func (pullSecretKind) dependencies() []asset.Asset {
+	return []asset.Asset{&InstallConfig{}}
+}
+func (pullSecretKind) generate(p asset.Parents) (*manifests.Secret, error) {
+	ic, err := needInstallConfig(p, assetdir.PullSecret)
+	if err != nil {
+		return nil, err
+	}
+	return manifests.GeneratePullSecret(ic), nil
+}
+func (pullSecretKind) check(s *manifests.Secret, lines manifests.Lines) ([]string, error) {
+	manifests.NormalizeSecret(s)
+	if err := manifests.ValidateSecret(s, lines); err != nil {
+		return nil, fmt.Errorf("invalid PullSecret configuration: %w", err)
+	}
+	return nil, nil
+}
+
+type infraEnvKind struct{}
+
+func (infraEnvKind) name() string     { return "InfraEnv Config" }
+func (infraEnvKind) file() string     { return assetdir.InfraEnv }
+func (infraEnvKind) stateKey() string { return "infraEnv" }
+func (infraEnvKind) dependencies() []asset.Asset {
+	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &RendezvousIP{}}
+}
+func (infraEnvKind) generate(p asset.Parents) (*manifests.InfraEnv, error) {
+	ic, err := needInstallConfig(p, assetdir.InfraEnv)
+	if err != nil {
+		return nil, err
+	}
+	return manifests.GenerateInfraEnv(ic, asset.Get[*AgentConfig](p).Config, asset.Get[*RendezvousIP](p).IP), nil
+}
+func (infraEnvKind) check(ie *manifests.InfraEnv, lines manifests.Lines) ([]string, error) {
+	manifests.NormalizeInfraEnv(ie)
+	if err := manifests.ValidateInfraEnv(ie, lines); err != nil {
+		return nil, fmt.Errorf("invalid InfraEnv configuration: %w", err)
+	}
+	return nil, nil
+}
+
+type aciKind struct{}
+
+func (aciKind) name() string     { return "AgentClusterInstall Config" }
+func (aciKind) file() string     { return assetdir.AgentClusterInstall }
+func (aciKind) stateKey() string { return "aci" }
+func (aciKind) dependencies() []asset.Asset {
+	return []asset.Asset{&InstallConfig{}, &AgentHosts{}, &ReleasePayload{}, &RendezvousIP{}}
+}
+func (aciKind) generate(p asset.Parents) (*manifests.AgentClusterInstall, error) {
+	ic, err := needInstallConfig(p, assetdir.AgentClusterInstall)
+	if err != nil {
+		return nil, err
+	}
+	return manifests.GenerateAgentClusterInstall(ic, asset.Get[*AgentHosts](p).Hosts,
+		asset.Get[*ReleasePayload](p).Version, asset.Get[*RendezvousIP](p).IP)
+}
+func (aciKind) check(aci *manifests.AgentClusterInstall, lines manifests.Lines) ([]string, error) {
+	warns := manifests.NormalizeACI(aci)
+	if err := manifests.ValidateACI(aci, lines); err != nil {
+		return nil, fmt.Errorf("invalid AgentClusterInstall configuration: %w", err)
+	}
+	return warns, nil
+}
+
+type clusterDeploymentKind struct{}
+
+func (clusterDeploymentKind) name() string     { return "ClusterDeployment Config" }
+func (clusterDeploymentKind) file() string     { return assetdir.ClusterDeployment }
+func (clusterDeploymentKind) stateKey() string { return "cd" }
+func (clusterDeploymentKind) dependencies() []asset.Asset {
+	return []asset.Asset{&InstallConfig{}}
+}
+func (clusterDeploymentKind) generate(p asset.Parents) (*manifests.ClusterDeployment, error) {
+	ic, err := needInstallConfig(p, assetdir.ClusterDeployment)
+	if err != nil {
+		return nil, err
+	}
+	return manifests.GenerateClusterDeployment(ic), nil
+}
+func (clusterDeploymentKind) check(cd *manifests.ClusterDeployment, lines manifests.Lines) ([]string, error) {
+	if err := manifests.ValidateClusterDeployment(cd, lines); err != nil {
+		return nil, fmt.Errorf("invalid ClusterDeployment configuration: %w", err)
+	}
+	return nil, nil
+}
+
+type clusterImageSetKind struct{}
+
+func (clusterImageSetKind) name() string     { return "ClusterImageSet Config" }
+func (clusterImageSetKind) file() string     { return assetdir.ClusterImageSet }
+func (clusterImageSetKind) stateKey() string { return "cis" }
+func (clusterImageSetKind) dependencies() []asset.Asset {
 	return []asset.Asset{&InstallConfig{}, &ReleasePayload{}}
 }
 
-// Generate implements asset.Asset: the release pinned by digest, named
-// openshift-<version of the payload>.
-func (a *ClusterImageSet) Generate(_ context.Context, p asset.Parents) error {
+// generate needs no install-config: only its namespace, when there is one.
+func (clusterImageSetKind) generate(p asset.Parents) (*manifests.ClusterImageSet, error) {
 	ns := ""
 	if ic := asset.Get[*InstallConfig](p).Config; ic != nil {
 		ns = ic.Metadata.Namespace
 	}
 	r := asset.Get[*ReleasePayload](p)
-	a.CIS = manifests.GenerateClusterImageSet(ns, r.Pinned, r.Version)
-	return nil
+	return manifests.GenerateClusterImageSet(ns, r.Pinned, r.Version), nil
 }
 
-// Load implements asset.Loader.
-func (a *ClusterImageSet) Load(d asset.Dir) (bool, error) {
-	var cis manifests.ClusterImageSet
-	ok, lines, warns, err := loadOne(d, manifests.ClusterImageSetFile, &cis)
-	if !ok || err != nil {
-		return false, err
-	}
-	a.addAll(warns)
-	a.CIS = &cis
-	a.lines = lines
-	return true, nil
-}
-
-// Files implements asset.Writable.
-func (a *ClusterImageSet) Files() []asset.File {
-	b, err := marshalYAML(a.CIS)
-	if err != nil || a.CIS == nil {
-		return nil
-	}
-	return []asset.File{{Path: manifests.ClusterImageSetFile, Data: b, Mode: 0o644}}
+// check leaves a user's copy to AgentManifests, which checks it against
+// the release.
+func (clusterImageSetKind) check(*manifests.ClusterImageSet, manifests.Lines) ([]string, error) {
+	return nil, nil
 }
