@@ -32,10 +32,7 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
 
-const (
-	devSimFile       = assetdir.StateDir + "/dev-sim.json"
-	envRendezvousURL = "AGENTISO_RENDEZVOUS_URL"
-)
+const envRendezvousURL = "AGENTISO_RENDEZVOUS_URL"
 
 // devSim records where `dev simulate` serves, for loopback demos and tests.
 type devSim struct {
@@ -81,7 +78,7 @@ func loadStateAsset(dir string, a asset.Asset) error {
 }
 
 func readDevSim(dir string) (*devSim, error) {
-	b, err := readSmall(filepath.Join(dir, devSimFile))
+	b, err := readSmall(filepath.Join(dir, filepath.FromSlash(assetdir.DevSim)))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -90,7 +87,7 @@ func readDevSim(dir string) (*devSim, error) {
 	}
 	d := &devSim{}
 	if err := json.Unmarshal(b, d); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, devSimFile), err)
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, filepath.FromSlash(assetdir.DevSim)), err)
 	}
 	return d, nil
 }
@@ -147,7 +144,7 @@ func loadWaitForInputs(dir string, restURLOverride string, baseURL func(ip strin
 			return nil, err
 		}
 		if ds != nil && ds.RESTAddr != "" {
-			in.restURL, in.restURLSource = "http://"+ds.RESTAddr+"/api/assisted-install/v2", filepath.Join(dir, devSimFile)
+			in.restURL, in.restURLSource = "http://"+ds.RESTAddr+"/api/assisted-install/v2", filepath.Join(dir, filepath.FromSlash(assetdir.DevSim))
 		} else {
 			in.restURL = baseURL(in.rendezvousIP)
 		}
@@ -248,7 +245,7 @@ func writeDevInputs(o devInitOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := fsutil.WriteFileAtomic(filepath.Join(o.dir, devSimFile), append(b, '\n'), 0o644); err != nil {
+		if err := fsutil.WriteFileAtomic(filepath.Join(o.dir, filepath.FromSlash(assetdir.DevSim)), append(b, '\n'), assetdir.Mode(assetdir.DevSim)); err != nil {
 			return err
 		}
 	}

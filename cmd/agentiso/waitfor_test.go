@@ -141,7 +141,7 @@ func TestInitDirFiles(t *testing.T) {
 
 	// Without the dev file the URL comes from rendezvousIP, IPv6 bracketed.
 	t.Setenv(envRendezvousURL, "")
-	require.NoError(t, os.Remove(filepath.Join(dir, devSimFile)))
+	require.NoError(t, os.Remove(filepath.Join(dir, filepath.FromSlash(assetdir.DevSim))))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.RendezvousIP), []byte("fd00::0005\n"), 0o644))
 	in, err = loadWaitForInputs(dir, "", rendezvous.BaseURL)
 	require.NoError(t, err)

@@ -49,6 +49,9 @@ const (
 	// tokens and CAs an ISO is built with.
 	StateDir = ".agentiso"
 	State    = StateDir + "/state.json"
+	// DevSim is where `dev init-dir --local` records the loopback
+	// addresses the simulator serves on (development only).
+	DevSim = StateDir + "/dev-sim.json"
 )
 
 // AgentISO is the agent ISO's path for a CPU architecture (RPM spelling).

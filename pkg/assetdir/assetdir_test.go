@@ -24,6 +24,7 @@ func TestModes(t *testing.T) {
 		Kubeconfig:                     0o600,
 		KubeadminPassword:              0o600,
 		State:                          0o600,
+		DevSim:                         0o644,
 		AgentISO("x86_64"):             0o600,
 		AgentISO("aarch64"):            0o600,
 		AgentISO("x86_64") + ".sha256": 0o644,

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+
 	"sigs.k8s.io/yaml"
 
 	"github.com/seed-a052040e/agentiso/pkg/nmstate"
@@ -21,7 +23,7 @@ var dnsName = regexp.MustCompile(`^([a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?\.)*[a
 // ValidateAgentConfig checks agent-config.yaml on its own: versions,
 // addresses, URLs, NTP sources and every host entry.
 func ValidateAgentConfig(ac *AgentConfig, lines Lines) error {
-	e := newErrs(AgentConfigFile, lines)
+	e := newErrs(assetdir.AgentConfig, lines)
 	switch ac.APIVersion {
 	case "":
 		e.required("apiVersion", "no version was provided; use \"v1beta1\"")

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+
 	"sigs.k8s.io/yaml"
 )
 
@@ -88,7 +90,7 @@ func ValidateFencingRelease(ic *InstallConfig, releaseVersion string, lines Line
 	if ic == nil || ic.ControlPlane == nil || ic.ControlPlane.Fencing == nil || len(ic.ControlPlane.Fencing.Credentials) == 0 {
 		return nil
 	}
-	e := newErrs(InstallConfigFile, lines)
+	e := newErrs(assetdir.InstallConfig, lines)
 	major, minor, ok := releaseMajorMinor(releaseVersion)
 	switch {
 	case !ok:
@@ -145,7 +147,7 @@ func FencingFiles(ic *InstallConfig, hosts []Host, lines Lines) (shared []byte, 
 	}
 	var global fencingFile
 	byHost := map[int]*fencingFile{}
-	e := newErrs(InstallConfigFile, lines)
+	e := newErrs(assetdir.InstallConfig, lines)
 	for i, c := range ic.ControlPlane.Fencing.Credentials {
 		entry := fencingFileEntry{Hostname: c.HostName, MACAddress: c.MACAddress, Address: c.Address,
 			Username: c.Username, Password: c.Password, CertificateVerification: c.CertificateVerification}

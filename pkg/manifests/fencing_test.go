@@ -3,6 +3,8 @@ package manifests
 import (
 	"testing"
 
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -74,7 +76,7 @@ func TestValidateFencing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ic, lines := decodeT[InstallConfig](t, InstallConfigFile, edit(t, tnfInstallConfig, tc.pairs...))
+			ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, edit(t, tnfInstallConfig, tc.pairs...))
 			ic.SetDefaults()
 			assertErrs(t, ValidateInstallConfig(ic, lines), tc.want...)
 		})
@@ -86,7 +88,7 @@ func TestValidateFencing(t *testing.T) {
 // feature gate (TechPreviewNoUpgrade or featureGates: [DualReplica=true]);
 // from 4.22 on it is enabled by default.
 func TestFencingNeedsRelease(t *testing.T) {
-	ic, lines := decodeT[InstallConfig](t, InstallConfigFile, tnfInstallConfig)
+	ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, tnfInstallConfig)
 	ic.SetDefaults()
 	require.NoError(t, ValidateInstallConfig(ic, lines))
 	assert.ErrorContains(t, ValidateFencingRelease(ic, "4.19.3", lines),

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,7 +28,7 @@ func TestProxyValidation(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			y := baseInstallConfig + "proxy:\n  httpProxy: '" + tc.proxy + "'\n"
-			ic, lines := decodeT[InstallConfig](t, InstallConfigFile, y)
+			ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, y)
 			ic.SetDefaults()
 			err := ValidateInstallConfig(ic, lines)
 			assertErrs(t, err, tc.want...)
@@ -55,14 +57,14 @@ func TestHostnameLength(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			y := edit(t, baseAgentConfig, "hostname: master-0", "hostname: "+tc.hostname)
-			ac, lines := decodeT[AgentConfig](t, AgentConfigFile, y)
+			ac, lines := decodeT[AgentConfig](t, assetdir.AgentConfig, y)
 			assertErrs(t, ValidateAgentConfig(ac, lines), tc.want...)
 		})
 	}
 	t.Run("install-config host name", func(t *testing.T) {
 		y := edit(t, baseInstallConfig, "    ingressVIPs: [192.168.111.4]\n",
 			"    ingressVIPs: [192.168.111.4]\n    hosts:\n    - name: "+long64+"\n      bootMACAddress: 52:54:00:00:00:01\n")
-		ic, lines := decodeT[InstallConfig](t, InstallConfigFile, y)
+		ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, y)
 		ic.SetDefaults()
 		assertErrs(t, ValidateInstallConfig(ic, lines), "platform.baremetal.hosts[0].name: Invalid value: \""+long64+"\": has a label longer than 63 characters")
 	})
@@ -83,7 +85,7 @@ func TestDNSSearchEntries(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			y := edit(t, baseAgentConfig, "  networkConfig:\n    interfaces:", strings.Replace(dns, "%s", tc.search, 1))
-			ac, lines := decodeT[AgentConfig](t, AgentConfigFile, y)
+			ac, lines := decodeT[AgentConfig](t, assetdir.AgentConfig, y)
 			assertErrs(t, ValidateAgentConfig(ac, lines), tc.want...)
 		})
 	}
@@ -139,7 +141,7 @@ func TestNoProxyValidation(t *testing.T) {
 			[]string{`proxy.httpsProxy: Invalid value: "http://10.128.1.25:3128": proxy value is part of the cluster networks`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ic, lines := decodeT[InstallConfig](t, InstallConfigFile, baseInstallConfig+"proxy:\n"+tc.proxy)
+			ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, baseInstallConfig+"proxy:\n"+tc.proxy)
 			ic.SetDefaults()
 			assertErrs(t, ValidateInstallConfig(ic, lines), tc.want...)
 		})

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
 // Host is one machine of the cluster, from agent-config.yaml hosts[] or,
@@ -32,32 +34,32 @@ func ResolveHosts(ic *InstallConfig, ac *AgentConfig) ([]Host, []Warning) {
 	}
 	if ac != nil && len(ac.Hosts) > 0 {
 		if len(bmHosts) > 0 {
-			warns = append(warns, Warning{File: InstallConfigFile, Path: "platform.baremetal.hosts", Msg: "hosts from install-config.yaml are ignored because agent-config.yaml defines hosts"})
+			warns = append(warns, Warning{File: assetdir.InstallConfig, Path: "platform.baremetal.hosts", Msg: "hosts from install-config.yaml are ignored because agent-config.yaml defines hosts"})
 		}
 		out := make([]Host, len(ac.Hosts))
 		for i, h := range ac.Hosts {
-			out[i] = Host{AgentHost: h, File: AgentConfigFile, Path: fmt.Sprintf("hosts[%d]", i)}
+			out[i] = Host{AgentHost: h, File: assetdir.AgentConfig, Path: fmt.Sprintf("hosts[%d]", i)}
 		}
 		return out, warns
 	}
 	out := make([]Host, 0, len(bmHosts))
 	for i, h := range bmHosts {
 		host := Host{AgentHost: AgentHost{Hostname: h.Name, Role: h.Role, RootDeviceHints: h.RootDeviceHints, NetworkConfig: h.NetworkConfig},
-			File: InstallConfigFile, Path: fmt.Sprintf("platform.baremetal.hosts[%d]", i)}
+			File: assetdir.InstallConfig, Path: fmt.Sprintf("platform.baremetal.hosts[%d]", i)}
 		if h.BootMACAddress != "" {
 			name := "boot"
 			if host.HasNetworkConfig() {
 				if n := interfaceWithMAC(h.NetworkConfig, h.BootMACAddress); n != "" {
 					name = n
 				} else {
-					warns = append(warns, Warning{File: InstallConfigFile, Path: host.Path + ".bootMACAddress",
+					warns = append(warns, Warning{File: assetdir.InstallConfig, Path: host.Path + ".bootMACAddress",
 						Msg: fmt.Sprintf("For host %s, BootMACAddress %s is not in NetworkConfig", h.Name, h.BootMACAddress)})
 				}
 			}
 			host.Interfaces = []HostInterface{{Name: name, MACAddress: h.BootMACAddress}}
 		}
 		if h.BootMode != "" && h.BootMode != "UEFI" {
-			warns = append(warns, Warning{File: InstallConfigFile, Path: host.Path + ".bootMode", Msg: "bootMode is ignored by the agent-based installer"})
+			warns = append(warns, Warning{File: assetdir.InstallConfig, Path: host.Path + ".bootMode", Msg: "bootMode is ignored by the agent-based installer"})
 		}
 		out = append(out, host)
 	}
@@ -213,10 +215,10 @@ func ValidateCluster(ic *InstallConfig, hosts []Host, rendezvousIP string, lines
 		}
 	}
 	if anyStatic && !ownerIsCP && len(list) == 0 {
-		add(AgentConfigFile, "rendezvousIP", TypeInvalid, rendezvousIP, "is not a static address of any control-plane host's networkConfig; the host that boots with this IP runs the installer service, so set it to one of the master hosts' addresses")
+		add(assetdir.AgentConfig, "rendezvousIP", TypeInvalid, rendezvousIP, "is not a static address of any control-plane host's networkConfig; the host that boots with this IP runs the installer service, so set it to one of the master hosts' addresses")
 	}
 	if ic != nil && ic.Networking != nil && !ic.MachineNetworkContains(rip) {
-		add(AgentConfigFile, "rendezvousIP", TypeInvalid, rendezvousIP, "is outside every machine network (%s); hosts could not reach it", ic.machineCIDRs())
+		add(assetdir.AgentConfig, "rendezvousIP", TypeInvalid, rendezvousIP, "is outside every machine network (%s); hosts could not reach it", ic.machineCIDRs())
 	}
 	if ic != nil {
 		vips := append(append([]string{}, ic.Platform.APIVIPs()...), ic.Platform.IngressVIPs()...)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -11,7 +13,7 @@ import (
 func staticHost(role, ip string) Host {
 	nc := `{"interfaces":[{"name":"eth0","type":"ethernet","ipv4":{"enabled":true,"address":[{"ip":"` + ip + `","prefix-length":24}]}}]}`
 	return Host{AgentHost: AgentHost{Role: role, NetworkConfig: json.RawMessage(nc), Interfaces: []HostInterface{{Name: "eth0", MACAddress: "52:54:00:00:00:01"}}},
-		File: AgentConfigFile, Path: "hosts[0]"}
+		File: assetdir.AgentConfig, Path: "hosts[0]"}
 }
 
 func TestChooseRendezvousIPPrefersControlPlane(t *testing.T) {

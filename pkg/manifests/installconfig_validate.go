@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+
 	"golang.org/x/crypto/ssh"
 
 	"github.com/seed-a052040e/agentiso/pkg/arch"
@@ -142,7 +144,7 @@ var (
 // ValidateInstallConfig checks install-config.yaml (after SetDefaults)
 // against the agent flow's rules, returning every problem at once.
 func ValidateInstallConfig(ic *InstallConfig, lines Lines) error {
-	e := newErrs(InstallConfigFile, lines)
+	e := newErrs(assetdir.InstallConfig, lines)
 	switch ic.APIVersion {
 	case "":
 		e.required("apiVersion", "install-config version required; use \"v1\"")

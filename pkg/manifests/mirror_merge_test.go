@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+
 	"github.com/stretchr/testify/assert"
 )
 
@@ -36,7 +38,7 @@ func TestConflictingSourcePolicy(t *testing.T) {
 - source: quay.io/openshift-release-dev/ocp-release
   mirrors: [m2.example.com/ocp/release]
 pullSecret:`)
-	ic, lines := decodeT[InstallConfig](t, InstallConfigFile, y)
+	ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, y)
 	ic.SetDefaults()
 	assertErrs(t, ValidateInstallConfig(ic, lines),
 		`install-config.yaml:23: imageDigestSources[1].sourcePolicy: Invalid value: "": conflicts with imageDigestSources[0] (NeverContactSource) for the same source quay.io/openshift-release-dev/ocp-release; give every entry of one source the same sourcePolicy`)

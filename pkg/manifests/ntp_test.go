@@ -3,6 +3,8 @@ package manifests
 import (
 	"testing"
 
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+
 	"github.com/stretchr/testify/assert"
 )
 
@@ -12,11 +14,11 @@ import (
 // upstream).
 func TestBareMetalAdditionalNTPServers(t *testing.T) {
 	y := edit(t, baseInstallConfig, "    ingressVIPs: [192.168.111.4]\n", "    ingressVIPs: [192.168.111.4]\n    additionalNTPServers: [ntp.example.com, 192.168.111.1]\n")
-	ic, lines := decodeT[InstallConfig](t, InstallConfigFile, y)
+	ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, y)
 	ic.SetDefaults()
 	assertErrs(t, ValidateInstallConfig(ic, lines))
 
-	ac, _ := decodeT[AgentConfig](t, AgentConfigFile, baseAgentConfig)
+	ac, _ := decodeT[AgentConfig](t, assetdir.AgentConfig, baseAgentConfig)
 	assert.Equal(t, []string{"ntp.example.com", "192.168.111.1"}, GenerateInfraEnv(ic, ac, "192.168.111.20").Spec.AdditionalNTPSources)
 	assert.Equal(t, []string{"ntp.example.com", "192.168.111.1"}, GenerateInfraEnv(ic, nil, "192.168.111.20").Spec.AdditionalNTPSources)
 
@@ -24,7 +26,7 @@ func TestBareMetalAdditionalNTPServers(t *testing.T) {
 	assert.Equal(t, []string{"pool.ntp.org"}, GenerateInfraEnv(ic, ac, "192.168.111.20").Spec.AdditionalNTPSources, "agent-config's sources win")
 
 	bad := edit(t, y, "ntp.example.com", "bad_name.example.com")
-	ic, lines = decodeT[InstallConfig](t, InstallConfigFile, bad)
+	ic, lines = decodeT[InstallConfig](t, assetdir.InstallConfig, bad)
 	ic.SetDefaults()
 	assertErrs(t, ValidateInstallConfig(ic, lines), `install-config.yaml:19: platform.baremetal.additionalNTPServers[0]: Invalid value: "bad_name.example.com": NTP server is not a valid domain name nor a valid IP`)
 }

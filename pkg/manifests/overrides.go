@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
 // Upstream's defaults for the bare-metal provisioning network, which it
@@ -203,7 +205,7 @@ func installConfigOverrides(ic *InstallConfig, hosts []Host) (string, error) {
 // agent-config.yaml replace install-config hosts, BMCs included.
 func bareMetalOverride(bm *BareMetalPlatform, hosts []Host) *bareMetalOverrides {
 	for _, h := range hosts {
-		if h.File == AgentConfigFile {
+		if h.File == assetdir.AgentConfig {
 			return nil
 		}
 	}

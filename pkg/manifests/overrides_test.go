@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -12,7 +14,7 @@ import (
 // returns the install-config-overrides annotation of its ACI, decoded.
 func overridesOf(t *testing.T, y string) map[string]any {
 	t.Helper()
-	ic, lines := decodeT[InstallConfig](t, InstallConfigFile, y)
+	ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, y)
 	ic.SetDefaults()
 	require.NoError(t, ValidateInstallConfig(ic, lines))
 	aci, err := GenerateAgentClusterInstall(ic, nil, "4.19.0", "192.168.111.20")
@@ -112,10 +114,10 @@ func TestOverridesIgnoredBMCs(t *testing.T) {
       bootMACAddress: 52:54:00:00:00:01
       bmc: {address: 'ipmi://192.168.111.1', username: admin, password: secret}
 `)
-	ic, lines := decodeT[InstallConfig](t, InstallConfigFile, y)
+	ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, y)
 	ic.SetDefaults()
 	require.NoError(t, ValidateInstallConfig(ic, lines))
-	ac, _ := decodeT[AgentConfig](t, AgentConfigFile, baseAgentConfig)
+	ac, _ := decodeT[AgentConfig](t, assetdir.AgentConfig, baseAgentConfig)
 	hosts, _ := ResolveHosts(ic, ac)
 	aci, err := GenerateAgentClusterInstall(ic, hosts, "4.19.0", "192.168.111.20")
 	require.NoError(t, err)

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -111,7 +113,7 @@ func TestValidateAgentConfig(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ac, lines := decodeT[AgentConfig](t, AgentConfigFile, edit(t, baseAgentConfig, tc.pairs...))
+			ac, lines := decodeT[AgentConfig](t, assetdir.AgentConfig, edit(t, baseAgentConfig, tc.pairs...))
 			assertErrs(t, ValidateAgentConfig(ac, lines), tc.want...)
 		})
 	}
@@ -176,7 +178,7 @@ func TestValidateInstallConfig(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ic, lines := decodeT[InstallConfig](t, InstallConfigFile, edit(t, baseInstallConfig, tc.pairs...))
+			ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, edit(t, baseInstallConfig, tc.pairs...))
 			ic.SetDefaults()
 			assertErrs(t, ValidateInstallConfig(ic, lines), tc.want...)
 		})
@@ -251,7 +253,7 @@ func TestValidateSecret(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, lines := decodeT[Secret](t, PullSecretFile, base+tc.body)
+			s, lines := decodeT[Secret](t, assetdir.PullSecret, base+tc.body)
 			NormalizeSecret(s)
 			assertErrs(t, ValidateSecret(s, lines), tc.want...)
 		})
@@ -261,13 +263,13 @@ func TestValidateSecret(t *testing.T) {
 func TestValidateClusterImageSet(t *testing.T) {
 	const rel = "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64"
 	const base = "apiVersion: hive.openshift.io/v1\nkind: ClusterImageSet\nmetadata:\n  name: openshift-4.19.0\nspec:\n  releaseImage: " + rel + "\n"
-	cis, lines := decodeT[ClusterImageSet](t, ClusterImageSetFile, base)
+	cis, lines := decodeT[ClusterImageSet](t, assetdir.ClusterImageSet, base)
 	assert.NoError(t, ValidateClusterImageSet(cis, lines, rel))
 
-	cis, lines = decodeT[ClusterImageSet](t, ClusterImageSetFile, strings.Replace(base, "4.19.0-x86_64", "4.18.1-x86_64", 1))
+	cis, lines = decodeT[ClusterImageSet](t, assetdir.ClusterImageSet, strings.Replace(base, "4.19.0-x86_64", "4.18.1-x86_64", 1))
 	assertErrs(t, ValidateClusterImageSet(cis, lines, rel), "cluster-manifests/cluster-image-set.yaml:6: spec.releaseImage: Forbidden: value must be equal to "+rel)
 
-	cis, lines = decodeT[ClusterImageSet](t, ClusterImageSetFile, strings.Replace(base, "  releaseImage: "+rel+"\n", "  releaseImage: \"\"\n", 1))
+	cis, lines = decodeT[ClusterImageSet](t, assetdir.ClusterImageSet, strings.Replace(base, "  releaseImage: "+rel+"\n", "  releaseImage: \"\"\n", 1))
 	assertErrs(t, ValidateClusterImageSet(cis, lines, rel), "spec.releaseImage: Required value")
 }
 
@@ -304,7 +306,7 @@ spec:
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			n, lines := decodeT[NMStateConfig](t, NMStateConfigFile, edit(t, doc, tc.pairs...))
+			n, lines := decodeT[NMStateConfig](t, assetdir.NMStateConfig, edit(t, doc, tc.pairs...))
 			assertErrs(t, ValidateNMStateConfigs([]NMStateConfig{*n}, []Lines{lines}, ie), tc.want...)
 		})
 	}
@@ -313,13 +315,13 @@ spec:
 // hostsOf decodes an agent-config hosts list and resolves it.
 func hostsOf(t *testing.T, y string) []Host {
 	t.Helper()
-	ac, _ := decodeT[AgentConfig](t, AgentConfigFile, y)
+	ac, _ := decodeT[AgentConfig](t, assetdir.AgentConfig, y)
 	hosts, _ := ResolveHosts(nil, ac)
 	return hosts
 }
 
 func TestValidateCluster(t *testing.T) {
-	ic, _ := decodeT[InstallConfig](t, InstallConfigFile, baseInstallConfig)
+	ic, _ := decodeT[InstallConfig](t, assetdir.InstallConfig, baseInstallConfig)
 	ic.SetDefaults()
 	worker := edit(t, baseAgentConfig, "hostname: master-1\n  role: master", "hostname: worker-0\n  role: worker")
 	tests := []struct {
@@ -369,14 +371,14 @@ func TestDecodeStrictTypeMismatchInListHasIndexAndLine(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var ac AgentConfig
-			_, err := DecodeStrict(AgentConfigFile, []byte(tc.in), &ac)
+			_, err := DecodeStrict(assetdir.AgentConfig, []byte(tc.in), &ac)
 			require.Error(t, err)
 			assert.Equal(t, tc.want, err.Error())
 		})
 	}
 	// Quoted digits and free-form networkConfig stay accepted.
 	var ac AgentConfig
-	_, err := DecodeStrict(AgentConfigFile, []byte("apiVersion: v1beta1\nhosts:\n- hostname: \"123\"\n  networkConfig:\n    interfaces: 3\n"), &ac)
+	_, err := DecodeStrict(assetdir.AgentConfig, []byte("apiVersion: v1beta1\nhosts:\n- hostname: \"123\"\n  networkConfig:\n    interfaces: 3\n"), &ac)
 	require.NoError(t, err)
 	assert.Equal(t, "123", ac.Hosts[0].Hostname)
 }

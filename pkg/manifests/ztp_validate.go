@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+
 	"github.com/seed-a052040e/agentiso/pkg/arch"
 )
 
@@ -27,7 +29,7 @@ func (s *Secret) PullSecretJSON() string { return s.StringData[".dockerconfigjso
 
 // ValidateSecret checks a user-supplied pull-secret Secret.
 func ValidateSecret(s *Secret, lines Lines) error {
-	e := newErrs(PullSecretFile, lines)
+	e := newErrs(assetdir.PullSecret, lines)
 	switch {
 	case len(s.StringData) == 0:
 		e.required("stringData", "the pull secret is empty; put the pull secret JSON under stringData.\".dockerconfigjson\"")
@@ -56,7 +58,7 @@ func NormalizeInfraEnv(ie *InfraEnv) {
 
 // ValidateInfraEnv checks a user-supplied InfraEnv.
 func ValidateInfraEnv(ie *InfraEnv, lines Lines) error {
-	e := newErrs(InfraEnvFile, lines)
+	e := newErrs(assetdir.InfraEnv, lines)
 	if a := ie.Spec.CPUArchitecture; a != "" && !slices.Contains(arch.Supported(), a) {
 		e.unsupported("spec.cpuArchitecture", a, arch.Supported()...)
 	}
@@ -107,7 +109,7 @@ func NormalizeACI(aci *AgentClusterInstall) []string {
 
 // ValidateACI checks a user-supplied AgentClusterInstall.
 func ValidateACI(aci *AgentClusterInstall, lines Lines) error {
-	e := newErrs(AgentClusterInstallF, lines)
+	e := newErrs(assetdir.AgentClusterInstall, lines)
 	s := aci.Spec
 	switch s.PlatformType {
 	case "BareMetal", "None", "VSphere", "Nutanix", "External":
@@ -190,7 +192,7 @@ func ValidateACI(aci *AgentClusterInstall, lines Lines) error {
 
 // ValidateClusterDeployment checks a user-supplied ClusterDeployment.
 func ValidateClusterDeployment(cd *ClusterDeployment, lines Lines) error {
-	e := newErrs(ClusterDeploymentFile, lines)
+	e := newErrs(assetdir.ClusterDeployment, lines)
 	if cd.Spec.ClusterName == "" {
 		e.required("spec.clusterName", "the cluster name is required")
 	} else if !dns1123Label.MatchString(cd.Spec.ClusterName) {
@@ -210,7 +212,7 @@ func ValidateClusterDeployment(cd *ClusterDeployment, lines Lines) error {
 // ValidateClusterImageSet checks the ClusterImageSet against the release
 // image this agentiso build installs.
 func ValidateClusterImageSet(cis *ClusterImageSet, lines Lines, releaseImage string) error {
-	e := newErrs(ClusterImageSetFile, lines)
+	e := newErrs(assetdir.ClusterImageSet, lines)
 	switch {
 	case cis.Spec.ReleaseImage == "":
 		e.required("spec.releaseImage", "the release image pull spec is required")
@@ -229,7 +231,7 @@ func ValidateNMStateConfigs(list []NMStateConfig, lines []Lines, ie *InfraEnv) e
 		if i < len(lines) {
 			l = lines[i]
 		}
-		e := newErrs(NMStateConfigFile, l)
+		e := newErrs(assetdir.NMStateConfig, l)
 		doc := fmt.Sprintf("document %d (%s)", i+1, n.Metadata.Name)
 		if len(n.Metadata.Labels) == 0 {
 			e.required("metadata.labels", "%s does not have any label set; add %s: <infraenv name>", doc, InfraEnvLabel)

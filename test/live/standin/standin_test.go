@@ -481,7 +481,7 @@ func TestConfigureMatching(t *testing.T) {
 func renderedFiles(t *testing.T) map[string][]byte {
 	t.Helper()
 	work := t.TempDir()
-	for _, f := range []string{manifests.InstallConfigFile, manifests.AgentConfigFile} {
+	for _, f := range []string{assetdir.InstallConfig, assetdir.AgentConfig} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "sno", f))
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(work, f), b, 0o644))
