@@ -204,8 +204,8 @@ func TestPinnedDefaultUnderDigestOnlyMirrors(t *testing.T) {
 	assert.Empty(t, p.AssetWarnings())
 
 	cis := fetchT(t, s, &agent.ClusterImageSet{})
-	assert.Equal(t, "openshift-"+def.Version, cis.CIS.Metadata.Name)
-	assert.Equal(t, def.PullSpec, cis.CIS.Spec.ReleaseImage)
+	assert.Equal(t, "openshift-"+def.Version, cis.Manifest.Metadata.Name)
+	assert.Equal(t, def.PullSpec, cis.Manifest.Spec.ReleaseImage)
 
 	relImgs, _ := releaseEnv(t, s)
 	require.Len(t, relImgs, 1)
