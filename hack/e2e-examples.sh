@@ -15,8 +15,11 @@ rm -rf "$work"
 args=()
 for ex in examples/*/; do
 	name=$(basename "$ex")
-	if [ -f "$ex/NO-ISO.md" ]; then
-		echo "e2e-examples: $name has no ISO (see $ex/NO-ISO.md)"
+	# A minimal-ISO example (minimalISO: true, or platform external) needs a
+	# base with real minimal-ISO data and its root file system served over
+	# HTTP: the minimal-ISO boot test covers those, not this loop.
+	if grep -qE '^[[:space:]]*(minimalISO:[[:space:]]*true|external:)' "$ex"/*.yaml; then
+		echo "e2e-examples: $name builds a minimal ISO; skipped here"
 		continue
 	fi
 	dir="$work/$name"

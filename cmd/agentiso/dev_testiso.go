@@ -9,13 +9,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seed-a052040e/agentiso/internal/testiso"
+	"github.com/seed-a052040e/agentiso/internal/testiso/testminiso"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )
 
 type devMakeTestISOOptions struct {
 	out, size, area, arch, volumeID string
 	noIgnInfo, noIgnitionImg        bool
-	noKargsJSON, dense              bool
+	noKargsJSON, dense, miniso      bool
 	ignition                        string
 	kargs                           []string
 }
@@ -32,13 +33,16 @@ func newDevMakeTestISOCmd(g *globals) *cobra.Command {
 volume ID rhcos-..., coreos/igninfo.json, coreos/kargs.json, boot configs
 with kernel-argument embed areas, a zeroed images/ignition.img and
 images/pxeboot/{vmlinuz,initrd.img,rootfs.img}. rootfs.img is a sparse hole,
-so large images cost almost no disk. The image does not boot.
+so large images cost almost no disk. The image does not boot. With --miniso
+it also carries a coreos/miniso.dat packed from its minimal ISO (the same
+files without rootfs.img), so minimal agent ISOs can be built from it.
 
 With --ignition and --karg the image is then edited the way an agent ISO is,
 through pkg/isoeditor, so tests can inspect a populated ISO.`,
 		Example: `  agentiso dev make-test-iso -o base.iso --size 64MiB --arch x86_64
   agentiso dev make-test-iso -o agent.iso --ignition config.ign --karg console=ttyS0
-  agentiso dev make-test-iso -o broken.iso --no-igninfo --no-ignition-img`,
+  agentiso dev make-test-iso -o broken.iso --no-igninfo --no-ignition-img
+  agentiso dev make-test-iso -o base.iso --miniso`,
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -55,6 +59,7 @@ through pkg/isoeditor, so tests can inspect a populated ISO.`,
 	f.BoolVar(&o.noIgnitionImg, "no-ignition-img", false, "leave out images/ignition.img")
 	f.BoolVar(&o.noKargsJSON, "no-kargs-json", false, "leave out coreos/kargs.json")
 	f.BoolVar(&o.dense, "dense", false, "write real filler bytes instead of a sparse hole")
+	f.BoolVar(&o.miniso, "miniso", false, "carry a coreos/miniso.dat that rebuilds the image's minimal ISO (as RHCOS's does)")
 	f.StringVar(&o.ignition, "ignition", "", "embed this Ignition config file")
 	f.StringArrayVar(&o.kargs, "karg", nil, "append this kernel argument (repeatable)")
 	_ = cmd.MarkFlagRequired("output")
@@ -74,9 +79,16 @@ func devMakeTestISO(ctx context.Context, o devMakeTestISOOptions) error {
 	if to.EmbedAreaSize, err = testiso.ParseSize(o.area); err != nil {
 		return fmt.Errorf("--embed-area: %w", err)
 	}
-	if o.ignition == "" && len(o.kargs) == 0 {
-		_, err = testiso.WriteFile(o.out, to)
+	write := func(path string) error {
+		if o.miniso {
+			_, err := testminiso.WriteFile(path, to)
+			return err
+		}
+		_, err := testiso.WriteFile(path, to)
 		return err
+	}
+	if o.ignition == "" && len(o.kargs) == 0 {
+		return write(o.out)
 	}
 	var cfg []byte
 	if o.ignition != "" {
@@ -86,7 +98,7 @@ func devMakeTestISO(ctx context.Context, o devMakeTestISOOptions) error {
 	}
 	base := filepath.Join(filepath.Dir(o.out), "."+filepath.Base(o.out)+".base")
 	defer os.Remove(base)
-	if _, err = testiso.WriteFile(base, to); err != nil {
+	if err = write(base); err != nil {
 		return err
 	}
 	iso, f, err := isoeditor.OpenFile(base)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -56,9 +57,25 @@ ranges overlaid (no extraction): it costs about what copying the base costs.
 The output is written to a temporary name and renamed at the end; an error
 or Ctrl-C leaves no partial ISO.
 
+Minimal ISO: when agent-config.yaml sets minimalISO: true, or the platform
+is external (OCI included), the ISO is the minimal one (about a tenth of the
+size: no root file system; IMAGE_TYPE_ISO=minimal-iso). It is streamed from
+the base ISO's coreos/miniso.dat (as coreos-installer iso extract
+minimal-iso builds it) with the config and kernel arguments in its own
+embed areas, coreos.liveiso= dropped and coreos.live.rootfs_url= added.
+With bootArtifactsBaseURL the root file system is written to
+boot-artifacts/agent.<arch>-rootfs.img and the hosts download it from
+<bootArtifactsBaseURL>/agent.<arch>-rootfs.img: serve that directory
+there. Without it, hosts download the release stream's root file system,
+which only matches the stream's own ISO; any other --base-iso needs
+bootArtifactsBaseURL.
+
 Writes into --dir:
   agent.<arch>.iso          the agent ISO (0600: it carries the pull secret)
   agent.<arch>.iso.sha256   its checksum (sha256sum format)
+  boot-artifacts/agent.<arch>-rootfs.img(.sha256)
+                            a minimal ISO's root file system, with
+                            bootArtifactsBaseURL
   rendezvousIP              the node-zero address
   auth/kubeconfig           admin kubeconfig of the new cluster (0600)
   auth/kubeadmin-password   console password (0600)
@@ -82,6 +99,11 @@ checksum, auth/ and the state as they were.`,
 
   # Fetch the release's RHCOS ISO from a local web server
   agentiso create image --dir mycluster --os-image-mirror http://10.0.0.1:8080/rhcos
+
+  # Minimal ISO: agent-config.yaml has minimalISO: true and
+  # bootArtifactsBaseURL: http://10.0.0.1:8080/boot
+  agentiso create image --dir mycluster --base-iso rhcos-live.x86_64.iso
+  # then serve mycluster/boot-artifacts/ as http://10.0.0.1:8080/boot/
 
   # Then boot every host from mycluster/agent.x86_64.iso and watch:
   agentiso wait-for install-complete --dir mycluster`,
@@ -139,7 +161,14 @@ func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
 		return err
 	}
 	res := iso.Result()
-	g.log.Info("Generated ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "method", res.Method)
+	if iso.Minimal {
+		g.log.Info("Generated minimal ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "rootfs", iso.RootfsURL)
+		if r := iso.RootfsResult(); r != nil {
+			g.log.Info("RootFS file created in "+filepath.Dir(r.Path)+". Upload it at "+iso.RootfsURL, "file", r.Path, "bytes", r.Size, "sha256", r.SHA256)
+		}
+	} else {
+		g.log.Info("Generated ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "method", res.Method)
+	}
 	g.log.Warn("The ISO carries the pull secret and install credentials; it is readable only by you (0600). Keep it private.")
 	return nil
 }

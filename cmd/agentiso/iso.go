@@ -206,9 +206,16 @@ func newIsoInfoCmd(g *globals) *cobra.Command {
 live system finds its root by this label, so it must not change), the
 architecture of its kernel, where the Ignition embed area is, how big it is
 and how much of it is used, and the kernel-argument areas with the default
-and current arguments. Offsets are byte offsets in the ISO file.`,
+and current arguments. Offsets are byte offsets in the ISO file.
+
+Type says whether the ISO is full (the live root file system inside) or
+minimal (no images/pxeboot/rootfs.img; the kernel argument
+coreos.live.rootfs_url=, shown as Rootfs URL, says where the live system
+downloads it), and whether a full ISO carries coreos/miniso.dat, which
+agentiso needs to build a minimal agent ISO from it.`,
 		Example: `  agentiso iso info rhcos-live.x86_64.iso
-  agentiso iso info --json agent.x86_64.iso | jq .ignition.used`,
+  agentiso iso info --json agent.x86_64.iso | jq .ignition.used
+  agentiso iso info --json agent.x86_64.iso | jq -r .rootfsURL`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.iso, o.out = args[0], g.out
@@ -237,6 +244,19 @@ func isoInfo(o isoInfoOptions) error {
 	fmt.Fprintf(&b, "Volume ID:      %s\n", termsafe.String(in.VolumeID))
 	fmt.Fprintf(&b, "Architecture:   %s\n", arch)
 	fmt.Fprintf(&b, "Size:           %d bytes\n", in.Size)
+	switch {
+	case in.Minimal:
+		fmt.Fprintf(&b, "Type:           minimal (no %s; the live system downloads it)\n", isoeditor.RootfsPath)
+	case in.MinisoData:
+		fmt.Fprintf(&b, "Type:           full (carries %s: a minimal ISO can be built from it)\n", isoeditor.MinisoPath)
+	default:
+		fmt.Fprintf(&b, "Type:           full (no usable %s: no minimal ISO can be built from it)\n", isoeditor.MinisoPath)
+	}
+	if in.RootfsURL != "" {
+		fmt.Fprintf(&b, "Rootfs URL:     %s\n", termsafe.String(in.RootfsURL))
+	} else if in.Minimal {
+		b.WriteString("Rootfs URL:     none (coreos.live.rootfs_url= is not set: the ISO cannot boot)\n")
+	}
 	ig := in.Ignition
 	fmt.Fprintf(&b, "Ignition area:  %s, offset %d, length %d, used %d (%.2f%%)\n",
 		ig.File, ig.Offset, ig.Length, ig.Used, 100*float64(ig.Used)/float64(ig.Length))

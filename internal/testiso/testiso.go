@@ -62,6 +62,12 @@ type Options struct {
 	// Dense writes pseudo-random bytes over the whole filler instead of a
 	// sparse hole (costs real disk and time; used by benchmarks).
 	Dense bool
+	// Minimal writes the minimal ISO of these options instead, as a live
+	// ISO build does before packing it into the full ISO's miniso.dat: the
+	// same files without images/pxeboot/rootfs.img and without filler; Size
+	// is ignored (the image is as small as its files). See package
+	// testiso/testminiso for the full ISO that carries it.
+	Minimal bool
 }
 
 // Extent is where a file's data lies in the image.
@@ -267,6 +273,9 @@ func Write(f File, o Options) (*Layout, error) {
 		return lba * sector
 	}
 	rem := o.Size - used()
+	if o.Minimal {
+		rem = 0
+	}
 	for i := 0; rem > 0; i++ {
 		name := fmt.Sprintf("images/filler/fill%02d.img", i)
 		if i < len(fillerNames) {
@@ -282,7 +291,7 @@ func Write(f File, o Options) (*Layout, error) {
 		n.size = min(avail, maxExtent)
 		rem = o.Size - used()
 	}
-	if used() > o.Size {
+	if used() > o.Size && !o.Minimal {
 		return nil, fmt.Errorf("testiso: size %d is too small; need at least %d bytes", o.Size, used())
 	}
 
@@ -307,7 +316,7 @@ func Write(f File, o Options) (*Layout, error) {
 		lay.Files[path(n)] = Extent{Offset: n.lba * sector, Size: n.size}
 	}
 	total := lba * sector
-	if total < o.Size {
+	if total < o.Size && !o.Minimal {
 		total = o.Size
 	}
 	lay.Size = total

@@ -58,6 +58,26 @@ const (
 // Its checksum is AgentISO(arch) + ".sha256".
 func AgentISO(cpu string) string { return "agent." + cpu + ".iso" }
 
+// BootArtifactsDir holds what hosts download at boot: the root file system
+// of a minimal ISO, and the PXE files. Each file has a <file>.sha256.
+const BootArtifactsDir = "boot-artifacts"
+
+// The boot artifacts of a CPU architecture (RPM spelling), by kind.
+const (
+	PXEKernel = "vmlinuz"
+	PXEInitrd = "initrd.img"
+	PXERootfs = "rootfs.img"
+)
+
+// BootArtifact is the path of the boot artifact of kind (PXEKernel,
+// PXEInitrd, PXERootfs) for cpu: boot-artifacts/agent.<arch>-<kind>, the
+// names upstream uses; the file name alone is what bootArtifactsBaseURL is
+// joined with.
+func BootArtifact(cpu, kind string) string { return BootArtifactsDir + "/agent." + cpu + "-" + kind }
+
+// IPXEScript is the path of the iPXE script for cpu.
+func IPXEScript(cpu string) string { return BootArtifactsDir + "/agent." + cpu + ".ipxe" }
+
 // private are the files that hold a secret: the pull secret, the
 // InfraEnv (proxy credentials), the AgentClusterInstall (install-config
 // overrides), agent.ign, the credentials, the state, and the
@@ -68,10 +88,11 @@ var private = map[string]bool{
 }
 
 // Mode is the mode agentiso writes the file at path with: Private for a
-// file that holds a secret and for an agent ISO (it embeds the pull secret
-// and tokens), Public for the others.
+// file that holds a secret and for an agent ISO and a PXE initrd (they
+// embed the pull secret and tokens), Public for the others.
 func Mode(path string) fs.FileMode {
-	if private[path] || (strings.HasPrefix(path, "agent.") && strings.HasSuffix(path, ".iso")) {
+	if private[path] || (strings.HasPrefix(path, "agent.") && strings.HasSuffix(path, ".iso")) ||
+		(strings.HasPrefix(path, BootArtifactsDir+"/agent.") && strings.HasSuffix(path, "-"+PXEInitrd)) {
 		return Private
 	}
 	return Public

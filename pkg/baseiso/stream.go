@@ -142,3 +142,23 @@ func normalizeSHA256(s string) (string, error) {
 	}
 	return s, nil
 }
+
+// PXERootfsURL returns the location of the live root file system that goes
+// with the stream's live ISO for cpu
+// (architectures.<arch>.artifacts.metal.formats.pxe.rootfs), after checking
+// it is an absolute http(s) URL.
+func PXERootfsURL(st *stream.Stream, cpu string) (string, error) {
+	a, err := arch.Normalize(cpu)
+	if err != nil {
+		return "", err
+	}
+	field := fmt.Sprintf("architectures.%s.artifacts.metal.formats.pxe.rootfs", a)
+	pxe, ok := st.Architectures[a].Artifacts["metal"].Formats["pxe"]
+	if !ok || pxe.Rootfs == nil || pxe.Rootfs.Location == "" {
+		return "", fmt.Errorf("CoreOS stream %q: %s is missing", st.Stream, field)
+	}
+	if _, err := parseHTTPURL(pxe.Rootfs.Location); err != nil {
+		return "", fmt.Errorf("CoreOS stream %q: %s.location: %w", st.Stream, field, err)
+	}
+	return pxe.Rootfs.Location, nil
+}

@@ -62,9 +62,6 @@ func renderedConfigs(t *testing.T) []renderedConfig {
 	require.NoError(t, err)
 	require.NotEmpty(t, examples)
 	for _, ex := range examples {
-		if _, err := os.Stat(filepath.Join(ex, "NO-ISO.md")); err == nil {
-			continue // cluster manifests only: agentiso refuses its ISO (see NO-ISO.md)
-		}
 		out = append(out, renderedConfig{"example-" + filepath.Base(ex), renderExample(t, ex)})
 	}
 	return out

@@ -3,6 +3,7 @@ package isoeditor
 import (
 	"errors"
 	"os"
+	"strings"
 
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
@@ -12,7 +13,15 @@ type Info struct {
 	VolumeID string       `json:"volumeID"`
 	Arch     string       `json:"arch"`
 	Size     int64        `json:"size"`
-	Ignition IgnitionInfo `json:"ignition"`
+	// Minimal is true for a minimal ISO: no images/pxeboot/rootfs.img, the
+	// live system downloads its root file system from RootfsURL.
+	Minimal bool `json:"minimal"`
+	// RootfsURL is the coreos.live.rootfs_url= kernel argument, if any.
+	RootfsURL string `json:"rootfsURL,omitempty"`
+	// MinisoData is true when the ISO carries coreos/miniso.dat (a full
+	// ISO agentiso can build a minimal ISO from).
+	MinisoData bool         `json:"minisoData"`
+	Ignition   IgnitionInfo `json:"ignition"`
 	Kargs    *KargsInfo   `json:"kargs,omitempty"`
 }
 
@@ -84,10 +93,23 @@ func (iso *ISO) Info() (Info, error) {
 	if _, err := iso.EmbeddedIgnition(); err == nil {
 		in.Ignition.HasConfig = true
 	}
+	_, hasRootfs, err := iso.lookup(iso.root, RootfsPath)
+	if err != nil {
+		return Info{}, err
+	}
+	in.Minimal = !hasRootfs
+	if _, err := iso.MinisoData(); err == nil {
+		in.MinisoData = true
+	}
 	if k := iso.kargs; k != nil {
 		cur, err := k.Read(iso.r)
 		if err != nil {
 			return Info{}, err
+		}
+		for _, w := range strings.Fields(cur) {
+			if u, ok := strings.CutPrefix(w, RootfsURLKarg); ok {
+				in.RootfsURL = u
+			}
 		}
 		ki := &KargsInfo{Default: k.Default, Current: cur, Size: k.Size, Free: k.Size - int64(len(cur)) - 1}
 		for _, ar := range k.Areas {

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/seed-a052040e/agentiso/pkg/arch"
@@ -361,4 +362,18 @@ func gunzipPrefix(b []byte, n int) ([]byte, error) {
 		return out[:m], nil
 	}
 	return nil, err
+}
+
+// FileExtent returns where the file at path ("images/pxeboot/rootfs.img")
+// lies in the ISO: its byte offset and size. A missing file is an error
+// wrapping fs.ErrNotExist.
+func (iso *ISO) FileExtent(path string) (offset, size int64, err error) {
+	f, ok, err := iso.lookup(iso.root, path)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !ok {
+		return 0, 0, fmt.Errorf("%s: %w in the ISO", path, fs.ErrNotExist)
+	}
+	return f.Offset, f.Size, nil
 }

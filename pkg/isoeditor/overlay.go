@@ -24,6 +24,10 @@ type Image struct {
 	base     io.ReaderAt
 	size     int64
 	overlays []Overlay
+	// verify, if set, runs after Stream has produced the whole image and
+	// fails the stream when what was read is not what it should be (the
+	// minimal ISO's sha256).
+	verify func() error
 }
 
 // NewImage validates overlays against a base of the given size: each must lie
@@ -148,6 +152,11 @@ func (m *Image) Stream(ctx context.Context, w io.Writer, progress func(written, 
 			}
 		}
 	}
+	if m.verify != nil {
+		if err := m.verify(); err != nil {
+			return done, err
+		}
+	}
 	return done, nil
 }
 
@@ -195,6 +204,27 @@ func (iso *ISO) Customized() ([]string, error) {
 // arguments do not fit their areas ([*IgnitionTooLargeError],
 // [*KargsTooLongError]) or if kargs are requested on an ISO without areas.
 func (iso *ISO) Edit(e Edit) (*Image, error) {
+	var cur string
+	if len(e.AppendKargs) > 0 || (e.ResetKargs && iso.kargs != nil) {
+		var err error
+		if cur, err = iso.Kargs(); err != nil {
+			return nil, fmt.Errorf("cannot append kernel arguments: %w", err)
+		}
+		if e.ResetKargs {
+			cur = iso.kargs.Default
+		}
+	}
+	ovs, err := iso.overlays(e, cur)
+	if err != nil {
+		return nil, err
+	}
+	return NewImage(iso.r, iso.size, ovs...)
+}
+
+// overlays turns e into the overlays of the Ignition area and, when kernel
+// arguments are appended or reset, of every kernel-argument area, which
+// then hold cur followed by e.AppendKargs.
+func (iso *ISO) overlays(e Edit, cur string) ([]Overlay, error) {
 	var ovs []Overlay
 	if e.Ignition == nil && len(e.InitrdFiles) > 0 {
 		return nil, fmt.Errorf("initrd files given without an Ignition config")
@@ -211,12 +241,8 @@ func (iso *ISO) Edit(e Edit) (*Image, error) {
 		ovs = append(ovs, o)
 	}
 	if len(e.AppendKargs) > 0 || (e.ResetKargs && iso.kargs != nil) {
-		cur, err := iso.Kargs()
-		if err != nil {
-			return nil, fmt.Errorf("cannot append kernel arguments: %w", err)
-		}
-		if e.ResetKargs {
-			cur = iso.kargs.Default
+		if iso.kargs == nil {
+			return nil, fmt.Errorf("cannot append kernel arguments: %w: the ISO has no %s", ErrNoKargs, KargsJSONPath)
 		}
 		for _, a := range e.AppendKargs {
 			if strings.TrimSpace(a) == "" {
@@ -229,5 +255,5 @@ func (iso *ISO) Edit(e Edit) (*Image, error) {
 		}
 		ovs = append(ovs, ko...)
 	}
-	return NewImage(iso.r, iso.size, ovs...)
+	return ovs, nil
 }

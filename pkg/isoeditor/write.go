@@ -89,7 +89,70 @@ type Staged struct {
 
 // WriteStaged writes img like WriteFile but leaves dst (and dst.sha256)
 // untouched until Commit.
-func WriteStaged(ctx context.Context, dst string, img *Image, opts WriteOptions) (st *Staged, err error) {
+func WriteStaged(ctx context.Context, dst string, img *Image, opts WriteOptions) (*Staged, error) {
+	return stage(ctx, dst, img.size, opts, func(tmp *os.File, h hash.Hash) (string, error) {
+		base, isFile := img.base.(*os.File)
+		if !isFile || opts.NoKernelCopy {
+			return MethodReadWrite, writePortable(ctx, tmp, img, h, opts)
+		}
+		method, err := writeKernel(ctx, tmp, base, img, h, opts)
+		if errors.Is(err, errNoFastPath) {
+			h.Reset()
+			if err = resetFile(tmp); err == nil {
+				method, err = MethodReadWrite, writePortable(ctx, tmp, img, h, opts)
+			}
+		}
+		return method, err
+	})
+}
+
+// WriteReaderStaged writes the size bytes of r to dst the way WriteStaged
+// writes an image (temporary file, SHA-256 as it goes, <dst>.sha256,
+// nothing in place until Commit), in one sequential pass with a fixed
+// buffer. Fewer or more than size bytes from r is an error.
+func WriteReaderStaged(ctx context.Context, dst string, r io.Reader, size int64, opts WriteOptions) (*Staged, error) {
+	return stage(ctx, dst, size, opts, func(tmp *os.File, h hash.Hash) (string, error) {
+		return MethodReadWrite, copyReader(ctx, io.MultiWriter(tmp, h), r, size, opts.Progress)
+	})
+}
+
+// copyReader copies exactly size bytes of r to w, checking ctx between
+// chunks.
+func copyReader(ctx context.Context, w io.Writer, r io.Reader, size int64, progress func(done, total int64)) error {
+	buf := make([]byte, streamBuf)
+	var done int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := r.Read(buf)
+		if int64(n) > size-done {
+			return fmt.Errorf("the source has more than the %d bytes expected", size)
+		}
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return werr
+			}
+			done += int64(n)
+			if progress != nil {
+				progress(done, size)
+			}
+		}
+		if err == io.EOF {
+			if done != size {
+				return fmt.Errorf("the source ended after %d of %d bytes: %w", done, size, io.ErrUnexpectedEOF)
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// stage creates dst's temporary file, has fill write size bytes into it
+// (hashing them into h), then syncs it and stages its checksum file.
+func stage(ctx context.Context, dst string, size int64, opts WriteOptions, fill func(tmp *os.File, h hash.Hash) (string, error)) (st *Staged, err error) {
 	if opts.Perm == 0 {
 		opts.Perm = 0o600
 	}
@@ -118,20 +181,7 @@ func WriteStaged(ctx context.Context, dst string, img *Image, opts WriteOptions)
 	if !opts.NoChecksum {
 		h = sha256.New()
 	}
-	method := MethodReadWrite
-	base, isFile := img.base.(*os.File)
-	if isFile && !opts.NoKernelCopy {
-		method, err = writeKernel(ctx, tmp, base, img, h, opts)
-		if errors.Is(err, errNoFastPath) {
-			method, err = MethodReadWrite, resetFile(tmp)
-			h.Reset()
-			if err == nil {
-				err = writePortable(ctx, tmp, img, h, opts)
-			}
-		}
-	} else {
-		err = writePortable(ctx, tmp, img, h, opts)
-	}
+	method, err := fill(tmp, h)
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", dst, err)
 	}
@@ -149,7 +199,7 @@ func WriteStaged(ctx context.Context, dst string, img *Image, opts WriteOptions)
 		}
 	}
 	return &Staged{
-		Result: &WriteResult{Path: dst, Size: img.size, SHA256: sum, Method: method},
+		Result: &WriteResult{Path: dst, Size: size, SHA256: sum, Method: method},
 		tmp:    tmp, sumTmp: sumTmp, syncDir: opts.SyncDir,
 	}, nil
 }

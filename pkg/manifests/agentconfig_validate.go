@@ -41,8 +41,13 @@ func ValidateAgentConfig(ac *AgentConfig, lines Lines) error {
 	}
 	if ac.BootArtifactsBaseURL != "" {
 		u, err := url.Parse(ac.BootArtifactsBaseURL)
-		if err != nil || u.Scheme == "" || u.Host == "" {
+		switch {
+		case err != nil || u.Scheme == "" || u.Host == "":
 			e.invalid("bootArtifactsBaseURL", ac.BootArtifactsBaseURL, "invalid URI %q (no scheme); use e.g. http://10.0.0.1:8080/boot", ac.BootArtifactsBaseURL)
+		case u.Scheme != "http" && u.Scheme != "https":
+			e.invalid("bootArtifactsBaseURL", ac.BootArtifactsBaseURL, "hosts download boot artifacts over http or https, not %s; use e.g. http://10.0.0.1:8080/boot", u.Scheme)
+		case strings.ContainsAny(ac.BootArtifactsBaseURL, " \t\r\n\"'$\\") || u.RawQuery != "" || u.Fragment != "":
+			e.invalid("bootArtifactsBaseURL", ac.BootArtifactsBaseURL, "the URL goes into kernel arguments and an iPXE script: no spaces, quotes, $, \\, query or fragment")
 		}
 	}
 	for i, s := range ac.AdditionalNTPSources {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/seed-a052040e/agentiso/data"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
@@ -26,6 +27,14 @@ type Reporter struct {
 	// output: update is called as bytes are written, finish once at the
 	// end. nil shows none.
 	WriteProgress func(name string) (update func(done, total int64), finish func(ok bool))
+}
+
+// writeProgress starts showing the progress of writing the named output.
+func (r Reporter) writeProgress(name string) (update func(done, total int64), finish func(ok bool)) {
+	if r.WriteProgress == nil {
+		return nil, func(bool) {}
+	}
+	return r.WriteProgress(name)
 }
 
 func (r Reporter) log() *slog.Logger {
@@ -78,6 +87,10 @@ func (*ImageOptions) Generate(context.Context, asset.Parents) error { return nil
 type BaseISO struct {
 	Path   string         `json:"path"`
 	Source baseiso.Source `json:"source"`
+	// StreamRootfsURL is where the release's CoreOS stream serves the live
+	// root file system of this ISO, when the ISO is the stream's own (found
+	// in the cache or downloaded and checked by its sha256); else empty.
+	StreamRootfsURL string `json:"streamRootfsURL,omitempty"`
 }
 
 // Name implements asset.Asset.
@@ -127,6 +140,16 @@ func (a *BaseISO) Generate(ctx context.Context, p asset.Parents) error {
 		}
 	}
 	a.Path, a.Source = base.Path, base.Source
+	switch base.Source {
+	case baseiso.SourceCache, baseiso.SourceDownload, baseiso.SourceMirror:
+		b := rel.StreamJSON()
+		if b == nil {
+			b = data.RHCOSStream()
+		}
+		if st, err := baseiso.ParseStream(b); err == nil {
+			a.StreamRootfsURL, _ = baseiso.PXERootfsURL(st, cpu)
+		}
+	}
 	return nil
 }
 

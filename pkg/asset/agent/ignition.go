@@ -98,7 +98,7 @@ func (*AgentIgnition) Name() string { return "Agent Installer Ignition" }
 func (*AgentIgnition) Dependencies() []asset.Asset {
 	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &AgentHosts{}, &AgentManifests{}, &ExtraManifests{}, &RendezvousIP{},
 		&ReleasePayload{}, &RegistriesConf{}, &CABundle{}, &AuthConfig{}, &SignerCAs{}, &KubeadminPassword{},
-		&InfraEnvID{}, &HostNetworkFiles{}, &OSImage{}}
+		&InfraEnvID{}, &HostNetworkFiles{}, &OSImage{}, &ISOType{}}
 }
 
 // Generate implements asset.Asset.
@@ -137,10 +137,6 @@ func ignitionInput(p asset.Parents) (ignition.Input, error) {
 	if err != nil {
 		return ignition.Input{}, err
 	}
-	imageType, err := isoType(p)
-	if err != nil {
-		return ignition.Input{}, fmt.Errorf("cannot build the agent ISO these inputs ask for: %w", err)
-	}
 	in := ignition.Input{
 		ClusterName:        m.ClusterDeployment.Spec.ClusterName,
 		BaseDomain:         m.ClusterDeployment.Spec.BaseDomain,
@@ -150,7 +146,7 @@ func ignitionInput(p asset.Parents) (ignition.Input, error) {
 		OSImages:           []ignition.OSImage{asset.Get[*OSImage](p).Image},
 		RendezvousIP:       asset.Get[*RendezvousIP](p).IP,
 		InfraEnvID:         asset.Get[*InfraEnvID](p).ID,
-		ImageType:          imageType,
+		ImageType:          asset.Get[*ISOType](p).Type,
 		ControlPlaneAgents: m.ACI.Spec.ProvisionRequirements.ControlPlaneAgents,
 		ArbiterAgents:      m.ACI.Spec.ProvisionRequirements.ArbiterAgents,
 		WorkerAgents:       m.ACI.Spec.ProvisionRequirements.WorkerAgents,

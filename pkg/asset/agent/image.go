@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -29,19 +31,36 @@ import (
 // the store writes the ISO when it is persisted (asset.Streamed), by
 // streaming the base once with the changed byte ranges overlaid, so memory
 // does not grow with the ISO's size.
+//
+// When ISOType says minimal, the ISO is instead the minimal ISO the base
+// describes in its coreos/miniso.dat, streamed from the base (the files
+// they share) and the packed data, with the config and kernel arguments in
+// its own embed areas and coreos.live.rootfs_url= added; the base's
+// root file system is then written beside it
+// (boot-artifacts/agent.<arch>-rootfs.img) for bootArtifactsBaseURL to
+// serve.
 type AgentISO struct {
 	// File is the ISO's path in the asset directory.
 	File string `json:"file"`
 	// Base is the base ISO's path.
 	Base string `json:"base"`
+	// Minimal is true for the minimal ISO.
+	Minimal bool `json:"minimal,omitempty"`
+	// RootfsURL is where a minimal ISO's hosts download the root file
+	// system (coreos.live.rootfs_url=).
+	RootfsURL string `json:"rootfsURL,omitempty"`
+	// Rootfs is the root file system written beside a minimal ISO, or ""
+	// when its hosts download the release stream's.
+	Rootfs string `json:"rootfs,omitempty"`
 
-	arch   string
-	config []byte
-	size   ignition.Size
-	kargs  []string
-	reset  bool
-	report Reporter
-	result *isoeditor.WriteResult
+	arch         string
+	config       []byte
+	size         ignition.Size
+	kargs        []string
+	reset        bool
+	report       Reporter
+	result       *isoeditor.WriteResult
+	rootfsResult *isoeditor.WriteResult
 }
 
 // Name implements asset.Asset.
@@ -49,7 +68,7 @@ func (*AgentISO) Name() string { return "Agent Installer ISO" }
 
 // Dependencies implements asset.Asset.
 func (*AgentISO) Dependencies() []asset.Asset {
-	return []asset.Asset{&AgentIgnition{}, &KernelArgs{}, &Architecture{}, &ImageOptions{}, &BaseISO{}}
+	return []asset.Asset{&AgentIgnition{}, &KernelArgs{}, &Architecture{}, &ImageOptions{}, &BaseISO{}, &ISOType{}}
 }
 
 // Volatile implements asset.Volatile: the ISO is written on every run.
@@ -65,6 +84,11 @@ func (a *AgentISO) Generate(_ context.Context, p asset.Parents) error {
 	a.config, a.size = ign.Config, ign.Size
 	a.kargs = strings.Fields(asset.Get[*KernelArgs](p).Args)
 	a.reset, a.report = o.ResetBaseISO, o.Report
+	if t := asset.Get[*ISOType](p); t.Minimal() {
+		if err := a.chooseRootfs(t, asset.Get[*BaseISO](p)); err != nil {
+			return err
+		}
+	}
 	_, f, custom, err := a.edit()
 	if err != nil {
 		return err
@@ -92,6 +116,13 @@ func (a *AgentISO) edit() (img *isoeditor.Image, f *os.File, custom []string, er
 	if err := iso.CheckArch(a.arch); err != nil {
 		return nil, nil, nil, fmt.Errorf("base ISO %s: %w; the cluster's architecture comes from controlPlane.architecture (InfraEnv spec.cpuArchitecture)", a.Base, err)
 	}
+	if a.Minimal {
+		img, err = a.editMinimal(iso)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return img, f, nil, nil
+	}
 	// An ISO that already carries a config and kernel arguments (an agent
 	// ISO built earlier) would get the agent arguments twice.
 	custom, err = iso.Customized()
@@ -113,6 +144,55 @@ func (a *AgentISO) edit() (img *isoeditor.Image, f *os.File, custom []string, er
 	return img, f, custom, nil
 }
 
+// chooseRootfs decides where a minimal ISO's hosts get the live root file
+// system: from bootArtifactsBaseURL, which serves the copy written into
+// boot-artifacts/, else (as upstream) from the release's CoreOS stream when
+// the base ISO is the stream's own; any other base ISO has a root file
+// system only this run can provide, so the URL is required.
+func (a *AgentISO) chooseRootfs(t *ISOType, base *BaseISO) error {
+	a.Minimal = true
+	switch {
+	case t.BootArtifactsBaseURL != "":
+		a.Rootfs = assetdir.BootArtifact(a.arch, assetdir.PXERootfs)
+		a.RootfsURL = t.BootArtifactsBaseURL + "/" + path.Base(a.Rootfs)
+	case base.StreamRootfsURL != "":
+		a.RootfsURL = base.StreamRootfsURL
+	default:
+		return t.baseURLRequired(fmt.Sprintf("%s asks for a minimal ISO, whose hosts download the live root file system at boot, "+
+			"and the base ISO %s is not the release's stream ISO, so its root file system is written to %s and must be served from a URL; "+
+			"set bootArtifactsBaseURL to the http(s) URL that directory will be served from (e.g. http://10.0.0.1:8080/boot)",
+			t.Why, a.Base, assetdir.BootArtifactsDir+"/"))
+	}
+	a.report.log().Info("Minimal ISO will be created", "because", t.Why, "rootfs", a.RootfsURL)
+	return nil
+}
+
+// editMinimal opens the minimal ISO the base describes and edits it.
+func (a *AgentISO) editMinimal(iso *isoeditor.ISO) (*isoeditor.Image, error) {
+	m, err := iso.Minimal()
+	if errors.Is(err, isoeditor.ErrNoMinisoData) {
+		return nil, fmt.Errorf("base ISO %s: %w: agentiso builds the minimal ISO from the base ISO's %s, as coreos-installer iso extract minimal-iso does; "+
+			"use an RHCOS live ISO that carries it (the release's own does), or build the full ISO", a.Base, err, isoeditor.MinisoPath)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("base ISO %s: %w", a.Base, err)
+	}
+	if a.Rootfs != "" {
+		if _, _, err := iso.FileExtent(isoeditor.RootfsPath); err != nil {
+			return nil, fmt.Errorf("base ISO %s: %w: nothing to write to %s", a.Base, err, a.Rootfs)
+		}
+	}
+	img, err := m.Edit(isoeditor.Edit{Ignition: a.config, AppendKargs: a.kargs}, a.RootfsURL)
+	if err != nil {
+		var tooLarge *isoeditor.IgnitionTooLargeError
+		if errors.As(err, &tooLarge) {
+			return nil, ignitionTooLarge(tooLarge, a.size)
+		}
+		return nil, fmt.Errorf("minimal ISO from base ISO %s: %w", a.Base, err)
+	}
+	return img, nil
+}
+
 // ignitionTooLarge explains an oversize config with its biggest parts.
 func ignitionTooLarge(e *isoeditor.IgnitionTooLargeError, size ignition.Size) error {
 	var b strings.Builder
@@ -125,9 +205,68 @@ func ignitionTooLarge(e *isoeditor.IgnitionTooLargeError, size ignition.Size) er
 	return errors.New(b.String())
 }
 
-// Streams implements asset.Streamed: the ISO (its checksum goes with it).
+// Streams implements asset.Streamed: the ISO (its checksum goes with it),
+// and a minimal ISO's root file system.
 func (a *AgentISO) Streams() []asset.Stream {
-	return []asset.Stream{{Path: a.File, Stage: a.stage}}
+	out := []asset.Stream{{Path: a.File, Stage: a.stage}}
+	if a.Rootfs != "" {
+		out = append(out, asset.Stream{Path: a.Rootfs, Stage: a.stageRootfs})
+	}
+	return out
+}
+
+// stageRootfs writes the base ISO's root file system next to dst.
+func (a *AgentISO) stageRootfs(ctx context.Context, dst string) (asset.Staged, error) {
+	st, err := stageFromBase(ctx, a.report, a.Base, dst, isoeditor.RootfsPath, assetdir.Mode(a.Rootfs))
+	if err != nil {
+		return nil, err
+	}
+	a.rootfsResult = st.Result
+	return st, nil
+}
+
+// stageFromBase writes the file at isoPath in the base ISO, unchanged,
+// next to dst (creating its directory), with its checksum.
+func stageFromBase(ctx context.Context, r Reporter, base, dst, isoPath string, mode os.FileMode) (*isoeditor.Staged, error) {
+	iso, f, err := isoeditor.OpenFile(base)
+	if err != nil {
+		return nil, fmt.Errorf("base ISO: %w", err)
+	}
+	defer f.Close()
+	off, size, err := iso.FileExtent(isoPath)
+	if err != nil {
+		return nil, fmt.Errorf("base ISO %s: %w", base, err)
+	}
+	return stageReader(ctx, r, dst, io.NewSectionReader(f, off, size), size, mode)
+}
+
+// stageReader writes size bytes of src next to dst (creating its
+// directory, removing dead runs' temporary files), with its checksum and
+// progress.
+func stageReader(ctx context.Context, r Reporter, dst string, src io.Reader, size int64, mode os.FileMode) (*isoeditor.Staged, error) {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", filepath.Dir(dst), err)
+	}
+	removeStaleTemps(r, dst)
+	update, finish := r.writeProgress(filepath.Base(dst))
+	st, err := isoeditor.WriteReaderStaged(ctx, dst, src, size, isoeditor.WriteOptions{Perm: mode, Progress: update})
+	finish(err == nil)
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", dst, err)
+	}
+	return st, nil
+}
+
+// removeStaleTemps removes the temporary files a killed run left for dst
+// (never a live run's: they are locked).
+func removeStaleTemps(r Reporter, dst string) {
+	removed, err := fsutil.RemoveStaleTemps(filepath.Dir(dst), filepath.Base(dst))
+	for _, p := range removed {
+		r.log().Info("removed the temporary file of an earlier run that did not finish", "file", p)
+	}
+	if err != nil {
+		r.log().Warn(err.Error())
+	}
 }
 
 // stage writes the ISO and its checksum in full under temporary names next
@@ -135,23 +274,13 @@ func (a *AgentISO) Streams() []asset.Stream {
 func (a *AgentISO) stage(ctx context.Context, dst string) (asset.Staged, error) {
 	// A run killed while writing (SIGKILL, power loss) leaves its temporary
 	// ISO behind: remove those of dead runs, never a live run's (locked).
-	removed, err := fsutil.RemoveStaleTemps(filepath.Dir(dst), filepath.Base(dst))
-	for _, p := range removed {
-		a.report.log().Info("removed the temporary file of an earlier run that did not finish", "file", p)
-	}
-	if err != nil {
-		a.report.log().Warn(err.Error())
-	}
+	removeStaleTemps(a.report, dst)
 	img, f, _, err := a.edit()
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var update func(done, total int64)
-	finish := func(bool) {}
-	if a.report.WriteProgress != nil {
-		update, finish = a.report.WriteProgress(filepath.Base(dst))
-	}
+	update, finish := a.report.writeProgress(filepath.Base(dst))
 	st, err := isoeditor.WriteStaged(ctx, dst, img, isoeditor.WriteOptions{Perm: assetdir.Mode(a.File), Progress: update})
 	finish(err == nil)
 	if err != nil {
@@ -163,3 +292,7 @@ func (a *AgentISO) stage(ctx context.Context, dst string) (asset.Staged, error) 
 
 // Result describes the ISO as the last Persist wrote it (nil before).
 func (a *AgentISO) Result() *isoeditor.WriteResult { return a.result }
+
+// RootfsResult describes the root file system written beside a minimal
+// ISO by the last Persist (nil before, and for a full ISO).
+func (a *AgentISO) RootfsResult() *isoeditor.WriteResult { return a.rootfsResult }

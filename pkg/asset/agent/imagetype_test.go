@@ -20,48 +20,36 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )
 
-// TestImageTypeFullISO checks that the ISO tells assisted-service it is a
-// full ISO (IMAGE_TYPE_ISO), which is the only kind agentiso builds.
-func TestImageTypeFullISO(t *testing.T) {
-	cfg := ignitionFor(t, goldenRelease, map[string]string{assetdir.InstallConfig: icSNO, assetdir.AgentConfig: acSimple})
+func registerInfraEnvUnit(t *testing.T, files map[string]string) string {
+	t.Helper()
+	cfg := ignitionFor(t, goldenRelease, files)
 	for _, u := range cfg.Systemd.Units {
 		if u.Name == "agent-register-infraenv.service" {
 			require.NotNil(t, u.Contents)
-			assert.Contains(t, *u.Contents, "Environment=IMAGE_TYPE_ISO=full-iso\n")
-			return
+			return *u.Contents
 		}
 	}
 	t.Fatal("agent-register-infraenv.service missing")
+	return ""
 }
 
-// TestMinimalISOInputsRefused checks that inputs that ask for a minimal
-// ISO, which agentiso cannot build yet, stop the ISO with an error naming
-// the file, line and field and what to do, instead of being ignored;
-// cluster manifests are still produced.
-func TestMinimalISOInputsRefused(t *testing.T) {
+// TestImageType checks that the ISO tells assisted-service which kind it
+// is (IMAGE_TYPE_ISO): minimal for minimalISO: true and for platform
+// external (as upstream), full otherwise; bootArtifactsBaseURL alone does
+// not make the ISO minimal.
+func TestImageType(t *testing.T) {
 	icExternal := strings.Replace(icSNO, "  none: {}\n", "  external:\n    platformName: oci\n    cloudControllerManager: External\n", 1)
 	for _, tc := range []struct {
 		name, ic, ac, want string
 	}{
-		{"minimalISO", icSNO, acSimple + "minimalISO: true\n",
-			"agent-config.yaml:4: minimalISO: Forbidden: agentiso builds only the full agent ISO; remove minimalISO or set it to false"},
-		{"bootArtifactsBaseURL", icSNO, acSimple + "bootArtifactsBaseURL: http://10.0.0.1:8080/boot\n",
-			"agent-config.yaml:4: bootArtifactsBaseURL: Forbidden: agentiso builds no PXE artifacts and no minimal ISO that would download them; remove bootArtifactsBaseURL"},
-		{"external platform", icExternal, acSimple,
-			"install-config.yaml:17: platform.external: Forbidden: upstream builds a minimal ISO for platform external (OCI included), which agentiso cannot build yet"},
+		{"full", icSNO, acSimple, "full-iso"},
+		{"bootArtifactsBaseURL only", icSNO, acSimple + "bootArtifactsBaseURL: http://10.0.0.1:8080/boot\n", "full-iso"},
+		{"minimalISO", icSNO, acSimple + "minimalISO: true\n", "minimal-iso"},
+		{"external platform", icExternal, acSimple, "minimal-iso"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			files := map[string]string{assetdir.InstallConfig: tc.ic, assetdir.AgentConfig: tc.ac}
-			s, _ := store(t, files)
-			_, err := s.Fetch(context.Background(), &agent.AgentIgnition{})
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), tc.want)
-
-			s, _ = store(t, files)
-			for _, a := range agent.ClusterManifestsTargets() {
-				_, err := s.Fetch(context.Background(), a)
-				require.NoError(t, err, "cluster manifests do not depend on the ISO type (%s)", a.Name())
-			}
+			unit := registerInfraEnvUnit(t, map[string]string{assetdir.InstallConfig: tc.ic, assetdir.AgentConfig: tc.ac})
+			assert.Contains(t, unit, "Environment=IMAGE_TYPE_ISO="+tc.want+"\n")
 		})
 	}
 }

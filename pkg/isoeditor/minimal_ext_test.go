@@ -1,0 +1,173 @@
+package isoeditor_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/seed-a052040e/agentiso/internal/testiso"
+	"github.com/seed-a052040e/agentiso/internal/testiso/testminiso"
+	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
+)
+
+func writeFullWithMiniso(t testing.TB, o testiso.Options) (string, *testminiso.Result) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "full.iso")
+	res, err := testminiso.WriteFile(p, o)
+	require.NoError(t, err)
+	return p, res
+}
+
+// The rebuilt minimal ISO reads back byte for byte at any offset, in any
+// order (forward and backward through the packed data).
+func TestMinimalReadAt(t *testing.T) {
+	p, res := writeFullWithMiniso(t, testiso.Options{Size: 8 << 20})
+	iso, f, err := isoeditor.OpenFile(p)
+	require.NoError(t, err)
+	defer f.Close()
+	m, err := iso.Minimal()
+	require.NoError(t, err)
+	want := res.MinimalBytes
+	require.Equal(t, int64(len(want)), m.Size())
+	assert.Less(t, m.Size(), iso.Size()/2, "the minimal ISO has no rootfs")
+	r := m.ReaderAt()
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 200 {
+		off := rng.Int64N(int64(len(want)))
+		n := rng.Int64N(min(int64(len(want))-off, 70000)) + 1
+		got := make([]byte, n)
+		_, err := r.ReadAt(got, off)
+		require.NoError(t, err)
+		require.Equal(t, want[off:off+n], got, "bytes %d-%d", off, off+n)
+	}
+	all, err := io.ReadAll(io.NewSectionReader(r, 0, m.Size()))
+	require.NoError(t, err)
+	require.Equal(t, want, all)
+	assert.Equal(t, "rw  ignition.firstboot ignition.platform.id=metal", m.DefaultKargs())
+}
+
+// An edited minimal ISO carries the config and kernel arguments in its own
+// areas, the root file system URL instead of coreos.liveiso=, a kargs.json
+// default without coreos.liveiso=, no rootfs.img, and every other byte of
+// the minimal ISO unchanged.
+func TestMinimalEdit(t *testing.T) {
+	p, res := writeFullWithMiniso(t, testiso.Options{Size: 8 << 20})
+	iso, f, err := isoeditor.OpenFile(p)
+	require.NoError(t, err)
+	defer f.Close()
+	m, err := iso.Minimal()
+	require.NoError(t, err)
+	cfg := []byte(`{"ignition":{"version":"3.2.0"}}`)
+	const url = "http://10.0.0.1:8080/boot/agent.x86_64-rootfs.img"
+	img, err := m.Edit(isoeditor.Edit{Ignition: cfg, AppendKargs: []string{"console=ttyS0"}}, url)
+	require.NoError(t, err)
+	out := filepath.Join(t.TempDir(), "agent.x86_64.iso")
+	wr, err := isoeditor.WriteFile(context.Background(), out, img, isoeditor.WriteOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, isoeditor.MethodReadWrite, wr.Method)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.Len(t, b, len(res.MinimalBytes))
+
+	edited, err := isoeditor.Open(bytes.NewReader(b), int64(len(b)))
+	require.NoError(t, err)
+	got, err := edited.EmbeddedIgnition()
+	require.NoError(t, err)
+	assert.Equal(t, cfg, got)
+	kargs, err := edited.Kargs()
+	require.NoError(t, err)
+	assert.Equal(t, "rw  ignition.firstboot ignition.platform.id=metal console=ttyS0 coreos.live.rootfs_url="+url, kargs)
+	assert.Equal(t, "rw  ignition.firstboot ignition.platform.id=metal", edited.KargsAreas().Default)
+	kj := res.Minimal.Files["coreos/kargs.json"]
+	var parsed map[string]any
+	require.NoError(t, json.Unmarshal(b[kj.Offset:kj.Offset+kj.Size], &parsed), "kargs.json stays valid JSON (space padded)")
+	info, err := edited.Info()
+	require.NoError(t, err)
+	assert.True(t, info.Minimal)
+	assert.Equal(t, url, info.RootfsURL)
+
+	// outside the overlays, the bytes are the minimal ISO's
+	var prev int64
+	for _, o := range img.Overlays() {
+		require.Equal(t, res.MinimalBytes[prev:o.Offset], b[prev:o.Offset])
+		prev = o.End()
+	}
+	require.Equal(t, res.MinimalBytes[prev:], b[prev:])
+}
+
+// A full ISO whose shared bytes differ from what miniso.dat was packed
+// against gives no output: the write fails with the digest error.
+func TestMinimalEditDigestMismatch(t *testing.T) {
+	p, res := writeFullWithMiniso(t, testiso.Options{Size: 8 << 20})
+	fw, err := os.OpenFile(p, os.O_RDWR, 0)
+	require.NoError(t, err)
+	_, err = fw.WriteAt([]byte{0xff, 0xfe}, res.Full.Files["images/pxeboot/initrd.img"].Offset+100)
+	require.NoError(t, err)
+	require.NoError(t, fw.Close())
+	iso, f, err := isoeditor.OpenFile(p)
+	require.NoError(t, err)
+	defer f.Close()
+	m, err := iso.Minimal()
+	require.NoError(t, err)
+	img, err := m.Edit(isoeditor.Edit{Ignition: []byte(`{}`)}, "https://example.com/r.img")
+	require.NoError(t, err)
+	out := filepath.Join(t.TempDir(), "agent.x86_64.iso")
+	_, err = isoeditor.WriteFile(context.Background(), out, img, isoeditor.WriteOptions{})
+	var dm *isoeditor.DigestMismatchError
+	require.ErrorAs(t, err, &dm)
+	assert.NoFileExists(t, out)
+	entries, err := os.ReadDir(filepath.Dir(out))
+	require.NoError(t, err)
+	assert.Empty(t, entries, "no temporary file left")
+}
+
+func TestMinimalErrors(t *testing.T) {
+	t.Run("no miniso data", func(t *testing.T) {
+		b, _, err := testiso.Bytes(testiso.Options{Size: 4 << 20})
+		require.NoError(t, err)
+		iso, err := isoeditor.Open(bytes.NewReader(b), int64(len(b)))
+		require.NoError(t, err)
+		_, err = iso.Minimal()
+		require.ErrorIs(t, err, isoeditor.ErrNoMinisoData)
+	})
+	t.Run("customised base", func(t *testing.T) {
+		p, _ := writeFullWithMiniso(t, testiso.Options{Size: 4 << 20})
+		iso, f, err := isoeditor.OpenFile(p)
+		require.NoError(t, err)
+		defer f.Close()
+		img, err := iso.Edit(isoeditor.Edit{Ignition: []byte(`{}`)})
+		require.NoError(t, err)
+		out := filepath.Join(t.TempDir(), "agent.iso")
+		_, err = isoeditor.WriteFile(context.Background(), out, img, isoeditor.WriteOptions{})
+		require.NoError(t, err)
+		iso2, f2, err := isoeditor.OpenFile(out)
+		require.NoError(t, err)
+		defer f2.Close()
+		_, err = iso2.Minimal()
+		var np *isoeditor.NotPristineError
+		require.ErrorAs(t, err, &np)
+		assert.ErrorContains(t, err, "carries an embedded Ignition config")
+	})
+	t.Run("bad URLs and kargs", func(t *testing.T) {
+		p, _ := writeFullWithMiniso(t, testiso.Options{Size: 4 << 20})
+		iso, f, err := isoeditor.OpenFile(p)
+		require.NoError(t, err)
+		defer f.Close()
+		m, err := iso.Minimal()
+		require.NoError(t, err)
+		for _, u := range []string{"", "ftp://h/x", "http:///x", "http://h/a b", "http://h/$x", `http://h/a\b`, "/boot/x"} {
+			_, err := m.Edit(isoeditor.Edit{}, u)
+			assert.ErrorContains(t, err, "must be an http or https URL", u)
+		}
+		_, err = m.Edit(isoeditor.Edit{AppendKargs: []string{"coreos.liveiso=x"}}, "http://h/r")
+		assert.ErrorContains(t, err, "cannot be added to a minimal ISO")
+	})
+}
