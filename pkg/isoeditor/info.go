@@ -10,9 +10,9 @@ import (
 
 // Info summarizes a live ISO's embed areas, for display.
 type Info struct {
-	VolumeID string       `json:"volumeID"`
-	Arch     string       `json:"arch"`
-	Size     int64        `json:"size"`
+	VolumeID string `json:"volumeID"`
+	Arch     string `json:"arch"`
+	Size     int64  `json:"size"`
 	// Minimal is true for a minimal ISO: no images/pxeboot/rootfs.img, the
 	// live system downloads its root file system from RootfsURL.
 	Minimal bool `json:"minimal"`
@@ -22,7 +22,7 @@ type Info struct {
 	// ISO agentiso can build a minimal ISO from).
 	MinisoData bool         `json:"minisoData"`
 	Ignition   IgnitionInfo `json:"ignition"`
-	Kargs    *KargsInfo   `json:"kargs,omitempty"`
+	Kargs      *KargsInfo   `json:"kargs,omitempty"`
 }
 
 // IgnitionInfo describes the Ignition embed area.
