@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 
@@ -30,6 +31,56 @@ type Size struct {
 	// Top lists the largest contributors, largest first: files by the
 	// length of their encoded source(s), units by their contents.
 	Top []PathSize
+	// ByInput adds up every file and unit by the input it comes from
+	// (InputOf), largest first.
+	ByInput []InputSize `json:",omitempty"`
+}
+
+// InputSize is how much of a config one input accounts for.
+type InputSize struct {
+	Input string // one of the Input* labels
+	Bytes int    // encoded bytes, as in PathSize
+	Parts int    // files and units
+	User  bool   // the user provides it (false: agentiso's own files)
+}
+
+// Labels of the inputs a config's files come from (InputOf).
+const (
+	InputExtraManifests   = "extra manifests (openshift/)"
+	InputAgentConfig      = "agent-config.yaml (embedded whole)"
+	InputNetworkConfig    = "hosts' networkConfig (agent-config.yaml, or cluster-manifests/nmstateconfig.yaml)"
+	InputClusterManifests = "cluster manifests (cluster-manifests/, or generated from install-config.yaml and agent-config.yaml)"
+	InputHostSettings     = "per-host settings (agent-config.yaml hosts[]: ignition overrides, installer args, root device hints)"
+	InputTrustBundle      = "additionalTrustBundle (install-config.yaml)"
+	InputMirrors          = "mirror configuration (imageDigestSources, or mirror/registries.conf)"
+	InputPullSecret       = "pull secret (pullSecret)"
+	InputOwn              = "agentiso's own files and units"
+)
+
+// InputOf names the input a file (or unit, under /etc/systemd/system) of
+// the agent config comes from; user is false for agentiso's own files,
+// which the user cannot shrink.
+func InputOf(p string) (input string, user bool) {
+	under := func(dir string) bool { return strings.HasPrefix(p, dir+"/") }
+	switch {
+	case under(ExtraManifestsDir):
+		return InputExtraManifests, true
+	case p == ManifestsDir+"/agent-config.yaml":
+		return InputAgentConfig, true
+	case p == ManifestsDir+"/nmstateconfig.yaml", under(NetworkDir):
+		return InputNetworkConfig, true
+	case under(ManifestsDir):
+		return InputClusterManifests, true
+	case under(HostConfigDir), under(HostnamesDir):
+		return InputHostSettings, true
+	case p == CABundlePath:
+		return InputTrustBundle, true
+	case p == RegistriesPath:
+		return InputMirrors, true
+	case p == "/root/.docker/config.json":
+		return InputPullSecret, true
+	}
+	return InputOwn, false
 }
 
 // PathSize is the encoded size of one file or unit in the config.
@@ -102,6 +153,27 @@ func Measure(cfg types.Config) (Size, error) {
 		}
 		top = append(top, PathSize{Path: "/etc/systemd/system/" + u.Name, Bytes: n})
 	}
+	byInput := map[string]*InputSize{}
+	for _, t := range top {
+		in, user := InputOf(t.Path)
+		g := byInput[in]
+		if g == nil {
+			g = &InputSize{Input: in, User: user}
+			byInput[in] = g
+		}
+		g.Bytes += t.Bytes
+		g.Parts++
+	}
+	groups := make([]InputSize, 0, len(byInput))
+	for _, g := range byInput {
+		groups = append(groups, *g)
+	}
+	sort.Slice(groups, func(i, j int) bool {
+		if groups[i].Bytes != groups[j].Bytes {
+			return groups[i].Bytes > groups[j].Bytes
+		}
+		return groups[i].Input < groups[j].Input
+	})
 	sort.SliceStable(top, func(i, j int) bool {
 		if top[i].Bytes != top[j].Bytes {
 			return top[i].Bytes > top[j].Bytes
@@ -111,7 +183,7 @@ func Measure(cfg types.Config) (Size, error) {
 	if len(top) > topContributors {
 		top = top[:topContributors]
 	}
-	return Size{JSONBytes: len(raw), CompressedBytes: len(archive), Top: top}, nil
+	return Size{JSONBytes: len(raw), CompressedBytes: len(archive), Top: top, ByInput: groups}, nil
 }
 
 // gzipSmaller compresses b and reports whether that saves space once the

@@ -193,15 +193,43 @@ func (a *AgentISO) editMinimal(iso *isoeditor.ISO) (*isoeditor.Image, error) {
 	return img, nil
 }
 
-// ignitionTooLarge explains an oversize config with its biggest parts.
+// ignitionTooLarge explains an oversize config: its biggest parts, each
+// with the input it comes from, and what to shrink, taken from the
+// config's own breakdown by input.
 func ignitionTooLarge(e *isoeditor.IgnitionTooLargeError, size ignition.Size) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "the compressed Ignition config is %d bytes but the ISO's embed area (%s) holds only %d bytes.\nLargest parts of the config (encoded bytes):",
 		e.Size, e.File, e.Limit)
 	for _, p := range size.Top {
-		fmt.Fprintf(&b, "\n  %8d  %s", p.Bytes, p.Path)
+		in, _ := ignition.InputOf(p.Path)
+		fmt.Fprintf(&b, "\n  %8d  %s: %s", p.Bytes, p.Path, in)
 	}
-	b.WriteString("\nShrink or remove the largest extra manifests (openshift/*.yaml) or CA bundles, and run again.")
+	if e.Limit < ignition.EmbedAreaSize {
+		fmt.Fprintf(&b, "\nThis ISO's Ignition embed area (%d bytes) is smaller than a standard RHCOS live ISO's (%d bytes): use an unmodified RHCOS live ISO.",
+			e.Limit, ignition.EmbedAreaSize)
+	}
+	total := 0
+	for _, g := range size.ByInput {
+		total += g.Bytes
+	}
+	var shrink []string
+	for _, g := range size.ByInput {
+		// An input under 2% of the config cannot be what overflows it.
+		if !g.User || g.Bytes*50 < total || len(shrink) == 3 {
+			continue
+		}
+		if g.Parts > 1 {
+			shrink = append(shrink, fmt.Sprintf("%s (%d bytes in %d files)", g.Input, g.Bytes, g.Parts))
+		} else {
+			shrink = append(shrink, fmt.Sprintf("%s (%d bytes)", g.Input, g.Bytes))
+		}
+	}
+	switch {
+	case len(shrink) > 0:
+		fmt.Fprintf(&b, "\nShrink what you provide, largest first: %s; then run again.", strings.Join(shrink, ", "))
+	case e.Limit >= ignition.EmbedAreaSize:
+		b.WriteString("\nNone of your inputs is a large part of the config; please report this as an agentiso bug.")
+	}
 	return errors.New(b.String())
 }
 
