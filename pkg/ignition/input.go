@@ -2,7 +2,6 @@ package ignition
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net"
@@ -235,173 +234,203 @@ var (
 	networkHostDirRE = regexp.MustCompile(`^/etc/assisted/network/host[0-9]+/[^/]+$`)
 )
 
-// validate checks the fields Build relies on. Messages name the Input field
-// and what to do.
+// validate checks the fields Build relies on: that what it needs is there,
+// and that every value it writes into a path, an env file, a unit line or
+// a script fits that place (so none can carry shell or systemd syntax).
+// What the values mean is the caller's to check (pkg/manifests validates
+// the user's inputs: host roles, the pull secret's JSON, machine network
+// CIDRs, Ignition overrides); Build does not check it again. Messages name
+// the Input field and what to do.
 func (in *Input) validate() error {
-	var errs []string
-	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
-
-	if in.ClusterName == "" {
-		add("ClusterName: required")
+	var p problems
+	in.validateRelease(&p)
+	in.validateCluster(&p)
+	in.validateAuth(&p)
+	in.validateManifests(&p)
+	in.validateHosts(&p)
+	in.validateServices(&p)
+	if len(p) > 0 {
+		return fmt.Errorf("invalid ignition input:\n  %s", strings.Join(p, "\n  "))
 	}
+	return nil
+}
+
+// problems collects validation messages.
+type problems []string
+
+func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
+
+// validateRelease checks the release and the RHCOS images: values of
+// RELEASE_IMAGES and OS_IMAGES in an env file.
+func (in *Input) validateRelease(p *problems) {
 	if in.ReleaseImage == "" {
-		add("ReleaseImage: required (the release pull spec)")
+		p.add("ReleaseImage: required (the release pull spec)")
+	} else if err := ValidateImageReference(in.ReleaseImage); err != nil {
+		p.add("ReleaseImage: %q is not an image reference: %v", in.ReleaseImage, err)
+	}
+	if in.ReleaseImageMirror != "" {
+		if err := ValidateImageReference(in.ReleaseImageMirror); err != nil {
+			p.add("ReleaseImageMirror: %q is not an image reference: %v", in.ReleaseImageMirror, err)
+		}
 	}
 	if in.ReleaseVersion == "" {
-		add("ReleaseVersion: required (e.g. 4.19.3)")
-	} else if _, err := majorMinor(in.ReleaseVersion); err != nil {
-		add("ReleaseVersion: %v", err)
+		p.add("ReleaseVersion: required (e.g. 4.19.3)")
+	} else {
+		if _, err := majorMinor(in.ReleaseVersion); err != nil {
+			p.add("ReleaseVersion: %v", err)
+		}
+		if !versionRE.MatchString(in.ReleaseVersion) {
+			p.add("ReleaseVersion: %q may hold only letters, digits and . + _ -", in.ReleaseVersion)
+		}
 	}
 	if _, err := releaseArch(in.Arch); err != nil {
-		add("Arch: %v", err)
+		p.add("Arch: %v", err)
+	}
+	if len(in.OSImages) == 0 {
+		p.add("OSImages: at least one RHCOS image is required (assisted-service's OS_IMAGES)")
+	}
+	for i, o := range in.OSImages {
+		if o.URL == "" {
+			p.add("OSImages[%d].URL: required", i)
+		}
+		for _, f := range []struct{ name, v string }{{"URL", o.URL}, {"Version", o.Version}, {"OpenshiftVersion", o.OpenshiftVersion}, {"CPUArchitecture", o.CPUArchitecture}} {
+			if strings.ContainsAny(f.v, unsafeEnvChars) || hasControl(f.v) {
+				p.add("OSImages[%d].%s: %q must not contain whitespace, quotes or any of $`\\;&|<>", i, f.name, f.v)
+			}
+		}
+	}
+}
+
+// validateCluster checks what names the cluster and its installation.
+func (in *Input) validateCluster(p *problems) {
+	if in.ClusterName == "" {
+		p.add("ClusterName: required")
+	}
+	for _, s := range []struct{ name, v string }{{"ClusterName", in.ClusterName}, {"BaseDomain", in.BaseDomain}} {
+		if s.v != "" && !dnsNameRE.MatchString(s.v) {
+			p.add("%s: %q must be a DNS name (letters, digits, dots and dashes)", s.name, s.v)
+		}
 	}
 	if ip := net.ParseIP(in.RendezvousIP); ip == nil {
-		add("RendezvousIP: %q is not an IP address", in.RendezvousIP)
+		p.add("RendezvousIP: %q is not an IP address", in.RendezvousIP)
 	}
 	if in.InfraEnvID == "" {
-		add("InfraEnvID: required (a UUID)")
+		p.add("InfraEnvID: required (a UUID)")
+	} else if !uuidRE.MatchString(in.InfraEnvID) {
+		p.add("InfraEnvID: %q is not a UUID", in.InfraEnvID)
 	}
 	switch in.ImageType {
 	case "", "full-iso", "minimal-iso":
 	default:
-		add("ImageType: %q must be full-iso or minimal-iso", in.ImageType)
+		p.add("ImageType: %q must be full-iso or minimal-iso", in.ImageType)
 	}
 	if in.ControlPlaneAgents < 0 || in.ArbiterAgents < 0 || in.WorkerAgents < 0 {
-		add("ControlPlaneAgents/ArbiterAgents/WorkerAgents: must not be negative")
+		p.add("ControlPlaneAgents/ArbiterAgents/WorkerAgents: must not be negative")
 	}
 	if in.PullSecret == "" {
-		add("PullSecret: required")
-	} else if !json.Valid([]byte(in.PullSecret)) {
-		add("PullSecret: not valid JSON")
+		p.add("PullSecret: required")
 	}
+}
+
+// validateAuth checks the assisted-service key, tokens and signer CAs.
+func (in *Input) validateAuth(p *problems) {
 	if in.Auth.PublicKeyPEM != "" && !strings.HasPrefix(strings.TrimSpace(in.Auth.PublicKeyPEM), "-----BEGIN ") {
-		add("Auth.PublicKeyPEM: must be PEM text (-----BEGIN EC PUBLIC KEY-----), not base64")
+		p.add("Auth.PublicKeyPEM: must be PEM text (-----BEGIN EC PUBLIC KEY-----), not base64")
 	}
-	// Values written into env files, unit lines and scripts are checked
-	// against their own grammar, so none can carry shell or systemd syntax.
 	for _, s := range []struct{ name, v string }{
 		{"Auth.AgentToken", in.Auth.AgentToken},
 		{"Auth.UserToken", in.Auth.UserToken},
 		{"Auth.WatcherToken", in.Auth.WatcherToken},
 	} {
 		if !jwtRE.MatchString(s.v) {
-			add("%s: must be a JWT (base64url words joined by dots)", s.name)
+			p.add("%s: must be a JWT (base64url words joined by dots)", s.name)
 		}
 	}
-	if in.ReleaseImage != "" {
-		if err := ValidateImageReference(in.ReleaseImage); err != nil {
-			add("ReleaseImage: %q is not an image reference: %v", in.ReleaseImage, err)
+	for i, s := range in.Signers {
+		if !signerNameRE.MatchString(s.Name) {
+			p.add("Signers[%d].Name: %q must be lower-case letters, digits and dashes", i, s.Name)
+		}
+		if len(s.CertPEM) == 0 || len(s.KeyPEM) == 0 {
+			p.add("Signers[%d]: CertPEM and KeyPEM are both required", i)
 		}
 	}
-	if in.ReleaseImageMirror != "" {
-		if err := ValidateImageReference(in.ReleaseImageMirror); err != nil {
-			add("ReleaseImageMirror: %q is not an image reference: %v", in.ReleaseImageMirror, err)
-		}
-	}
-	if in.InfraEnvID != "" && !uuidRE.MatchString(in.InfraEnvID) {
-		add("InfraEnvID: %q is not a UUID", in.InfraEnvID)
-	}
-	if in.ReleaseVersion != "" && !versionRE.MatchString(in.ReleaseVersion) {
-		add("ReleaseVersion: %q may hold only letters, digits and . + _ -", in.ReleaseVersion)
-	}
-	for _, s := range []struct{ name, v string }{{"ClusterName", in.ClusterName}, {"BaseDomain", in.BaseDomain}} {
-		if s.v != "" && !dnsNameRE.MatchString(s.v) {
-			add("%s: %q must be a DNS name (letters, digits, dots and dashes)", s.name, s.v)
-		}
-	}
-	for i, r := range in.PublicContainerRegistries {
-		if !registryHostRE.MatchString(r) {
-			add("PublicContainerRegistries[%d]: %q must be a registry host[:port]", i, r)
-		}
-	}
-	for i, o := range in.OSImages {
-		for _, f := range []struct{ name, v string }{{"URL", o.URL}, {"Version", o.Version}, {"OpenshiftVersion", o.OpenshiftVersion}, {"CPUArchitecture", o.CPUArchitecture}} {
-			if strings.ContainsAny(f.v, unsafeEnvChars) || hasControl(f.v) {
-				add("OSImages[%d].%s: %q must not contain whitespace, quotes or any of $`\\;&|<>", i, f.name, f.v)
-			}
-		}
-	}
-	if _, err := parseRegistries(in.RegistriesConf); err != nil {
-		add("RegistriesConf: %v", err)
-	}
+}
+
+// validateManifests checks the ZTP and extra manifests' file names.
+func (in *Input) validateManifests(p *problems) {
 	ztp := map[string]bool{}
 	for i, m := range in.ZTPManifests {
 		if !isBaseName(m.FileName) {
-			add("ZTPManifests[%d].FileName: %q must be a plain file name", i, m.FileName)
+			p.add("ZTPManifests[%d].FileName: %q must be a plain file name", i, m.FileName)
 		}
 		ztp[m.FileName] = true
 	}
 	for _, name := range RequiredZTPManifests() {
 		if !ztp[name] {
-			add("ZTPManifests: %s is missing (agent-installer-client registerCluster/registerInfraEnv read it)", name)
+			p.add("ZTPManifests: %s is missing (agent-installer-client registerCluster/registerInfraEnv read it)", name)
 		}
-	}
-	if len(in.OSImages) == 0 {
-		add("OSImages: at least one RHCOS image is required (assisted-service's OS_IMAGES)")
 	}
 	for i, m := range in.ExtraManifests {
 		if !isBaseName(m.FileName) {
-			add("ExtraManifests[%d].FileName: %q must be a plain file name", i, m.FileName)
+			p.add("ExtraManifests[%d].FileName: %q must be a plain file name", i, m.FileName)
 		}
 	}
+}
+
+// validateHosts checks what names each host's files: the hostconfig
+// directory, the MACs (a file name under /etc/assisted/hostnames), the
+// installer arguments (a JSON file) and the network files' paths.
+func (in *Input) validateHosts(p *problems) {
 	seenDir := map[string]int{}
 	for i, h := range in.Hosts {
 		dir := h.configDirName(i)
 		if !hostDirNameRE.MatchString(dir) {
-			add("Hosts[%d].Hostname: %q cannot be used as a directory name", i, h.Hostname)
+			p.add("Hosts[%d].Hostname: %q cannot be used as a directory name", i, h.Hostname)
 		}
 		if j, dup := seenDir[dir]; dup {
-			add("Hosts[%d].Hostname: %q is also used by Hosts[%d]", i, dir, j)
+			p.add("Hosts[%d].Hostname: %q is also used by Hosts[%d]", i, dir, j)
 		}
 		seenDir[dir] = i
-		switch h.Role {
-		case "", "master", "arbiter", "worker":
-		default:
-			add("Hosts[%d].Role: %q must be master, arbiter, worker or empty", i, h.Role)
-		}
 		for k, mac := range h.MACs {
 			if !macRE.MatchString(mac) {
-				add("Hosts[%d].MACs[%d]: %q is not a MAC address", i, k, mac)
+				p.add("Hosts[%d].MACs[%d]: %q is not a MAC address", i, k, mac)
 			}
 		}
 		for k, a := range h.InstallerArgs {
 			if a == "" || !utf8.ValidString(a) {
-				add("Hosts[%d].InstallerArgs[%d]: must be a non-empty UTF-8 string", i, k)
-			}
-		}
-		if !utf8.ValidString(h.IgnitionConfigOverride) {
-			add("Hosts[%d].IgnitionConfigOverride: must be UTF-8 JSON", i)
-		} else if h.IgnitionConfigOverride != "" {
-			var obj map[string]any
-			if err := json.Unmarshal([]byte(h.IgnitionConfigOverride), &obj); err != nil {
-				add("Hosts[%d].IgnitionConfigOverride: must be a JSON object: %v", i, err)
+				p.add("Hosts[%d].InstallerArgs[%d]: must be a non-empty UTF-8 string", i, k)
 			}
 		}
 	}
 	for i, f := range in.NetworkFiles {
 		if !networkHostDirRE.MatchString(f.Path) || path.Clean(f.Path) != f.Path {
-			add("NetworkFiles[%d].Path: %q must be /etc/assisted/network/host<N>/<file>", i, f.Path)
+			p.add("NetworkFiles[%d].Path: %q must be /etc/assisted/network/host<N>/<file>", i, f.Path)
 		}
 		if f.Mode&^fs.ModePerm != 0 {
-			add("NetworkFiles[%d].Mode: %v must be permission bits only", i, f.Mode)
+			p.add("NetworkFiles[%d].Mode: %v must be permission bits only", i, f.Mode)
 		}
 	}
-	for i, s := range in.Signers {
-		if !signerNameRE.MatchString(s.Name) {
-			add("Signers[%d].Name: %q must be lower-case letters, digits and dashes", i, s.Name)
+}
+
+// validateServices checks the values written into the services' env
+// files and configuration: registries, host validations, NTP and proxy.
+func (in *Input) validateServices(p *problems) {
+	for i, r := range in.PublicContainerRegistries {
+		if !registryHostRE.MatchString(r) {
+			p.add("PublicContainerRegistries[%d]: %q must be a registry host[:port]", i, r)
 		}
-		if len(s.CertPEM) == 0 || len(s.KeyPEM) == 0 {
-			add("Signers[%d]: CertPEM and KeyPEM are both required", i)
-		}
+	}
+	if _, err := parseRegistries(in.RegistriesConf); err != nil {
+		p.add("RegistriesConf: %v", err)
 	}
 	for i, v := range in.DisabledHostValidations {
 		if !validationIDRE.MatchString(v) {
-			add("DisabledHostValidations[%d]: %q is not a validation ID (like belongs-to-majority-group)", i, v)
+			p.add("DisabledHostValidations[%d]: %q is not a validation ID (like belongs-to-majority-group)", i, v)
 		}
 	}
 	for i, s := range in.NTPSources {
 		if s == "" || strings.ContainsAny(s, " \t\n\r") {
-			add("NTPSources[%d]: %q must be a host name or IP address", i, s)
+			p.add("NTPSources[%d]: %q must be a host name or IP address", i, s)
 		}
 	}
 	if in.Proxy != nil {
@@ -411,24 +440,10 @@ func (in *Input) validate() error {
 			{"Proxy.NoProxy", in.Proxy.NoProxy},
 		} {
 			if strings.ContainsAny(s.v, "\"\n\r \t") || hasControl(s.v) {
-				add("%s: must not contain quotes, whitespace or control characters", s.name)
+				p.add("%s: must not contain quotes, whitespace or control characters", s.name)
 			}
 		}
 	}
-	for i, c := range in.MachineNetworks {
-		if _, _, err := net.ParseCIDR(c); err != nil {
-			add("MachineNetworks[%d]: %q is not a CIDR", i, c)
-		}
-	}
-	for i, o := range in.OSImages {
-		if o.URL == "" {
-			add("OSImages[%d].URL: required", i)
-		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("invalid ignition input:\n  %s", strings.Join(errs, "\n  "))
-	}
-	return nil
 }
 
 // configDirName is the directory under /etc/assisted/hostconfig.

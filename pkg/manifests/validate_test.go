@@ -385,3 +385,47 @@ func TestDecodeStrictTypeMismatchInListHasIndexAndLine(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "123", ac.Hosts[0].Hostname)
 }
+
+// ignition.Build checks only what it writes (paths, env values, unit
+// lines); what the values mean is checked here, once. Each case is a check
+// Build used to repeat: host roles, Ignition overrides, the pull secret's
+// JSON and the machine network CIDRs, in every file they come from.
+func TestChecksIgnitionBuildLeavesToManifests(t *testing.T) {
+	t.Run("agent-config host role and ignitionConfigOverride", func(t *testing.T) {
+		y := edit(t, baseAgentConfig, "role: master\n  interfaces", "role: bootstrap\n  ignitionConfigOverride: '[1]'\n  interfaces")
+		ac, lines := decodeT[AgentConfig](t, assetdir.AgentConfig, y)
+		assertErrs(t, ValidateAgentConfig(ac, lines),
+			`agent-config.yaml:22: hosts[1].role: Forbidden: host role has incorrect value "bootstrap"`,
+			"agent-config.yaml:23: hosts[1].ignitionConfigOverride: Invalid value: must be an Ignition JSON document with ignition.version set")
+	})
+	t.Run("install-config host role, pull secret and machine network", func(t *testing.T) {
+		y := edit(t, baseInstallConfig,
+			"cidr: 192.168.111.0/24", "cidr: 192.168.111.0",
+			"    ingressVIPs: [192.168.111.4]\n", "    ingressVIPs: [192.168.111.4]\n    hosts:\n    - name: m0\n      role: bootstrap\n      bootMACAddress: 52:54:00:00:00:01\n",
+			`'{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}'`, "'{auths'")
+		ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, y)
+		ic.SetDefaults()
+		err := ValidateInstallConfig(ic, lines)
+		require.Error(t, err)
+		for _, want := range []string{
+			`install-config.yaml:14: networking.machineNetwork[0].cidr: Invalid value: "192.168.111.0": not a CIDR`,
+			`platform.baremetal.hosts[0].role: Unsupported value: "bootstrap"`,
+			"pullSecret: Invalid value: the pull secret is not valid JSON",
+		} {
+			assert.Contains(t, err.Error(), want)
+		}
+	})
+	t.Run("pull-secret.yaml", func(t *testing.T) {
+		s, lines := decodeT[Secret](t, assetdir.PullSecret, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: ps\nstringData:\n  .dockerconfigjson: '{auths'\n")
+		NormalizeSecret(s)
+		assertErrs(t, ValidateSecret(s, lines), "pull-secret.yaml:6: stringData: Invalid value: the pull secret is not valid JSON")
+	})
+	t.Run("agent-cluster-install.yaml machine network", func(t *testing.T) {
+		ic, _ := decodeT[InstallConfig](t, assetdir.InstallConfig, baseInstallConfig)
+		ic.SetDefaults()
+		aci, err := GenerateAgentClusterInstall(ic, nil, "4.19.0", "192.168.111.20")
+		require.NoError(t, err)
+		aci.Spec.Networking.MachineNetwork[0].CIDR = "192.168.111.0"
+		assertErrs(t, ValidateACI(aci, nil), `agent-cluster-install.yaml: spec.networking.machineNetwork[0].cidr: Invalid value: "192.168.111.0": not a CIDR`)
+	})
+}
