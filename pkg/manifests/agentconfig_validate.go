@@ -2,7 +2,6 @@ package manifests
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -12,10 +11,6 @@ import (
 	"strings"
 
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
-
-	"sigs.k8s.io/yaml"
-
-	"github.com/seed-a052040e/agentiso/pkg/nmstate"
 )
 
 var dnsName = regexp.MustCompile(`^([a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?\.)*[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?\.?$`)
@@ -170,29 +165,6 @@ func validateHostEntries(e *errs, hosts []AgentHost) {
 	}
 }
 
-// validateNMState runs the full NMState checks (the ones nmstatectl would
-// run, and stricter) on a networkConfig, reporting each problem at its field.
-func validateNMState(e *errs, path string, raw json.RawMessage) {
-	y, err := yaml.JSONToYAML(raw)
-	if err != nil {
-		e.invalid(path, nil, "not an NMState document: %v", err)
-		return
-	}
-	validateDNSSearch(e, path, raw)
-	for _, ne := range nmstate.Errors(nmstate.Validate(y, nmstate.Options{})) {
-		var fe *nmstate.FieldError
-		if errors.As(ne, &fe) {
-			sub := path
-			if fe.Path != "" {
-				sub = path + "." + fe.Path
-			}
-			e.invalid(sub, nil, "%s", fe.Msg)
-			continue
-		}
-		e.invalid(path, nil, "%v", ne)
-	}
-}
-
 func validateRootDeviceHints(e *errs, p string, h *RootDeviceHints) {
 	if h.DeviceName != "" && !strings.HasPrefix(h.DeviceName, "/dev/") {
 		e.invalid(p+".deviceName", h.DeviceName, "Device Name of root device hint must be path in /dev/ or /dev/disk/by-path/")
@@ -209,63 +181,4 @@ func validateRootDeviceHints(e *errs, p string, h *RootDeviceHints) {
 	if h.MinSizeGigabytes < 0 {
 		e.invalid(p+".minSizeGigabytes", h.MinSizeGigabytes, "must not be negative")
 	}
-}
-
-// NetworkConfig is the small view of a host's NMState YAML that cluster
-// validation needs (names and static addresses); full parsing and keyfile
-// generation live in pkg/nmstate.
-type NetworkConfig struct {
-	Interfaces []struct {
-		Name string   `json:"name"`
-		Type string   `json:"type"`
-		IPv4 *ipBlock `json:"ipv4"`
-		IPv6 *ipBlock `json:"ipv6"`
-	} `json:"interfaces"`
-}
-
-type ipBlock struct {
-	Enabled any `json:"enabled"`
-	Address []struct {
-		IP           string `json:"ip"`
-		PrefixLength any    `json:"prefix-length"`
-	} `json:"address"`
-}
-
-// ParseNetworkConfig reads the parts of an NMState document validation uses.
-func ParseNetworkConfig(raw json.RawMessage) (*NetworkConfig, error) {
-	var nc NetworkConfig
-	if err := json.Unmarshal(raw, &nc); err != nil {
-		return nil, fmt.Errorf("not an NMState document: %v", err)
-	}
-	return &nc, nil
-}
-
-// InterfaceNames lists the interfaces the config defines, in order.
-func (nc *NetworkConfig) InterfaceNames() []string {
-	var out []string
-	for _, i := range nc.Interfaces {
-		if i.Name != "" {
-			out = append(out, i.Name)
-		}
-	}
-	return out
-}
-
-// StaticIPs lists every static address, IPv4 of each interface before
-// IPv6, interfaces in order.
-func (nc *NetworkConfig) StaticIPs() []netip.Addr {
-	var out []netip.Addr
-	for _, i := range nc.Interfaces {
-		for _, b := range []*ipBlock{i.IPv4, i.IPv6} {
-			if b == nil {
-				continue
-			}
-			for _, a := range b.Address {
-				if ip, err := netip.ParseAddr(a.IP); err == nil {
-					out = append(out, ip)
-				}
-			}
-		}
-	}
-	return out
 }

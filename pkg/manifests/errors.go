@@ -122,3 +122,11 @@ func (e *errs) err() error {
 	}
 	return e.list
 }
+
+// OrNil returns nil for an empty list, so callers can return it as an error.
+func (l ErrorList) OrNil() error {
+	if len(l) == 0 {
+		return nil
+	}
+	return l
+}

@@ -242,18 +242,32 @@ func ValidateCluster(ic *InstallConfig, hosts []Host, rendezvousIP string, lines
 	return warns, list.OrNil()
 }
 
-// OrNil returns nil for an empty list, so callers can return it as an error.
-func (l ErrorList) OrNil() error {
-	if len(l) == 0 {
-		return nil
-	}
-	return l
-}
-
 // NormalizeMAC lower-cases a MAC in colon form, or returns it unchanged.
 func NormalizeMAC(mac string) string {
 	if hw, err := net.ParseMAC(mac); err == nil {
 		return hw.String()
 	}
 	return strings.ToLower(mac)
+}
+
+// DNS limits (RFC 1035): a label has at most 63 characters, a name at most
+// 253 (without the trailing dot). Longer host names break Ignition paths
+// and the hosts' own resolvers.
+const (
+	maxDNSLabel = 63
+	maxDNSName  = 253
+)
+
+// dnsLengthProblem returns why name breaks the DNS length limits, or "".
+func dnsLengthProblem(name string) string {
+	n := strings.TrimSuffix(name, ".")
+	if len(n) > maxDNSName {
+		return fmt.Sprintf("is longer than %d characters", maxDNSName)
+	}
+	for _, l := range strings.Split(n, ".") {
+		if len(l) > maxDNSLabel {
+			return fmt.Sprintf("has a label longer than %d characters", maxDNSLabel)
+		}
+	}
+	return ""
 }

@@ -1,6 +1,10 @@
 package manifests
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"net/netip"
+	"strings"
+)
 
 // ObjectMeta is the subset of Kubernetes object metadata the inputs use.
 type ObjectMeta struct {
@@ -349,4 +353,61 @@ func (p Platform) userManagedLB() bool {
 		lb = p.Nutanix.LoadBalancer
 	}
 	return lb != nil && lb.Type == "UserManaged"
+}
+
+// ControlPlaneReplicas returns controlPlane.replicas (after defaults).
+func (ic *InstallConfig) ControlPlaneReplicas() int64 {
+	if ic.ControlPlane == nil || ic.ControlPlane.Replicas == nil {
+		return 3
+	}
+	return *ic.ControlPlane.Replicas
+}
+
+// ComputeReplicas sums the replicas of every compute pool.
+func (ic *InstallConfig) ComputeReplicas() int64 {
+	var n int64
+	for _, c := range ic.Compute {
+		if c.Replicas != nil {
+			n += *c.Replicas
+		}
+	}
+	return n
+}
+
+// ArbiterReplicas returns arbiter.replicas, 0 when unset.
+func (ic *InstallConfig) ArbiterReplicas() int64 {
+	if ic.Arbiter == nil || ic.Arbiter.Replicas == nil {
+		return 0
+	}
+	return *ic.Arbiter.Replicas
+}
+
+// ClusterName returns metadata.name.
+func (ic *InstallConfig) ClusterName() string { return ic.Metadata.Name }
+
+// MachineNetworkContains reports whether ip lies in any machine network.
+func (ic *InstallConfig) MachineNetworkContains(ip netip.Addr) bool {
+	for _, m := range ic.Networking.MachineNetwork {
+		if pfx, err := netip.ParsePrefix(m.CIDR); err == nil && pfx.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+func (ic *InstallConfig) machineCIDRs() string {
+	var out []string
+	for _, m := range ic.Networking.MachineNetwork {
+		out = append(out, m.CIDR)
+	}
+	return strings.Join(out, ", ")
+}
+
+// MirrorSources returns imageDigestSources, or the deprecated
+// imageContentSources when only those are set.
+func (ic *InstallConfig) MirrorSources() []ImageDigestSource {
+	if len(ic.ImageDigestSources) > 0 {
+		return ic.ImageDigestSources
+	}
+	return ic.ImageContentSources
 }

@@ -22,108 +22,6 @@ import (
 // Supported platforms, as upstream; the architectures are arch.SupportedGo.
 var supportedPlatforms = []string{"baremetal", "vsphere", "nutanix", "none", "external"}
 
-// SetDefaults fills what upstream defaults when the user leaves it out.
-func (ic *InstallConfig) SetDefaults() {
-	if ic.ControlPlane == nil {
-		ic.ControlPlane = &MachinePool{Name: "master"}
-	}
-	if ic.ControlPlane.Replicas == nil {
-		ic.ControlPlane.Replicas = ptr(int64(3))
-	}
-	if ic.ControlPlane.Architecture == "" {
-		ic.ControlPlane.Architecture, _ = arch.Go(arch.Default)
-	}
-	if ic.ControlPlane.Hyperthreading == "" {
-		ic.ControlPlane.Hyperthreading = "Enabled"
-	}
-	if ic.Compute == nil {
-		ic.Compute = []MachinePool{{Name: "worker"}}
-	}
-	for i := range ic.Compute {
-		c := &ic.Compute[i]
-		if c.Replicas == nil {
-			c.Replicas = ptr(int64(3))
-		}
-		if c.Architecture == "" {
-			c.Architecture = ic.ControlPlane.Architecture
-		}
-		if c.Hyperthreading == "" {
-			c.Hyperthreading = "Enabled"
-		}
-	}
-	if ic.Networking == nil {
-		ic.Networking = &Networking{}
-	}
-	n := ic.Networking
-	if n.NetworkType == "" {
-		n.NetworkType = "OVNKubernetes"
-	}
-	if len(n.MachineNetwork) == 0 {
-		n.MachineNetwork = []MachineNetwork{{CIDR: "10.0.0.0/16"}}
-	}
-	if len(n.ClusterNetwork) == 0 {
-		n.ClusterNetwork = []ClusterNetwork{{CIDR: "10.128.0.0/14", HostPrefix: 23}}
-	}
-	if len(n.ServiceNetwork) == 0 {
-		n.ServiceNetwork = []string{"172.30.0.0/16"}
-	}
-	if ic.AdditionalTrustBundlePolicy == "" {
-		ic.AdditionalTrustBundlePolicy = "Proxyonly"
-	}
-	if bm := ic.Platform.BareMetal; bm != nil {
-		if len(bm.APIVIPs) == 0 && bm.APIVIP != "" {
-			bm.APIVIPs = []string{bm.APIVIP}
-		}
-		if len(bm.IngressVIPs) == 0 && bm.IngressVIP != "" {
-			bm.IngressVIPs = []string{bm.IngressVIP}
-		}
-		bm.APIVIP, bm.IngressVIP = "", ""
-		setProvisioningDefaults(bm, n.MachineNetwork)
-	}
-	if vs := ic.Platform.VSphere; vs != nil {
-		if len(vs.APIVIPs) == 0 && vs.APIVIP != "" {
-			vs.APIVIPs = []string{vs.APIVIP}
-		}
-		if len(vs.IngressVIPs) == 0 && vs.IngressVIP != "" {
-			vs.IngressVIPs = []string{vs.IngressVIP}
-		}
-		vs.APIVIP, vs.IngressVIP = "", ""
-		setVSphereDefaults(vs)
-	}
-}
-
-func ptr[T any](v T) *T { return &v }
-
-// ControlPlaneReplicas returns controlPlane.replicas (after defaults).
-func (ic *InstallConfig) ControlPlaneReplicas() int64 {
-	if ic.ControlPlane == nil || ic.ControlPlane.Replicas == nil {
-		return 3
-	}
-	return *ic.ControlPlane.Replicas
-}
-
-// ComputeReplicas sums the replicas of every compute pool.
-func (ic *InstallConfig) ComputeReplicas() int64 {
-	var n int64
-	for _, c := range ic.Compute {
-		if c.Replicas != nil {
-			n += *c.Replicas
-		}
-	}
-	return n
-}
-
-// ArbiterReplicas returns arbiter.replicas, 0 when unset.
-func (ic *InstallConfig) ArbiterReplicas() int64 {
-	if ic.Arbiter == nil || ic.Arbiter.Replicas == nil {
-		return 0
-	}
-	return *ic.Arbiter.Replicas
-}
-
-// ClusterName returns metadata.name.
-func (ic *InstallConfig) ClusterName() string { return ic.Metadata.Name }
-
 func (ic *InstallConfig) featureGateOn(name string) bool {
 	if ic.FeatureSet == "TechPreviewNoUpgrade" || ic.FeatureSet == "DevPreviewNoUpgrade" {
 		return true
@@ -614,24 +512,6 @@ func validateNetworking(e *errs, ic *InstallConfig) {
 	}
 }
 
-// MachineNetworkContains reports whether ip lies in any machine network.
-func (ic *InstallConfig) MachineNetworkContains(ip netip.Addr) bool {
-	for _, m := range ic.Networking.MachineNetwork {
-		if pfx, err := netip.ParsePrefix(m.CIDR); err == nil && pfx.Contains(ip) {
-			return true
-		}
-	}
-	return false
-}
-
-func (ic *InstallConfig) machineCIDRs() string {
-	var out []string
-	for _, m := range ic.Networking.MachineNetwork {
-		out = append(out, m.CIDR)
-	}
-	return strings.Join(out, ", ")
-}
-
 func validateVIPs(e *errs, ic *InstallConfig) {
 	var pname string
 	switch {
@@ -711,15 +591,6 @@ func validateCapabilities(e *errs, ic *InstallConfig) {
 			e.invalid("capabilities.additionalEnabledCapabilities", strings.Join(c.AdditionalEnabledCapabilities, ","), "the marketplace capability requires the OperatorLifecycleManager capability")
 		}
 	}
-}
-
-// MirrorSources returns imageDigestSources, or the deprecated
-// imageContentSources when only those are set.
-func (ic *InstallConfig) MirrorSources() []ImageDigestSource {
-	if len(ic.ImageDigestSources) > 0 {
-		return ic.ImageDigestSources
-	}
-	return ic.ImageContentSources
 }
 
 // ValidatePullSecret checks a pull secret: JSON with non-empty "auths",

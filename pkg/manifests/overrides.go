@@ -3,7 +3,6 @@ package manifests
 import (
 	"encoding/json"
 	"fmt"
-	"net/netip"
 	"strings"
 
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
@@ -20,106 +19,6 @@ const (
 	clusterProvisioningHost = 3
 	dhcpFirstHost           = 10
 )
-
-// setProvisioningDefaults fills the bare-metal provisioning network
-// settings the user left out, as upstream does: the network is Managed;
-// unless it is Disabled the CIDR defaults to 172.22.0.0/24 and the cluster
-// provisioning IP to its third address; a Managed network gets the DHCP
-// range from the tenth address to the last but one. With a Disabled
-// network the CIDR is the machine network holding clusterProvisioningIP.
-func setProvisioningDefaults(bm *BareMetalPlatform, machine []MachineNetwork) {
-	if bm.ProvisioningNetwork == "" {
-		bm.ProvisioningNetwork = defaultProvisioningNetwork
-	}
-	if bm.ProvisioningNetwork == "Disabled" {
-		if ip, err := netip.ParseAddr(bm.ClusterProvisioningIP); err == nil && bm.ProvisioningNetworkCIDR == "" {
-			for _, m := range machine {
-				if pfx, err := netip.ParsePrefix(m.CIDR); err == nil && pfx.Contains(ip) {
-					bm.ProvisioningNetworkCIDR = pfx.Masked().String()
-				}
-			}
-		}
-		return
-	}
-	if bm.ProvisioningNetworkCIDR == "" {
-		bm.ProvisioningNetworkCIDR = defaultProvisioningCIDR
-	}
-	pfx, err := netip.ParsePrefix(bm.ProvisioningNetworkCIDR)
-	if err != nil {
-		return // validation reports it
-	}
-	pfx = pfx.Masked()
-	if bm.ClusterProvisioningIP == "" {
-		if ip, ok := nthAddr(pfx, clusterProvisioningHost); ok {
-			bm.ClusterProvisioningIP = ip.String()
-		}
-	}
-	if bm.ProvisioningNetwork == "Managed" && bm.ProvisioningDHCPRange == "" {
-		first, ok1 := nthAddr(pfx, dhcpFirstHost)
-		last := lastAddr(pfx).Prev()
-		if ok1 && last.IsValid() && first.Compare(last) <= 0 {
-			bm.ProvisioningDHCPRange = first.String() + "," + last.String()
-		}
-	}
-}
-
-// nthAddr is the n-th address of pfx (0 is the network address).
-func nthAddr(pfx netip.Prefix, n int) (netip.Addr, bool) {
-	a := pfx.Addr()
-	for range n {
-		a = a.Next()
-		if !a.IsValid() || !pfx.Contains(a) {
-			return netip.Addr{}, false
-		}
-	}
-	return a, true
-}
-
-// lastAddr is the last address of pfx (the IPv4 broadcast address).
-func lastAddr(pfx netip.Prefix) netip.Addr {
-	b := pfx.Addr().AsSlice()
-	for i := range b {
-		bit := i * 8
-		switch {
-		case bit >= pfx.Bits():
-			b[i] = 0xff
-		case bit+8 > pfx.Bits():
-			b[i] |= 0xff >> (pfx.Bits() - bit)
-		}
-	}
-	a, _ := netip.AddrFromSlice(b)
-	return a
-}
-
-// setVSphereDefaults converts the deprecated single-vCenter fields into a
-// vCenter and one generated failure domain, as upstream does, and gives
-// every failure domain without a resource pool its cluster's root pool,
-// <computeCluster>/Resources, as upstream.
-func setVSphereDefaults(vs *VSpherePlatform) {
-	if vs.VCenter != "" && len(vs.VCenters) == 0 {
-		dc := vs.Datacenter
-		vs.VCenters = []VCenter{{Server: vs.VCenter, Port: 443, User: vs.Username, Password: vs.Password, Datacenters: []string{dc}}}
-		if len(vs.FailureDomains) == 0 {
-			vs.FailureDomains = []VSphereFailureDomain{{
-				Name: "generated-failure-domain", Region: "generated-region", Zone: "generated-zone", Server: vs.VCenter,
-				Topology: VSphereTopology{
-					Datacenter:     dc,
-					ComputeCluster: inventoryPath(vs.Cluster, dc, "host"),
-					Datastore:      inventoryPath(vs.DefaultDatastore, dc, "datastore"),
-					Folder:         inventoryPath(vs.Folder, dc, "vm"),
-					ResourcePool:   vs.ResourcePool,
-					Networks:       []string{vs.Network},
-				},
-			}}
-		}
-	}
-	for i := range vs.FailureDomains {
-		t := &vs.FailureDomains[i].Topology
-		if t.ResourcePool == "" && t.ComputeCluster != "" {
-			t.ResourcePool = t.ComputeCluster + "/Resources"
-		}
-	}
-}
 
 // overrideHost is what upstream keeps of a bare-metal host in the
 // overrides: enough for the cluster's bare-metal operator to manage it.

@@ -1,35 +1,11 @@
 package manifests
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
 )
-
-// DNS limits (RFC 1035): a label has at most 63 characters, a name at most
-// 253 (without the trailing dot). Longer host names break Ignition paths
-// and the hosts' own resolvers.
-const (
-	maxDNSLabel = 63
-	maxDNSName  = 253
-)
-
-// dnsLengthProblem returns why name breaks the DNS length limits, or "".
-func dnsLengthProblem(name string) string {
-	n := strings.TrimSuffix(name, ".")
-	if len(n) > maxDNSName {
-		return fmt.Sprintf("is longer than %d characters", maxDNSName)
-	}
-	for _, l := range strings.Split(n, ".") {
-		if len(l) > maxDNSLabel {
-			return fmt.Sprintf("has a label longer than %d characters", maxDNSLabel)
-		}
-	}
-	return ""
-}
 
 // RedactURL hides the password of a URL's user information
 // ("http://user:xxxxx@host"), also when the URL does not parse, so errors
@@ -90,32 +66,6 @@ func asURLError(err error, target **url.Error) bool {
 		*target = ue
 	}
 	return ok
-}
-
-// validateDNSSearch checks the search domains of an NMState document:
-// each must be one DNS name, since NetworkManager keyfiles separate search
-// domains with ';' and a space or ';' inside one would add another.
-func validateDNSSearch(e *errs, path string, raw json.RawMessage) {
-	var doc struct {
-		DNS *struct {
-			Config *struct {
-				Search []string `json:"search"`
-			} `json:"config"`
-		} `json:"dns-resolver"`
-	}
-	if json.Unmarshal(raw, &doc) != nil || doc.DNS == nil || doc.DNS.Config == nil {
-		return
-	}
-	for i, s := range doc.DNS.Config.Search {
-		p := fmt.Sprintf("%s.dns-resolver.config.search[%d]", path, i)
-		if !dnsName.MatchString(s) {
-			e.invalid(p, s, "not a valid DNS search domain; give one domain per list entry, e.g. [example.com, lab.example.com]")
-			continue
-		}
-		if why := dnsLengthProblem(s); why != "" {
-			e.invalid(p, s, "%s", why)
-		}
-	}
 }
 
 // validateNoProxy checks noProxy as upstream does: "*" alone, or a

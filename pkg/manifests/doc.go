@@ -1,0 +1,13 @@
+// Package manifests is the agent installer's input model: the types of
+// install-config.yaml, agent-config.yaml and the ZTP manifests, their strict
+// decoding (errors with file, line and field, did-you-mean for unknown
+// fields), their defaults and validation, and the ZTP manifests and mirror
+// configuration generated from them.
+//
+// Files: one per input (installconfig*.go, agentconfig*.go, ztp*.go: types,
+// then *_defaults.go and *_validate.go), networkconfig.go for a host's
+// NMState, hosts.go for the hosts and the checks across files, proxy_validate.go
+// for proxy settings, fencing.go, mirror.go, overrides.go (the
+// install-config-overrides annotation), generate.go (the ZTP manifests),
+// decode.go, errors.go and limits.go.
+package manifests
