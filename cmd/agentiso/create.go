@@ -18,9 +18,6 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
 
-// releaseEnv overrides the pinned release image, like --release-image.
-const releaseEnv = "AGENTISO_RELEASE_IMAGE"
-
 func newCreateCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "create",
@@ -114,7 +111,6 @@ and what is allowed.`,
       --release-image quay.io/openshift-release-dev/ocp-release:4.19.3-x86_64`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.release.fromEnv()
 			return runCreateClusterManifests(cmd.Context(), g, o)
 		},
 	}

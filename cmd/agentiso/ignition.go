@@ -38,7 +38,6 @@ re-runs keep the same credentials.`,
   jq '.storage.files[].path' mycluster/agent.ign`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.release.fromEnv()
 			return runCreateIgnition(cmd.Context(), g, o)
 		},
 	}

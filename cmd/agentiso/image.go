@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -109,10 +108,6 @@ checksum, auth/ and the state as they were.`,
   agentiso wait-for install-complete --dir mycluster`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.release.fromEnv()
-			if o.baseISO == "" {
-				o.baseISO = os.Getenv(baseiso.EnvBaseISO)
-			}
 			return runCreateImage(cmd.Context(), g, o)
 		},
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seed-a052040e/agentiso/internal/config"
 	"github.com/seed-a052040e/agentiso/pkg/arch"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
@@ -82,8 +83,9 @@ registries.conf does; a tag is never looked up on a digest-only mirror),
 and the RHCOS live ISO of the payload's CoreOS stream that the base ISO
 would come from.
 
-IMAGE defaults to --release-image, $` + releaseEnv + ` or the release pinned in
-this build. When --dir holds install-config.yaml, its pullSecret,
+IMAGE defaults to --release-image (or $` + config.EnvVar("release-image") + `), else the
+release pinned in this build; an IMAGE given here wins over the
+environment. When --dir holds install-config.yaml, its pullSecret,
 imageDigestSources/imageContentSources, additionalTrustBundle, proxy and
 controlPlane.architecture are used; otherwise the registry is read
 anonymously with the system trust store. Nothing is written.`,
@@ -98,12 +100,13 @@ anonymously with the system trust store. Nothing is written.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
-				if o.release.image != "" && o.release.image != args[0] {
+				// IMAGE is part of the command line: it wins over the
+				// environment, but not over a different --release-image.
+				if g.setting("release-image").Source == config.FromFlag && o.release.image != args[0] {
 					return fmt.Errorf("give the release once: as IMAGE or --release-image")
 				}
 				o.release.image = args[0]
 			}
-			o.release.fromEnv()
 			if o.output != "text" && o.output != "json" {
 				return fmt.Errorf("-o %q: want text or json", o.output)
 			}

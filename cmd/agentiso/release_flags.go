@@ -2,17 +2,17 @@ package main
 
 import (
 	"errors"
-	"os"
 
 	"github.com/spf13/pflag"
 
+	"github.com/seed-a052040e/agentiso/internal/config"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 )
 
 // releaseFlags are the release options shared by the create commands.
 type releaseFlags struct {
-	image   string // --release-image (or AGENTISO_RELEASE_IMAGE)
+	image   string // --release-image
 	version string // --release-version
 	offline bool   // --offline
 }
@@ -20,17 +20,10 @@ type releaseFlags struct {
 // addReleaseFlags declares --release-image, --release-version and, unless
 // the command declares its own, --offline.
 func addReleaseFlags(f *pflag.FlagSet, r *releaseFlags, withOffline bool) {
-	f.StringVar(&r.image, "release-image", "", "OpenShift release image pull spec to install, a tag or a digest (default: the release pinned in this build; env "+releaseEnv+")")
+	f.StringVar(&r.image, "release-image", "", "OpenShift release image pull spec to install, a tag or a digest (default: the release pinned in this build; env "+config.EnvVar("release-image")+")")
 	f.StringVar(&r.version, "release-version", "", "exact OpenShift version of --release-image (e.g. 4.19.3): checked against the payload, or with --offline taken as given for a release by digest")
 	if withOffline {
 		f.BoolVar(&r.offline, "offline", false, "never contact a registry: the release must be the pinned default, or given by digest with --release-version")
-	}
-}
-
-// fromEnv fills --release-image from the environment when unset.
-func (r *releaseFlags) fromEnv() {
-	if r.image == "" {
-		r.image = os.Getenv(releaseEnv)
 	}
 }
 

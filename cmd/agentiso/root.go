@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seed-a052040e/agentiso/internal/config"
 	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
 
@@ -27,6 +28,9 @@ type globals struct {
 	out      io.Writer
 	errOut   io.Writer
 	log      *slog.Logger
+	// settings records where each flag of the running command got its
+	// value (see applyConfig).
+	settings map[string]config.Setting
 }
 
 // exitError carries a specific process exit code up to run.
@@ -105,7 +109,12 @@ func newRootCmd(g *globals) *cobra.Command {
 or a directory of ZTP manifests) into one bootable agent ISO. Boot every
 machine from it: the host that owns the rendezvous IP runs a temporary
 assisted-service, the others register with it, and the cluster installs
-itself. Everything works offline.`,
+itself. Everything works offline.
+
+Every flag can also be set in the environment as AGENTISO_<FLAG> (upper
+case, "-" as "_": AGENTISO_RELEASE_IMAGE for --release-image); a flag on
+the command line wins. --regenerate-credentials is only read from the
+command line.`,
 		Example: `  agentiso create agent-config-template --dir mycluster   # then edit it
   agentiso create image --dir mycluster --base-iso rhcos-live.x86_64.iso
   # boot every host from mycluster/agent.x86_64.iso, then
@@ -113,8 +122,14 @@ itself. Everything works offline.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if err := applyConfig(cmd, g); err != nil {
+				return &exitError{code: 1, err: err}
+			}
 			lg, err := newLogger(g.errOut, g.logLevel)
 			if err != nil {
+				if s := g.setting("log-level"); s.Source != config.FromFlag && s.Source != "" {
+					err = fmt.Errorf("%w (from %s)", err, s.Origin)
+				}
 				return &exitError{code: 1, err: err}
 			}
 			g.log = lg

@@ -118,7 +118,7 @@ func runWaitFor(ctx context.Context, g *globals, o waitForOptions) error {
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
-	in, err := loadWaitForInputs(g.dir, o.restURL, rendezvous.BaseURL)
+	in, err := loadWaitForInputs(g.dir, o.restURL, g.setting("rendezvous-url").Origin, rendezvous.BaseURL)
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}

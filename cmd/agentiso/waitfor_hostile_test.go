@@ -56,7 +56,7 @@ func TestWaitForSanitisesEverythingFromTheAPI(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	t.Setenv(envRendezvousURL, srv.URL+rendezvous.APIPath)
+	t.Setenv("AGENTISO_RENDEZVOUS_URL", srv.URL+rendezvous.APIPath)
 
 	var out, errOut bytes.Buffer
 	code := run([]string{"--dir", dir, "--log-level", "debug", "wait-for", "bootstrap-complete", "--timeout", "3s", "--time-scale", "100"}, nil, &out, &errOut)

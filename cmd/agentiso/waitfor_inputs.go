@@ -32,8 +32,6 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
 
-const envRendezvousURL = "AGENTISO_RENDEZVOUS_URL"
-
 // devSim records where `dev simulate` serves, for loopback demos and tests.
 type devSim struct {
 	RESTAddr    string `json:"restAddr"`
@@ -107,9 +105,10 @@ func readRendezvousIP(dir string) (string, error) {
 }
 
 // loadWaitForInputs reads the rendezvous IP, kubeconfig, watcher token and
-// works out the REST URL: $AGENTISO_RENDEZVOUS_URL, else the dev simulator
-// file, else http://<rendezvousIP>:8090/api/assisted-install/v2.
-func loadWaitForInputs(dir string, restURLOverride string, baseURL func(ip string) string) (*waitForInputs, error) {
+// works out the REST URL: restURL (--rendezvous-url or its environment
+// variable, named by restURLFrom) when set, else the dev simulator file,
+// else http://<rendezvousIP>:8090/api/assisted-install/v2.
+func loadWaitForInputs(dir, restURL, restURLFrom string, baseURL func(ip string) string) (*waitForInputs, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -134,10 +133,8 @@ func loadWaitForInputs(dir string, restURLOverride string, baseURL func(ip strin
 		return nil, fmt.Errorf("%s: %w", in.kubeconfigPath, err)
 	}
 	switch {
-	case restURLOverride != "":
-		in.restURL, in.restURLSource = restURLOverride, "--rendezvous-url"
-	case os.Getenv(envRendezvousURL) != "":
-		in.restURL, in.restURLSource = os.Getenv(envRendezvousURL), "$"+envRendezvousURL
+	case restURL != "":
+		in.restURL, in.restURLSource = restURL, restURLFrom
 	default:
 		ds, err := readDevSim(dir)
 		if err != nil {

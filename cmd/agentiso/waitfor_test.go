@@ -108,7 +108,7 @@ func TestInitDirFiles(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), f)
 	}
-	in, err := loadWaitForInputs(dir, "", rendezvous.BaseURL)
+	in, err := loadWaitForInputs(dir, "", "", rendezvous.BaseURL)
 	require.NoError(t, err)
 	assert.Equal(t, "127.0.0.1", in.rendezvousIP)
 	assert.True(t, strings.HasPrefix(in.restURL, "http://127.0.0.1:"), in.restURL)
@@ -134,16 +134,15 @@ func TestInitDirFiles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 
-	t.Setenv(envRendezvousURL, "http://[fd00::5]:8090/api/assisted-install/v2")
-	in, err = loadWaitForInputs(dir, "", rendezvous.BaseURL)
+	in, err = loadWaitForInputs(dir, "http://[fd00::5]:8090/api/assisted-install/v2", "$AGENTISO_RENDEZVOUS_URL", rendezvous.BaseURL)
 	require.NoError(t, err)
 	assert.Equal(t, "http://[fd00::5]:8090/api/assisted-install/v2", in.restURL)
+	assert.Equal(t, "$AGENTISO_RENDEZVOUS_URL", in.restURLSource)
 
 	// Without the dev file the URL comes from rendezvousIP, IPv6 bracketed.
-	t.Setenv(envRendezvousURL, "")
 	require.NoError(t, os.Remove(filepath.Join(dir, filepath.FromSlash(assetdir.DevSim))))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.RendezvousIP), []byte("fd00::0005\n"), 0o644))
-	in, err = loadWaitForInputs(dir, "", rendezvous.BaseURL)
+	in, err = loadWaitForInputs(dir, "", "", rendezvous.BaseURL)
 	require.NoError(t, err)
 	assert.Equal(t, "http://[fd00::5]:8090/api/assisted-install/v2", in.restURL)
 }
@@ -151,12 +150,12 @@ func TestInitDirFiles(t *testing.T) {
 func TestWaitForInputErrors(t *testing.T) {
 	dir := initDir(t)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.State), []byte(`{"version":1,"assets":{}}`), 0o600))
-	_, err := loadWaitForInputs(dir, "", rendezvous.BaseURL)
+	_, err := loadWaitForInputs(dir, "", "", rendezvous.BaseURL)
 	assert.ErrorContains(t, err, `failed to load AuthConfig`)
 	assert.ErrorContains(t, err, `asset "Agent Auth Config" is missing`)
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.RendezvousIP), []byte("not-an-ip"), 0o644))
-	_, err = loadWaitForInputs(dir, "", rendezvous.BaseURL)
+	_, err = loadWaitForInputs(dir, "", "", rendezvous.BaseURL)
 	assert.ErrorContains(t, err, `"not-an-ip" is not an IP address`)
 	assert.False(t, errors.Is(err, os.ErrNotExist))
 }
@@ -166,7 +165,7 @@ func TestWaitForInputErrors(t *testing.T) {
 func TestWaitForCorruptStateSaysUnreadable(t *testing.T) {
 	dir := initDir(t)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.State), []byte(`{"version":1,"assets":`), 0o600))
-	_, err := loadWaitForInputs(dir, "", rendezvous.BaseURL)
+	_, err := loadWaitForInputs(dir, "", "", rendezvous.BaseURL)
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "unreadable")
 	assert.NotContains(t, err.Error(), "is missing")

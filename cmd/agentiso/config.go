@@ -1,0 +1,101 @@
+package main
+
+import (
+	"sort"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/seed-a052040e/agentiso/internal/config"
+)
+
+// layered reports whether a flag can also be set through the environment:
+// all but --help and --regenerate-credentials, a one-off act that must be
+// asked for on the command line (set in the environment it would replace
+// the credentials on every run).
+func layered(flag string) bool {
+	return flag != "help" && flag != regenerateCredentialsFlag
+}
+
+// layeredCommand reports whether cmd reads its flags through the layers:
+// all commands but those that read only their command line, the hidden
+// developer aids (dev ...) and cobra's help and completion.
+func layeredCommand(cmd *cobra.Command) bool {
+	for c := cmd; c.HasParent(); c = c.Parent() {
+		if c.Parent() == c.Root() {
+			switch c.Name() {
+			case "dev", "help", "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// configKeys returns, sorted, every key of the configuration: the layered
+// flags of every command under root.
+func configKeys(root *cobra.Command) []string {
+	seen := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if !layeredCommand(c) {
+			return
+		}
+		add := func(f *pflag.Flag) {
+			if layered(f.Name) {
+				seen[f.Name] = true
+			}
+		}
+		c.Flags().VisitAll(add)
+		c.PersistentFlags().VisitAll(add)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// layeredFlags returns the flags of cmd that can also be set through the
+// environment, or nil for a command that reads only its command line.
+func layeredFlags(cmd *cobra.Command) *pflag.FlagSet {
+	if !layeredCommand(cmd) {
+		return nil
+	}
+	fs := pflag.NewFlagSet(cmd.CommandPath(), pflag.ContinueOnError)
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if layered(f.Name) {
+			fs.AddFlag(f)
+		}
+	})
+	return fs
+}
+
+// applyConfig fills the flags of cmd that the command line left unset from
+// the environment, and records where every setting came from.
+func applyConfig(cmd *cobra.Command, g *globals) error {
+	fs := layeredFlags(cmd)
+	if fs == nil {
+		return nil
+	}
+	settings, err := config.New().Apply(fs)
+	if err != nil {
+		return err
+	}
+	g.settings = map[string]config.Setting{}
+	for _, s := range settings {
+		g.settings[s.Key] = s
+	}
+	return nil
+}
+
+// setting returns where the named setting of the running command came
+// from (the zero Setting for a flag that is not layered).
+func (g *globals) setting(key string) config.Setting {
+	return g.settings[key]
+}

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/seed-a052040e/agentiso/internal/config"
+	"github.com/seed-a052040e/agentiso/pkg/baseiso"
+)
+
+// The configuration keys are the flags of the supported commands, without
+// the one-off --regenerate-credentials, --help, and the developer aids'.
+func TestConfigKeys(t *testing.T) {
+	keys := configKeys(newRootCmd(&globals{}))
+	for _, k := range []string{"dir", "log-level", "release-image", "release-version", "offline", "base-iso",
+		"base-iso-sha256", "os-image-mirror", "strict", "reset-base-iso", "timeout", "rendezvous-url", "output", "lenient"} {
+		assert.Contains(t, keys, k)
+	}
+	for _, k := range []string{"help", regenerateCredentialsFlag, "size", "scenario", "rendezvous-ip"} {
+		assert.NotContains(t, keys, k)
+	}
+	assert.IsIncreasing(t, keys)
+}
+
+// The documented variable names are the ones the layers read.
+func TestDocumentedEnvNames(t *testing.T) {
+	assert.Equal(t, baseiso.EnvBaseISO, config.EnvVar("base-iso"))
+	assert.Equal(t, "AGENTISO_RELEASE_IMAGE", config.EnvVar("release-image"))
+	assert.Equal(t, "AGENTISO_RENDEZVOUS_URL", config.EnvVar("rendezvous-url"))
+}
