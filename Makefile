@@ -87,7 +87,9 @@ e2e-deps:
 
 e2e-fixture: $(E2E_FIXTURE)
 
-$(E2E_FIXTURE): hack/build-boot-fixture.sh
+# The fixture's miniso.dat is packed by hack/packminiso with pkg/isoeditor's
+# PackMiniso: a change to either rebuilds it.
+$(E2E_FIXTURE): hack/build-boot-fixture.sh hack/packminiso/main.go pkg/isoeditor/miniso.go
 	@mkdir -p $(dir $@)
 	bash hack/build-boot-fixture.sh $@
 

@@ -11,9 +11,16 @@
 #   coreos/igninfo.json       {"file": "images/ignition.img"}
 #   coreos/kargs.json         kargs embed areas in both boot configs
 #   coreos/features.json
-#   images/pxeboot/rootfs.img, coreos/miniso.dat   small stand-ins (not used)
+#   images/pxeboot/rootfs.img a small newc cpio (root.squashfs): what a minimal
+#                             ISO or a PXE boot fetches from coreos.live.rootfs_url=
+#   coreos/miniso.dat         the minimal-ISO data (as `coreos-installer pack
+#                             minimal-iso` writes it): the same tree without
+#                             rootfs.img is mastered as the minimal ISO, and
+#                             hack/packminiso records how to rebuild it
 # Both boot configs load images/ignition.img as a second initrd and carry a
 # 1024-'#' COREOS_KARG_EMBED_AREA line right after the kernel arguments.
+# With coreos.live.rootfs_url= on the command line, /init loads the e1000 NIC
+# driver, runs udhcpc and fetches the rootfs with wget (reporting its sha256).
 # After mastering, the script locates every file in the ISO and checks that
 # the areas named by igninfo.json/kargs.json are where and what they should be.
 #
@@ -32,7 +39,7 @@ KARG_DEFAULT="rw coreos.liveiso=$VOLID ignition.firstboot ignition.platform.id=m
 # area, so the report always reaches the serial console whatever is embedded.
 KARG_FIXED="console=ttyS0,115200n8 panic=5"
 
-for tool in xorriso mformat mmd mcopy cpio gzip grub-mkimage dpkg-deb apt-get; do
+for tool in xorriso mformat mmd mcopy cpio gzip grub-mkimage dpkg-deb apt-get go; do
   command -v "$tool" >/dev/null || { echo "$0: $tool missing: run hack/install-e2e-deps.sh" >&2; exit 1; }
 done
 
@@ -82,8 +89,25 @@ cp "$(ls "$pkgroot"/boot/vmlinuz-* | head -n1)" "$iso/images/pxeboot/vmlinuz"
 
 # ---- busybox initramfs
 rd=$work/initramfs
-mkdir -p "$rd"/{bin,dev,proc,sys,etc,tmp,run}
+mkdir -p "$rd"/{bin,dev,proc,sys,etc,tmp,run,lib/modules}
 cp "$pkgroot/bin/busybox" "$rd/bin/busybox"
+# e1000: QEMU's NIC for the network boots (no module dependencies; iPXE has
+# a ROM for it).
+e1000=$(find "$pkgroot/lib/modules" -name e1000.ko | head -n1)
+[ -n "$e1000" ] || { echo "$0: e1000.ko not found in the kernel package" >&2; exit 1; }
+cp "$e1000" "$rd/lib/modules/e1000.ko"
+cat >"$rd/udhcpc.script" <<'EOF'
+#!/bin/busybox sh
+# udhcpc hook: configure the leased address and the default route.
+case "$1" in
+bound | renew)
+  ifconfig "$interface" "$ip" netmask "${subnet:-255.255.255.0}" up
+  [ -z "$router" ] || route add default gw "${router%% *}" dev "$interface"
+  ;;
+esac
+exit 0
+EOF
+chmod 0755 "$rd/udhcpc.script"
 cat >"$rd/init" <<'EOF'
 #!/bin/busybox sh
 # agentiso boot fixture: report what the kernel unpacked, then power off.
@@ -96,15 +120,48 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 dmesg -n 1
 out=/dev/ttyS0
 [ -c "$out" ] || out=/dev/console
+# Runtime files live under /tmp/fixture (left out of the PATH lines).
+mkdir -p /tmp/fixture
+# fetch_rootfs URL: bring up the first NIC with DHCP and download URL (what
+# RHCOS's initramfs does for coreos.live.rootfs_url=); prints why on failure.
+fetch_rootfs() {
+  insmod /lib/modules/e1000.ko 2>/tmp/fixture/insmod.log || { echo "insmod e1000: $(cat /tmp/fixture/insmod.log)"; return 1; }
+  ip link set lo up
+  nic=
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    for d in /sys/class/net/*; do
+      [ "${d##*/}" = lo ] || { nic=${d##*/}; break 2; }
+    done
+    sleep 1
+  done
+  [ -n "$nic" ] || { echo "no network interface"; return 1; }
+  ip link set "$nic" up
+  udhcpc -i "$nic" -s /udhcpc.script -n -q -t 10 -T 2 >/tmp/fixture/udhcpc.log 2>&1 ||
+    { echo "no DHCP lease on $nic: $(tail -n 3 /tmp/fixture/udhcpc.log | tr '\n' ' ')"; return 1; }
+  # (busybox 1.35 wget crashes with -T: timeout bounds it instead)
+  timeout 120 wget -q -O /tmp/fixture/rootfs.img "$1" >/tmp/fixture/wget.log 2>&1 ||
+    { echo "wget $1: $(tr '\n' ' ' </tmp/fixture/wget.log)"; return 1; }
+}
+rootfs_url=$(sed -n 's/.*coreos\.live\.rootfs_url=\([^ ]*\).*/\1/p' /proc/cmdline)
+rootfs_line=
+if [ -n "$rootfs_url" ]; then
+  if why=$(fetch_rootfs "$rootfs_url"); then
+    rootfs_line="ROOTFS-SHA256 $(sha256sum /tmp/fixture/rootfs.img | cut -d' ' -f1) $(wc -c </tmp/fixture/rootfs.img)"
+  else
+    rootfs_line="ROOTFS-FETCH-FAILED $why"
+  fi
+  rm -f /tmp/fixture/rootfs.img
+fi
 {
   echo "AGENTISO-E2E-BEGIN"
+  [ -z "$rootfs_line" ] || echo "$rootfs_line"
   if [ -f /config.ign ]; then
     echo "IGNITION-SHA256 $(sha256sum /config.ign | cut -d' ' -f1)"
   else
     echo "IGNITION-ABSENT"
   fi
   # Every path the initrds added on top of this initramfs.
-  find / -xdev | grep -v '^/tmp/bb' | sort | grep -Fxv -f /fixture-manifest | while read -r p; do
+  find / -xdev | grep -v -e '^/tmp/bb' -e '^/tmp/fixture' | sort | grep -Fxv -f /fixture-manifest | while read -r p; do
     if [ -L "$p" ]; then
       echo "PATH L $p"
     elif [ -d "$p" ]; then
@@ -129,12 +186,13 @@ chmod 0755 "$rd/init"
 (cd "$rd" && { find . | sed 's|^\.||' | grep -v '^$'; echo /; echo /root; echo /fixture-manifest; } | sort -u >fixture-manifest)
 (cd "$rd" && find . | sort | cpio --quiet -o -H newc --reproducible -R 0:0) | gzip -n -9 >"$iso/images/pxeboot/initrd.img"
 
-# ---- stand-ins for the live rootfs and the minimal-ISO data (never read
-# here; present so that tools checking for the live layout find it).
-# rootfs.img: an uncompressed newc cpio whose first member is root.squashfs.
+# ---- the live rootfs: an uncompressed newc cpio whose first member is
+# root.squashfs (as in RHCOS), here 1.1 MiB of text. Nothing mounts it; the
+# guest only fetches it (coreos.live.rootfs_url=) and reports its sha256.
 mkdir -p "$work/rootfs"
-head -c 4096 /dev/zero >"$work/rootfs/root.squashfs"
+printf 'agentiso boot fixture rootfs line %04d\n' $(seq 1 32768) >"$work/rootfs/root.squashfs"
 (cd "$work/rootfs" && echo root.squashfs | cpio --quiet -o -H newc --reproducible -R 0:0) >"$iso/images/pxeboot/rootfs.img"
+# The minimal-ISO data: a zero placeholder now, filled in after mastering.
 head -c 16384 /dev/zero >"$iso/coreos/miniso.dat"
 
 # ---- Ignition embed area
@@ -226,15 +284,32 @@ mformat -i "$efiimg" -v EFI-SYSTEM -N 12345678 ::
 mmd -i "$efiimg" ::/EFI ::/EFI/BOOT
 mcopy -i "$efiimg" -m "$work/BOOTX64.EFI" ::/EFI/BOOT/BOOTX64.EFI
 
-# ---- master
+# ---- master the full ISO and, from the same tree without rootfs.img and
+# miniso.dat, the minimal ISO (as the RHCOS build does)
 find "$iso" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+master() { # TREE OUT
+  xorriso -report_about WARNING -as mkisofs -o "$2" \
+    -V "$VOLID" -volset "$VOLID" -iso-level 1 -R -J -joliet-long \
+    -b isolinux/isolinux.bin -c isolinux/boot.cat -no-emul-boot -boot-load-size 4 -boot-info-table \
+    -isohybrid-mbr "$pkgroot/usr/lib/ISOLINUX/isohdpfx.bin" \
+    -eltorito-alt-boot -e images/efiboot.img -no-emul-boot -isohybrid-gpt-basdat \
+    "$1"
+}
 tmpout="$out.tmp.$$"
-xorriso -report_about WARNING -as mkisofs -o "$tmpout" \
-  -V "$VOLID" -volset "$VOLID" -iso-level 1 -R -J -joliet-long \
-  -b isolinux/isolinux.bin -c isolinux/boot.cat -no-emul-boot -boot-load-size 4 -boot-info-table \
-  -isohybrid-mbr "$pkgroot/usr/lib/ISOLINUX/isohdpfx.bin" \
-  -eltorito-alt-boot -e images/efiboot.img -no-emul-boot -isohybrid-gpt-basdat \
-  "$iso"
+master "$iso" "$tmpout"
+mini=$work/minimal-tree
+cp -a "$iso" "$mini"
+rm "$mini/images/pxeboot/rootfs.img" "$mini/coreos/miniso.dat"
+touch -h -d "@$SOURCE_DATE_EPOCH" "$mini/images/pxeboot" "$mini/coreos"
+master "$mini" "$work/minimal.iso"
+# list ISO: "LBA SIZE /path" for every file.
+list() {
+  xorriso -indev "$1" -find / -type f -exec report_lba -- 2>/dev/null |
+    awk -F' *, *' '/^File data lba:/{p=$5; gsub(/^'"'"'|'"'"'$/, "", p); print $2, $4, p}'
+}
+list "$tmpout" >"$work/full.list"
+list "$work/minimal.iso" >"$work/minimal.list"
+(cd "$here" && go run ./hack/packminiso "$tmpout" "$work/full.list" "$work/minimal.iso" "$work/minimal.list")
 
 # ---- verify the areas in the final ISO
 # lba PATH: start block of PATH in the mastered ISO.
@@ -264,4 +339,4 @@ for n in IGNINFO.JSO KARGS.JSO IGNITION.IMG; do
 done
 check_bytes 32808 "$VOLID" "PVD volume ID"
 mv -f "$tmpout" "$out"
-echo "boot fixture: $out ($(stat -c %s "$out") bytes, volume $VOLID, ignition.img at LBA $ign_lba)"
+echo "boot fixture: $out ($(stat -c %s "$out") bytes, volume $VOLID, ignition.img at LBA $ign_lba; minimal ISO $(stat -c %s "$work/minimal.iso") bytes)"

@@ -237,6 +237,11 @@ func TestBoot(t *testing.T) {
 		require.ErrorContains(t, err, "/config.ign missing")
 	})
 
+	t.Run("network", func(t *testing.T) {
+		// Minimal ISO and iPXE: the guest fetches its rootfs over HTTP.
+		testNetworkBoots(t, q, fixture, config)
+	})
+
 	cases := os.Getenv(CasesEnv)
 	if cases == "" {
 		return // no agent ISOs given: no such subtests at all

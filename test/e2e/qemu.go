@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -24,8 +25,9 @@ type Media string
 
 // Media kinds.
 const (
-	CDROM Media = "cdrom" // El Torito boot
-	Disk  Media = "disk"  // isohybrid MBR (BIOS) or GPT ESP (UEFI)
+	CDROM   Media = "cdrom" // El Torito boot
+	Disk    Media = "disk"  // isohybrid MBR (BIOS) or GPT ESP (UEFI)
+	Network Media = "net"   // no drive: the NIC's iPXE ROM boots QEMU.Net's BootFile
 )
 
 // Mode is one way of booting an ISO.
@@ -50,6 +52,34 @@ type QEMU struct {
 	KVM       bool          // use KVM instead of TCG
 	MemoryMiB int           // guest memory
 	Timeout   time.Duration // hard limit for one boot, power-on to power-off
+	// Net, when set, gives the guest a NIC; without it the guest has none.
+	Net *UserNet
+}
+
+// UserNet is one e1000 NIC on QEMU user networking (slirp): the guest gets
+// 10.0.2.15 by DHCP from QEMU itself and reaches the host's loopback
+// interface as 10.0.2.2, so a server listening on 127.0.0.1 is all it needs.
+// e1000 because the fixture's initramfs has its driver and QEMU's iPXE has
+// a ROM for it.
+type UserNet struct {
+	// BootFile is the DHCP boot file name QEMU offers (a network boot): an
+	// http URL, which iPXE fetches and runs as its script.
+	BootFile string
+}
+
+// netdev returns the -nic option value.
+func (n *UserNet) netdev() (string, error) {
+	if n == nil {
+		return "none", nil
+	}
+	v := "user,model=e1000,ipv6=off"
+	if n.BootFile != "" {
+		if strings.ContainsAny(n.BootFile, ", \t\n") {
+			return "", fmt.Errorf("boot file %q: no commas or spaces in a QEMU option", n.BootFile)
+		}
+		v += ",bootfile=" + n.BootFile
+	}
+	return v, nil
 }
 
 // ovmfPairs are the Debian ovmf package's code/vars pairs, preferred first.
@@ -100,17 +130,22 @@ func fileExists(p string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// Args returns the qemu command line for booting iso in mode. The serial
-// console goes to stdout; varsPath is the writable UEFI variable store.
+// Args returns the qemu command line for booting iso in mode (iso is
+// empty for a Network boot). The serial console goes to stdout; varsPath is
+// the writable UEFI variable store.
 func (q QEMU) Args(iso string, mode Mode, varsPath string) ([]string, error) {
 	accel, cpu := "tcg", "max"
 	if q.KVM {
 		accel, cpu = "kvm", "host"
 	}
+	nic, err := q.Net.netdev()
+	if err != nil {
+		return nil, err
+	}
 	args := []string{
 		"-m", fmt.Sprint(q.MemoryMiB), "-smp", "1", "-cpu", cpu,
 		"-display", "none", "-monitor", "none", "-serial", "stdio",
-		"-nic", "none", "-no-reboot",
+		"-nic", nic, "-no-reboot",
 	}
 	switch mode.Firmware {
 	case BIOS:
@@ -127,6 +162,11 @@ func (q QEMU) Args(iso string, mode Mode, varsPath string) ([]string, error) {
 		args = append(args, "-drive", "file="+iso+",format=raw,media=cdrom,readonly=on", "-boot", "d")
 	case Disk:
 		args = append(args, "-drive", "file="+iso+",format=raw,media=disk,snapshot=on", "-boot", "c")
+	case Network:
+		if q.Net == nil || q.Net.BootFile == "" || iso != "" {
+			return nil, errors.New("a network boot needs QEMU.Net with a BootFile and no ISO")
+		}
+		args = append(args, "-boot", "n")
 	default:
 		return nil, fmt.Errorf("unknown media %q", mode.Media)
 	}
@@ -138,9 +178,17 @@ func (q QEMU) Args(iso string, mode Mode, varsPath string) ([]string, error) {
 // does not power off within q.Timeout; the console captured so far is
 // returned in every case.
 func (q QEMU) Boot(ctx context.Context, iso string, mode Mode, workDir string) ([]byte, error) {
-	absISO, err := filepath.Abs(iso)
-	if err != nil {
-		return nil, err
+	absISO, what := "", "" // what: the boot's name in errors
+	if mode.Media == Network {
+		if q.Net != nil {
+			what = q.Net.BootFile
+		}
+	} else {
+		var err error
+		if absISO, err = filepath.Abs(iso); err != nil {
+			return nil, err
+		}
+		what = iso
 	}
 	vars := filepath.Join(workDir, "OVMF_VARS-"+mode.String()+".fd")
 	if mode.Firmware == UEFI {
@@ -173,7 +221,7 @@ func (q QEMU) Boot(ctx context.Context, iso string, mode Mode, workDir string) (
 	console, readErr := os.ReadFile(logPath)
 	switch {
 	case ctx.Err() != nil:
-		return console, fmt.Errorf("%s boot of %s did not power off within %s", mode, iso, q.Timeout)
+		return console, fmt.Errorf("%s boot of %s did not power off within %s", mode, what, q.Timeout)
 	case runErr != nil:
 		return console, fmt.Errorf("qemu (%s) failed: %w", mode, runErr)
 	case readErr != nil:
@@ -183,22 +231,31 @@ func (q QEMU) Boot(ctx context.Context, iso string, mode Mode, workDir string) (
 }
 
 // BootAndVerify boots iso in mode and checks the guest's report against exp.
+// For a Network boot iso is empty and the guest must not have a
+// coreos.liveiso= argument (there is no ISO volume to name).
 func (q QEMU) BootAndVerify(ctx context.Context, iso string, mode Mode, exp Expect, workDir string) ([]byte, error) {
-	f, err := os.Open(iso)
-	if err != nil {
-		return nil, err
-	}
-	volID, err := VolumeID(f)
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", iso, err)
+	volID, what := "", iso
+	if mode.Media == Network {
+		if q.Net != nil {
+			what = q.Net.BootFile
+		}
+	} else {
+		f, err := os.Open(iso)
+		if err != nil {
+			return nil, err
+		}
+		volID, err = VolumeID(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", iso, err)
+		}
 	}
 	console, err := q.Boot(ctx, iso, mode, workDir)
 	if err != nil {
 		return console, err
 	}
 	if err := Verify(console, volID, exp); err != nil {
-		return console, fmt.Errorf("%s boot of %s: %w", mode, iso, err)
+		return console, fmt.Errorf("%s boot of %s: %w", mode, what, err)
 	}
 	return console, nil
 }

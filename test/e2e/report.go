@@ -15,6 +15,8 @@ import (
 // The boot fixture's /init prints one report on the serial console:
 //
 //	AGENTISO-E2E-BEGIN
+//	ROOTFS-SHA256 <hex> <size>      only with coreos.live.rootfs_url=: the
+//	ROOTFS-FETCH-FAILED <reason>    fetched rootfs, or why it could not be fetched
 //	IGNITION-SHA256 <hex>      or IGNITION-ABSENT
 //	PATH F <path> <size> <sha256>   one line per path the initrds added
 //	PATH D <path>                   (D directory, L symlink, O other)
@@ -47,6 +49,12 @@ type Report struct {
 	Cmdline         string
 	Dmesg           []string
 	UnpackFailed    bool
+	// RootfsSHA256 and RootfsSize describe the root file system the guest
+	// downloaded from its coreos.live.rootfs_url= argument; RootfsFetchFailed
+	// is the reason when the download failed. All are empty without the argument.
+	RootfsSHA256      string
+	RootfsSize        int64
+	RootfsFetchFailed string
 }
 
 // Kargs returns /proc/cmdline split into words.
@@ -96,6 +104,18 @@ func ParseReport(console []byte) (Report, error) {
 			rep.Dmesg = append(rep.Dmesg, rest)
 		case "UNPACK-FAILED":
 			rep.UnpackFailed = true
+		case "ROOTFS-SHA256":
+			sum, size, ok := strings.Cut(rest, " ")
+			n, err := strconv.ParseInt(size, 10, 64)
+			if !ok || !isSHA256(sum) || err != nil || n < 0 {
+				return Report{}, fmt.Errorf("report: bad rootfs line %q", line)
+			}
+			rep.RootfsSHA256, rep.RootfsSize = sum, n
+		case "ROOTFS-FETCH-FAILED":
+			rep.RootfsFetchFailed = strings.TrimSpace(rest)
+			if rep.RootfsFetchFailed == "" {
+				rep.RootfsFetchFailed = "no reason given"
+			}
 		default:
 			// A stray kernel message interleaved with the report.
 			continue
@@ -167,12 +187,17 @@ type Expect struct {
 	AbsentPaths []string `json:"absentPaths,omitempty"`
 	// Kargs are words that must each appear in /proc/cmdline.
 	Kargs []string `json:"kargs,omitempty"`
+	// RootfsSHA256, when set, is the hex sha256 of the root file system the
+	// guest must have downloaded from its coreos.live.rootfs_url= argument
+	// (minimal ISO, PXE). Not in cases files: those boots have no network.
+	RootfsSHA256 string `json:"-"`
 }
 
 // Verify checks a serial console log against exp. volumeID is the ISO's
 // volume ID: a coreos.liveiso= argument in the guest's command line must name
-// it, or RHCOS would never find its root file system. Every failed check is
-// reported; the error is nil only when all pass.
+// it, or RHCOS would never find its root file system ("" for a network boot,
+// which must not have the argument). Every failed check is reported; the
+// error is nil only when all pass.
 func Verify(console []byte, volumeID string, exp Expect) error {
 	var errs []error
 	if m := unpackFailure.Find(console); m != nil {
@@ -184,6 +209,14 @@ func Verify(console []byte, volumeID string, exp Expect) error {
 	}
 	if rep.UnpackFailed {
 		errs = append(errs, fmt.Errorf("kernel could not unpack an initrd: %s", strings.Join(rep.Dmesg, " | ")))
+	}
+	switch {
+	case rep.RootfsFetchFailed != "":
+		errs = append(errs, fmt.Errorf("the guest could not fetch its rootfs (coreos.live.rootfs_url): %s", rep.RootfsFetchFailed))
+	case exp.RootfsSHA256 != "" && rep.RootfsSHA256 == "":
+		errs = append(errs, errors.New("the guest fetched no rootfs (no coreos.live.rootfs_url= argument?)"))
+	case exp.RootfsSHA256 != "" && !strings.EqualFold(exp.RootfsSHA256, rep.RootfsSHA256):
+		errs = append(errs, fmt.Errorf("fetched rootfs sha256 is %s (%d bytes), want %s", rep.RootfsSHA256, rep.RootfsSize, exp.RootfsSHA256))
 	}
 	switch {
 	case exp.IgnitionSHA256 == "" && rep.IgnitionPresent:
@@ -221,7 +254,11 @@ func Verify(console []byte, volumeID string, exp Expect) error {
 		}
 	}
 	for _, w := range words {
-		if v, ok := strings.CutPrefix(w, "coreos.liveiso="); ok && v != volumeID {
+		v, ok := strings.CutPrefix(w, "coreos.liveiso=")
+		switch {
+		case ok && volumeID == "":
+			errs = append(errs, fmt.Errorf("coreos.liveiso=%s on a network boot, which has no ISO to find", v))
+		case ok && v != volumeID:
 			errs = append(errs, fmt.Errorf("coreos.liveiso=%s does not match the ISO volume ID %q", v, volumeID))
 		}
 	}

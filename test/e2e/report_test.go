@@ -72,10 +72,46 @@ func TestParseReport(t *testing.T) {
 		"bad type":    {console("IGNITION-ABSENT", "PATH Q /x", "CMDLINE x"), "bad PATH type"},
 		"rel path":    {console("IGNITION-ABSENT", "PATH D x", "CMDLINE x"), "bad PATH line"},
 		"empty block": {[]byte(beginMarker + "\n" + endMarker + "\n"), "missing"},
+		"rootfs sum":  {console("ROOTFS-SHA256 xyz 12", "IGNITION-ABSENT", "CMDLINE x"), "bad rootfs line"},
+		"rootfs size": {console("ROOTFS-SHA256 "+shaA+" -1", "IGNITION-ABSENT", "CMDLINE x"), "bad rootfs line"},
+		"rootfs bare": {console("ROOTFS-SHA256 "+shaA, "IGNITION-ABSENT", "CMDLINE x"), "bad rootfs line"},
 	} {
 		_, err := ParseReport(tc.in)
 		assert.ErrorContains(t, err, tc.want, name)
 	}
+}
+
+func TestParseReportRootfs(t *testing.T) {
+	rep, err := ParseReport(console("ROOTFS-SHA256 "+shaB+" 1181696", "IGNITION-ABSENT", "CMDLINE coreos.live.rootfs_url=http://10.0.2.2:1/r"))
+	require.NoError(t, err)
+	assert.Equal(t, shaB, rep.RootfsSHA256)
+	assert.Equal(t, int64(1181696), rep.RootfsSize)
+	assert.Empty(t, rep.RootfsFetchFailed)
+
+	rep, err = ParseReport(console("ROOTFS-FETCH-FAILED wget http://10.0.2.2:1/r: server returned error: HTTP/1.1 404 Not Found ", "IGNITION-ABSENT", "CMDLINE x"))
+	require.NoError(t, err)
+	assert.Equal(t, "wget http://10.0.2.2:1/r: server returned error: HTTP/1.1 404 Not Found", rep.RootfsFetchFailed)
+	assert.Empty(t, rep.RootfsSHA256)
+
+	rep, err = ParseReport(console("ROOTFS-FETCH-FAILED", "IGNITION-ABSENT", "CMDLINE x"))
+	require.NoError(t, err)
+	assert.Equal(t, "no reason given", rep.RootfsFetchFailed)
+}
+
+func TestVerifyRootfs(t *testing.T) {
+	fetched := console("ROOTFS-SHA256 "+shaB+" 10", "IGNITION-ABSENT", "CMDLINE initrd=main coreos.live.rootfs_url=http://10.0.2.2:1/r")
+	require.NoError(t, Verify(fetched, "", Expect{RootfsSHA256: strings.ToUpper(shaB)}))
+	// Only the failure is checked when no rootfs is expected.
+	require.NoError(t, Verify(fetched, "", Expect{}))
+	assert.ErrorContains(t, Verify(fetched, "", Expect{RootfsSHA256: shaA}), "fetched rootfs sha256 is "+shaB+" (10 bytes), want "+shaA)
+
+	failed := console("ROOTFS-FETCH-FAILED no DHCP lease on eth0", "IGNITION-ABSENT", "CMDLINE x")
+	assert.ErrorContains(t, Verify(failed, "", Expect{RootfsSHA256: shaB}), "could not fetch its rootfs (coreos.live.rootfs_url): no DHCP lease on eth0")
+	assert.ErrorContains(t, Verify(failed, "", Expect{}), "could not fetch its rootfs")
+
+	assert.ErrorContains(t, Verify(console("IGNITION-ABSENT", "CMDLINE x"), "v", Expect{RootfsSHA256: shaB}), "fetched no rootfs")
+	// A network boot has no ISO: coreos.liveiso= there would send RHCOS looking for a CD.
+	assert.ErrorContains(t, Verify(console("IGNITION-ABSENT", "CMDLINE coreos.liveiso=rhcos-x"), "", Expect{}), "coreos.liveiso=rhcos-x on a network boot")
 }
 
 func TestVerify(t *testing.T) {
@@ -143,11 +179,16 @@ func FuzzParseReport(f *testing.F) {
 	require.NoError(f, err)
 	f.Add(string(real), "/root", int64(0), "")
 	f.Add("", "/", int64(-1), "x")
+	f.Add(string(console("ROOTFS-SHA256 "+shaA+" 5", "ROOTFS-FETCH-FAILED x", "IGNITION-ABSENT", "CMDLINE y")), "/r", int64(5), "coreos.live.rootfs_url=http://h/r")
 	f.Fuzz(func(t *testing.T, raw, path string, size int64, cmdline string) {
 		// Any input: no panic, and a parsed report is well formed.
 		if rep, err := ParseReport([]byte(raw)); err == nil {
 			if rep.IgnitionPresent {
 				assert.True(t, isSHA256(rep.IgnitionSHA256))
+			}
+			if rep.RootfsSHA256 != "" {
+				assert.True(t, isSHA256(rep.RootfsSHA256))
+				assert.GreaterOrEqual(t, rep.RootfsSize, int64(0))
 			}
 			for p, info := range rep.Paths {
 				assert.True(t, strings.HasPrefix(p, "/"), p)
