@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/seed-a052040e/agentiso/internal/suggest"
 
@@ -257,7 +258,7 @@ func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
 			return
 		}
 		fields := structFields(t)
-		w.checkDuplicates(n, path)
+		w.checkDuplicates(n, path, true)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			name := k.Value
@@ -270,6 +271,14 @@ func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
 					f, ok = f2, true
 					child = joinPath(path, canon)
 				}
+			}
+			if !ok && !fieldLike(name) {
+				// Not a misspelt field: likely a file that is not what the
+				// user meant (a symlink to /etc/shadow...). Its content is
+				// not echoed.
+				w.errs = append(w.errs, &FieldError{File: w.file, Line: k.Line, Path: path, Type: TypeUnknown,
+					Detail: fmt.Sprintf("a key of %d characters that is not a field name (not shown: is this the file you meant?)", utf8.RuneCountInString(name))})
+				continue
 			}
 			if !ok {
 				msg := fmt.Sprintf("unknown field %q", name)
@@ -292,7 +301,7 @@ func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
 		if n.Kind != yaml3.MappingNode {
 			return
 		}
-		w.checkDuplicates(n, path)
+		w.checkDuplicates(n, path, false)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			w.walk(n.Content[i+1], t.Elem(), joinPath(path, n.Content[i].Value))
 		}
@@ -301,7 +310,8 @@ func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
 
 // checkDuplicates reports a key given twice in one mapping: YAML would keep
 // only one of the values, silently (upstream's strict decoding refuses it).
-func (w *walker) checkDuplicates(n *yaml3.Node, path string) {
+// In a struct (fields), a key that is not a field name is not echoed.
+func (w *walker) checkDuplicates(n *yaml3.Node, path string, fields bool) {
 	if len(n.Content) < 4 {
 		return
 	}
@@ -312,6 +322,11 @@ func (w *walker) checkDuplicates(n *yaml3.Node, path string) {
 			continue
 		}
 		if first, dup := seen[k.Value]; dup {
+			if fields && !fieldLike(k.Value) {
+				w.errs = append(w.errs, &FieldError{File: w.file, Line: k.Line, Path: path, Type: TypeInvalid,
+					Detail: fmt.Sprintf("a key that is not a field name is given twice (first on line %d)", first)})
+				continue
+			}
 			w.errs = append(w.errs, &FieldError{File: w.file, Line: k.Line, Path: joinPath(path, k.Value), Type: TypeInvalid,
 				Detail: fmt.Sprintf("duplicate key %q (first given on line %d): only one value can be used; remove one", k.Value, first)})
 			continue
@@ -328,7 +343,7 @@ func (w *walker) recordLines(n *yaml3.Node, path string) {
 	}
 	switch n.Kind {
 	case yaml3.MappingNode:
-		w.checkDuplicates(n, path)
+		w.checkDuplicates(n, path, false)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			w.recordLines(n.Content[i+1], joinPath(path, n.Content[i].Value))
 		}
@@ -431,3 +446,10 @@ func matchFold(fields map[string]reflect.Type, name string) (reflect.Type, strin
 	}
 	return nil, "", false
 }
+
+// fieldNameRE is what a field name, or a misspelling of one, looks like.
+var fieldNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`)
+
+// fieldLike reports whether an unknown key may be echoed in an error: a
+// field name or a typo of one, not a line of some other file.
+func fieldLike(key string) bool { return fieldNameRE.MatchString(key) }
