@@ -33,7 +33,7 @@ rewrites your input files.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	c.AddCommand(newCreateClusterManifestsCmd(g), newCreateAgentConfigTemplateCmd(g), newCreateIgnitionCmd(g), newCreateImageCmd(g))
+	c.AddCommand(newCreateClusterManifestsCmd(g), newCreateAgentConfigTemplateCmd(g), newCreateIgnitionCmd(g), newCreateImageCmd(g), newCreatePXEFilesCmd(g))
 	return c
 }
 

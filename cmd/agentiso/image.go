@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
@@ -111,44 +112,13 @@ checksum, auth/ and the state as they were.`,
 			return runCreateImage(cmd.Context(), g, o)
 		},
 	}
-	f := c.Flags()
-	addReleaseFlags(f, &o.release, false)
-	f.StringVar(&o.baseISO, "base-iso", "", "RHCOS live ISO to build from: a local path or an http(s) URL (env "+baseiso.EnvBaseISO+")")
-	f.StringVar(&o.baseISOSHA, "base-iso-sha256", "", "expected sha256 of --base-iso (verified when given)")
-	f.StringVar(&o.mirror, "os-image-mirror", "", "base URL of a local web server serving the release's RHCOS live ISO by its file name")
-	f.BoolVar(&o.regenerate, regenerateCredentialsFlag, false, "generate new keys, tokens, CAs and password, replacing those in auth/ and the state (hosts must then boot the new ISO)")
-	f.BoolVar(&o.release.offline, "offline", false, "never download the base ISO nor contact a registry: fail with instructions when the ISO is not in the cache; the release must be the pinned default, or by digest with --release-version")
-	f.BoolVar(&o.strict, "strict", false, "fail (instead of warning) when the base ISO's RHCOS version differs from the release's RHCOS stream")
-	f.BoolVar(&o.resetBase, "reset-base-iso", false, "accept a --base-iso that was already customised (e.g. an agent ISO): drop its embedded Ignition config and appended kernel arguments first")
+	o.addFlags(c.Flags())
 	return c
 }
 
 func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
-	s, err := openStore(g, o.release)
+	s, err := persistImageTargets(ctx, g, o, agent.ImageTargets())
 	if err != nil {
-		return err
-	}
-	if err := guardCredentials(s, o.regenerate); err != nil {
-		return err
-	}
-	if err := s.Provide(o.assetOptions(g)); err != nil {
-		return err
-	}
-	// What the ISO carries first: every configuration error is reported
-	// before a base ISO is looked for, let alone downloaded.
-	if err := fetchAll(ctx, g, s, agent.IgnitionTargets()...); err != nil {
-		return fmt.Errorf("cannot generate ISO image due to configuration errors: %w", err)
-	}
-	if err := reportIgnition(ctx, g, s); err != nil {
-		return err
-	}
-	targets := agent.ImageTargets()
-	for _, t := range targets {
-		if _, err := s.Fetch(ctx, t); err != nil {
-			return err
-		}
-	}
-	if err := s.Persist(ctx, targets...); err != nil {
 		return err
 	}
 	iso, err := asset.Fetch[*agent.AgentISO](ctx, s)
@@ -166,6 +136,50 @@ func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
 	}
 	g.log.Warn("The ISO carries the pull secret and install credentials; it is readable only by you (0600). Keep it private.")
 	return nil
+}
+
+// persistImageTargets resolves and writes the targets of a command that
+// builds from the base ISO (create image, create pxe-files): every
+// configuration error is reported before a base ISO is looked for, let
+// alone downloaded; then the targets are written as one unit.
+func persistImageTargets(ctx context.Context, g *globals, o *imageOptions, targets []asset.Asset) (*asset.Store, error) {
+	s, err := openStore(g, o.release)
+	if err != nil {
+		return nil, err
+	}
+	if err := guardCredentials(s, o.regenerate); err != nil {
+		return nil, err
+	}
+	if err := s.Provide(o.assetOptions(g)); err != nil {
+		return nil, err
+	}
+	if err := fetchAll(ctx, g, s, agent.IgnitionTargets()...); err != nil {
+		return nil, fmt.Errorf("cannot generate ISO image due to configuration errors: %w", err)
+	}
+	if err := reportIgnition(ctx, g, s); err != nil {
+		return nil, err
+	}
+	for _, t := range targets {
+		if _, err := s.Fetch(ctx, t); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.Persist(ctx, targets...); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// addFlags defines the flags create image and create pxe-files share.
+func (o *imageOptions) addFlags(f *pflag.FlagSet) {
+	addReleaseFlags(f, &o.release, false)
+	f.StringVar(&o.baseISO, "base-iso", "", "RHCOS live ISO to build from: a local path or an http(s) URL (env "+baseiso.EnvBaseISO+")")
+	f.StringVar(&o.baseISOSHA, "base-iso-sha256", "", "expected sha256 of --base-iso (verified when given)")
+	f.StringVar(&o.mirror, "os-image-mirror", "", "base URL of a local web server serving the release's RHCOS live ISO by its file name")
+	f.BoolVar(&o.regenerate, regenerateCredentialsFlag, false, "generate new keys, tokens, CAs and password, replacing those in auth/ and the state (hosts must then boot the new ISO)")
+	f.BoolVar(&o.release.offline, "offline", false, "never download the base ISO nor contact a registry: fail with instructions when the ISO is not in the cache; the release must be the pinned default, or by digest with --release-version")
+	f.BoolVar(&o.strict, "strict", false, "fail (instead of warning) when the base ISO's RHCOS version differs from the release's RHCOS stream")
+	f.BoolVar(&o.resetBase, "reset-base-iso", false, "accept a --base-iso that was already customised (e.g. an agent ISO): drop its embedded Ignition config and appended kernel arguments first")
 }
 
 // assetOptions hands the flags, and where progress goes, to the image

@@ -145,6 +145,7 @@ command line.`,
 	root.AddCommand(newWaitForCmd(g))
 	addWaitForDevCmds(g, root)
 	root.AddCommand(newIsoCmd(g))
+	root.AddCommand(newPXECmd(g))
 	root.AddCommand(newReleaseCmd(g))
 	devCmd(root).AddCommand(newDevMakeTestISOCmd(g))
 	return root

@@ -338,3 +338,13 @@ func (v *verifyingReaderAt) finish() error {
 	}
 	return nil
 }
+
+// LiveKargs returns the kernel arguments a network (PXE) boot of the ISO's
+// kernel and initrd needs: its default arguments without coreos.liveiso=
+// (there is no ISO volume to find; coreos.live.rootfs_url= replaces it).
+func (iso *ISO) LiveKargs() (string, error) {
+	if iso.kargs == nil {
+		return "", fmt.Errorf("%w: the ISO has no %s", ErrNoKargs, KargsJSONPath)
+	}
+	return dropKarg(iso.kargs.Default, LiveISOKarg), nil
+}

@@ -2,6 +2,7 @@ package isoeditor
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -77,4 +78,92 @@ func IPXEScript(kernelURL, initrdURL, rootfsURL string, kargs []string) (string,
 	fmt.Fprintf(&b, "kernel %s %s\n", kernelURL, strings.Join(args, " "))
 	b.WriteString("boot\n")
 	return b.String(), nil
+}
+
+// IPXEBoot is what an iPXE script written by [IPXEScript] boots.
+type IPXEBoot struct {
+	KernelURL string   `json:"kernelURL"`
+	InitrdURL string   `json:"initrdURL"`
+	RootfsURL string   `json:"rootfsURL,omitempty"`
+	Kargs     []string `json:"kargs"` // without initrd= and coreos.live.rootfs_url=
+}
+
+// maxIPXEScript bounds the script ParseIPXEScript reads.
+const maxIPXEScript = 64 << 10
+
+// ParseIPXEScript reads back an iPXE script of the form [IPXEScript]
+// writes: "#!ipxe", one "initrd [--name N] URL", one "kernel URL args",
+// "boot"; blank lines and # comments are skipped. Anything else is an
+// error naming the line.
+func ParseIPXEScript(b []byte) (*IPXEBoot, error) {
+	if len(b) > maxIPXEScript {
+		return nil, fmt.Errorf("iPXE script is %d bytes; at most %d expected", len(b), maxIPXEScript)
+	}
+	lines := strings.Split(string(b), "\n")
+	if strings.TrimSpace(lines[0]) != "#!ipxe" {
+		return nil, errors.New("line 1: not an iPXE script (no #!ipxe)")
+	}
+	out := &IPXEBoot{}
+	var initrdName string
+	booted := false
+	for i, l := range lines[1:] {
+		n := i + 2
+		f := strings.Fields(l)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if booted {
+			return nil, fmt.Errorf("line %d: %q after boot", n, f[0])
+		}
+		switch f[0] {
+		case "initrd":
+			if out.InitrdURL != "" {
+				return nil, fmt.Errorf("line %d: a second initrd", n)
+			}
+			args := f[1:]
+			if len(args) >= 2 && args[0] == "--name" {
+				initrdName, args = args[1], args[2:]
+			} else if len(args) >= 1 && strings.HasPrefix(args[0], "--name=") {
+				initrdName, args = strings.TrimPrefix(args[0], "--name="), args[1:]
+			}
+			if len(args) != 1 {
+				return nil, fmt.Errorf("line %d: initrd wants one URL", n)
+			}
+			out.InitrdURL = args[0]
+		case "kernel":
+			if out.KernelURL != "" {
+				return nil, fmt.Errorf("line %d: a second kernel", n)
+			}
+			if len(f) < 2 {
+				return nil, fmt.Errorf("line %d: kernel without a URL", n)
+			}
+			out.KernelURL = f[1]
+			out.Kargs = []string{}
+			for _, k := range f[2:] {
+				switch {
+				case strings.HasPrefix(k, "initrd="):
+					if name := strings.TrimPrefix(k, "initrd="); initrdName != "" && name != initrdName {
+						return nil, fmt.Errorf("line %d: kernel uses initrd %q but the initrd is named %q", n, name, initrdName)
+					}
+				case strings.HasPrefix(k, "coreos.live.rootfs_url="):
+					out.RootfsURL = strings.TrimPrefix(k, "coreos.live.rootfs_url=")
+				default:
+					out.Kargs = append(out.Kargs, k)
+				}
+			}
+		case "boot":
+			booted = true
+		default:
+			return nil, fmt.Errorf("line %d: command %q is not one agentiso writes", n, f[0])
+		}
+	}
+	switch {
+	case out.KernelURL == "":
+		return nil, errors.New("no kernel line")
+	case out.InitrdURL == "":
+		return nil, errors.New("no initrd line")
+	case !booted:
+		return nil, errors.New("no boot line")
+	}
+	return out, nil
 }

@@ -80,3 +80,54 @@ func BenchmarkPXEInitrd(b *testing.B) {
 		}
 	}
 }
+
+func TestParseIPXEScriptRoundTrip(t *testing.T) {
+	s, err := IPXEScript("http://h/k", "http://h/i", "http://h/r.img", []string{"rw", "ignition.firstboot", "console=ttyS0"})
+	require.NoError(t, err)
+	b, err := ParseIPXEScript([]byte(s))
+	require.NoError(t, err)
+	require.Equal(t, &IPXEBoot{KernelURL: "http://h/k", InitrdURL: "http://h/i", RootfsURL: "http://h/r.img",
+		Kargs: []string{"rw", "ignition.firstboot", "console=ttyS0"}}, b)
+	// upstream's form: --name initrd, the rootfs URL first
+	b, err = ParseIPXEScript([]byte("#!ipxe\ninitrd --name initrd http://h/i\nkernel http://h/k initrd=initrd coreos.live.rootfs_url=http://h/r a=b\nboot\n"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"a=b"}, b.Kargs)
+	require.Equal(t, "http://h/r", b.RootfsURL)
+}
+
+func TestParseIPXEScriptErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                            "not an iPXE script",
+		"#!ipxe\nboot\n":              "no kernel line",
+		"#!ipxe\nkernel http://h/k\n": "no initrd line",
+		"#!ipxe\nchain http://h/x\n":  `line 2: command "chain" is not one agentiso writes`,
+		"#!ipxe\ninitrd a b\n":        "line 2: initrd wants one URL",
+		"#!ipxe\ninitrd --name x http://i\nkernel http://k initrd=y\nboot\n": `kernel uses initrd "y" but the initrd is named "x"`,
+		"#!ipxe\ninitrd http://i\nkernel http://k\nboot\nkernel http://k2\n": `line 5: "kernel" after boot`,
+	} {
+		_, err := ParseIPXEScript([]byte(in))
+		require.ErrorContains(t, err, want, in)
+	}
+	_, err := ParseIPXEScript(bytes.Repeat([]byte("#"), maxIPXEScript+1))
+	require.ErrorContains(t, err, "at most")
+}
+
+func FuzzParseIPXEScript(f *testing.F) {
+	s, err := IPXEScript("http://h/k", "http://h/i", "http://h/r.img", []string{"rw", "a=b"})
+	require.NoError(f, err)
+	f.Add([]byte(s))
+	f.Add([]byte("#!ipxe\ninitrd --name initrd http://h/i\nkernel http://h/k initrd=initrd x\nboot\n"))
+	f.Add([]byte("#!ipxe\n\n# c\ninitrd --name=main u\nkernel k\nboot"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := ParseIPXEScript(b)
+		if err != nil {
+			return
+		}
+		require.NotEmpty(t, p.KernelURL)
+		require.NotEmpty(t, p.InitrdURL)
+		for _, k := range p.Kargs {
+			require.NotContains(t, k, "coreos.live.rootfs_url=")
+			require.NotEmpty(t, k)
+		}
+	})
+}

@@ -109,15 +109,16 @@ func WriteStaged(ctx context.Context, dst string, img *Image, opts WriteOptions)
 // WriteReaderStaged writes the size bytes of r to dst the way WriteStaged
 // writes an image (temporary file, SHA-256 as it goes, <dst>.sha256,
 // nothing in place until Commit), in one sequential pass with a fixed
-// buffer. Fewer or more than size bytes from r is an error.
+// buffer. Fewer or more than size bytes from r is an error; a negative
+// size takes whatever r has (the result then says how much).
 func WriteReaderStaged(ctx context.Context, dst string, r io.Reader, size int64, opts WriteOptions) (*Staged, error) {
 	return stage(ctx, dst, size, opts, func(tmp *os.File, h hash.Hash) (string, error) {
 		return MethodReadWrite, copyReader(ctx, io.MultiWriter(tmp, h), r, size, opts.Progress)
 	})
 }
 
-// copyReader copies exactly size bytes of r to w, checking ctx between
-// chunks.
+// copyReader copies exactly size bytes of r to w (all of r when size is
+// negative), checking ctx between chunks.
 func copyReader(ctx context.Context, w io.Writer, r io.Reader, size int64, progress func(done, total int64)) error {
 	buf := make([]byte, streamBuf)
 	var done int64
@@ -126,7 +127,7 @@ func copyReader(ctx context.Context, w io.Writer, r io.Reader, size int64, progr
 			return err
 		}
 		n, err := r.Read(buf)
-		if int64(n) > size-done {
+		if size >= 0 && int64(n) > size-done {
 			return fmt.Errorf("the source has more than the %d bytes expected", size)
 		}
 		if n > 0 {
@@ -139,7 +140,7 @@ func copyReader(ctx context.Context, w io.Writer, r io.Reader, size int64, progr
 			}
 		}
 		if err == io.EOF {
-			if done != size {
+			if size >= 0 && done != size {
 				return fmt.Errorf("the source ended after %d of %d bytes: %w", done, size, io.ErrUnexpectedEOF)
 			}
 			return nil
@@ -190,6 +191,13 @@ func stage(ctx context.Context, dst string, size int64, opts WriteOptions, fill 
 	}
 	if err = tmp.Sync(); err != nil {
 		return nil, fmt.Errorf("syncing %s: %w", tmp.Name(), err)
+	}
+	if size < 0 {
+		fi, err := tmp.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("writing %s: %w", dst, err)
+		}
+		size = fi.Size()
 	}
 	var sum string
 	if !opts.NoChecksum {

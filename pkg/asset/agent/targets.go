@@ -17,16 +17,21 @@ func IgnitionTargets() []asset.Asset {
 	return []asset.Asset{&AgentIgnition{}, &RendezvousIP{}, &AdminKubeconfig{}, &KubeadminPassword{}}
 }
 
-// ImageTargets are what `create image` writes: the agent ISO and the
-// credentials that go with it. (The PXE files, when they come, are a
-// sibling of AgentISO with the same parents, and their command's targets
-// list it in its place.)
+// ImageTargets are what `create image` writes: the agent ISO (a minimal
+// one with its root file system, when the inputs ask for it) and the
+// credentials that go with it.
 func ImageTargets() []asset.Asset {
 	return []asset.Asset{&AgentISO{}, &RendezvousIP{}, &AdminKubeconfig{}, &KubeadminPassword{}}
+}
+
+// PXETargets are what `create pxe-files` writes: the PXE files, a sibling
+// of AgentISO with the same parents, and the same credentials.
+func PXETargets() []asset.Asset {
+	return []asset.Asset{&PXEFiles{}, &RendezvousIP{}, &AdminKubeconfig{}, &KubeadminPassword{}}
 }
 
 // AllTargets lists the root assets of every command, for `agentiso graph`.
 func AllTargets() []asset.Asset {
 	return []asset.Asset{&AgentManifests{}, &RegistriesConf{}, &CABundle{}, &ExtraManifests{},
-		&AgentIgnition{}, &AgentISO{}, &AdminKubeconfig{}, &KubeadminPassword{}, &RendezvousIP{}}
+		&AgentIgnition{}, &AgentISO{}, &PXEFiles{}, &AdminKubeconfig{}, &KubeadminPassword{}, &RendezvousIP{}}
 }

@@ -1,0 +1,195 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/seed-a052040e/agentiso/pkg/arch"
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
+)
+
+// The live files of the base ISO the PXE files come from.
+const (
+	isoKernel = "images/pxeboot/vmlinuz"
+	isoInitrd = "images/pxeboot/initrd.img"
+)
+
+// PXEFiles are the network-boot files, written under boot-artifacts/ by
+// the store when persisted (asset.Streamed), each with a .sha256: the base
+// ISO's kernel (gunzipped on aarch64, as upstream: firmware there boots an
+// uncompressed Image), its initrd with the agent Ignition archive appended
+// as a separate newc cpio (the original bytes untouched), its root file
+// system, and, with bootArtifactsBaseURL, an iPXE script that boots them
+// from there. Every file is streamed from the base once; nothing is
+// extracted.
+type PXEFiles struct {
+	// Base is the base ISO's path.
+	Base string `json:"base"`
+	// Kernel, Initrd and Rootfs are the files' paths in the asset
+	// directory; IPXE is the script's, "" without bootArtifactsBaseURL.
+	Kernel string `json:"kernel"`
+	Initrd string `json:"initrd"`
+	Rootfs string `json:"rootfs"`
+	IPXE   string `json:"ipxe,omitempty"`
+	// Kargs are the kernel arguments to boot them with: the live ISO's
+	// defaults without coreos.liveiso=, then the agent's (the iPXE script
+	// adds coreos.live.rootfs_url=).
+	Kargs string `json:"kargs"`
+	// BaseURL is bootArtifactsBaseURL; RootfsURL the root file system's
+	// URL under it.
+	BaseURL   string `json:"baseURL,omitempty"`
+	RootfsURL string `json:"rootfsURL,omitempty"`
+
+	arch    string
+	archive []byte
+	report  Reporter
+	results []*isoeditor.WriteResult
+}
+
+// Name implements asset.Asset.
+func (*PXEFiles) Name() string { return "Agent Installer PXE Files" }
+
+// Dependencies implements asset.Asset: the same parents as AgentISO.
+func (*PXEFiles) Dependencies() []asset.Asset {
+	return []asset.Asset{&AgentIgnition{}, &KernelArgs{}, &Architecture{}, &ImageOptions{}, &BaseISO{}, &ISOType{}}
+}
+
+// Volatile implements asset.Volatile: the files are written on every run.
+func (*PXEFiles) Volatile() {}
+
+// Generate implements asset.Asset: it checks the base ISO has the live
+// files and builds the initrd's Ignition archive and the kernel arguments.
+func (a *PXEFiles) Generate(_ context.Context, p asset.Parents) error {
+	a.arch = asset.Get[*Architecture](p).Arch
+	a.Base = asset.Get[*BaseISO](p).Path
+	a.report = asset.Get[*ImageOptions](p).Report
+	a.Kernel = assetdir.BootArtifact(a.arch, assetdir.PXEKernel)
+	a.Initrd = assetdir.BootArtifact(a.arch, assetdir.PXEInitrd)
+	a.Rootfs = assetdir.BootArtifact(a.arch, assetdir.PXERootfs)
+	iso, f, err := isoeditor.OpenFile(a.Base)
+	if err != nil {
+		return fmt.Errorf("base ISO: %w", err)
+	}
+	defer f.Close()
+	if err := iso.CheckArch(a.arch); err != nil {
+		return fmt.Errorf("base ISO %s: %w; the cluster's architecture comes from controlPlane.architecture (InfraEnv spec.cpuArchitecture)", a.Base, err)
+	}
+	for _, p := range []string{isoKernel, isoInitrd, isoeditor.RootfsPath} {
+		if _, _, err := iso.FileExtent(p); err != nil {
+			return fmt.Errorf("base ISO %s: %w: a live ISO's PXE files are missing (a minimal ISO has no root file system: use the full live ISO)", a.Base, err)
+		}
+	}
+	live, err := iso.LiveKargs()
+	if err != nil {
+		return fmt.Errorf("base ISO %s: %w", a.Base, err)
+	}
+	a.Kargs = strings.Join(append([]string{live}, strings.Fields(asset.Get[*KernelArgs](p).Args)...), " ")
+	if a.archive, err = isoeditor.IgnitionArchive(asset.Get[*AgentIgnition](p).Config); err != nil {
+		return err
+	}
+	if u := asset.Get[*ISOType](p).BootArtifactsBaseURL; u != "" {
+		a.BaseURL = u
+		a.IPXE = assetdir.IPXEScript(a.arch)
+		a.RootfsURL = u + "/" + path.Base(a.Rootfs)
+		if _, err := a.script(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// script is the iPXE script's text.
+func (a *PXEFiles) script() ([]byte, error) {
+	s, err := isoeditor.IPXEScript(a.BaseURL+"/"+path.Base(a.Kernel), a.BaseURL+"/"+path.Base(a.Initrd), a.RootfsURL, strings.Fields(a.Kargs))
+	if err != nil {
+		return nil, fmt.Errorf("%s: bootArtifactsBaseURL: %w", assetdir.AgentConfig, err)
+	}
+	return []byte(s), nil
+}
+
+// Streams implements asset.Streamed.
+func (a *PXEFiles) Streams() []asset.Stream {
+	out := []asset.Stream{
+		{Path: a.Kernel, Stage: a.stageKernel},
+		{Path: a.Initrd, Stage: a.stageInitrd},
+		{Path: a.Rootfs, Stage: a.keep(func(ctx context.Context, dst string) (*isoeditor.Staged, error) {
+			return stageFromBase(ctx, a.report, a.Base, dst, isoeditor.RootfsPath, assetdir.Mode(a.Rootfs))
+		})},
+	}
+	if a.IPXE != "" {
+		out = append(out, asset.Stream{Path: a.IPXE, Stage: a.keep(func(ctx context.Context, dst string) (*isoeditor.Staged, error) {
+			s, err := a.script()
+			if err != nil {
+				return nil, err
+			}
+			return stageReader(ctx, a.report, dst, bytes.NewReader(s), int64(len(s)), assetdir.Mode(a.IPXE))
+		})})
+	}
+	return out
+}
+
+// keep records what a stage wrote, for Results.
+func (a *PXEFiles) keep(fn func(ctx context.Context, dst string) (*isoeditor.Staged, error)) func(ctx context.Context, dst string) (asset.Staged, error) {
+	return func(ctx context.Context, dst string) (asset.Staged, error) {
+		st, err := fn(ctx, dst)
+		if err != nil {
+			return nil, err
+		}
+		a.results = append(a.results, st.Result)
+		return st, nil
+	}
+}
+
+// stageKernel writes the kernel, gunzipped on aarch64.
+func (a *PXEFiles) stageKernel(ctx context.Context, dst string) (asset.Staged, error) {
+	return a.keep(func(ctx context.Context, dst string) (*isoeditor.Staged, error) {
+		iso, f, err := isoeditor.OpenFile(a.Base)
+		if err != nil {
+			return nil, fmt.Errorf("base ISO: %w", err)
+		}
+		defer f.Close()
+		off, size, err := iso.FileExtent(isoKernel)
+		if err != nil {
+			return nil, fmt.Errorf("base ISO %s: %w", a.Base, err)
+		}
+		br := bufio.NewReader(io.NewSectionReader(f, off, size))
+		var src io.Reader = br
+		if magic, _ := br.Peek(2); a.arch == arch.AArch64 && bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+			zr, err := gzip.NewReader(br)
+			if err != nil {
+				return nil, fmt.Errorf("base ISO %s: %s: %w", a.Base, isoKernel, err)
+			}
+			src, size = zr, -1
+		}
+		return stageReader(ctx, a.report, dst, src, size, assetdir.Mode(a.Kernel))
+	})(ctx, dst)
+}
+
+// stageInitrd writes the live initrd followed by the Ignition archive.
+func (a *PXEFiles) stageInitrd(ctx context.Context, dst string) (asset.Staged, error) {
+	return a.keep(func(ctx context.Context, dst string) (*isoeditor.Staged, error) {
+		iso, f, err := isoeditor.OpenFile(a.Base)
+		if err != nil {
+			return nil, fmt.Errorf("base ISO: %w", err)
+		}
+		defer f.Close()
+		off, size, err := iso.FileExtent(isoInitrd)
+		if err != nil {
+			return nil, fmt.Errorf("base ISO %s: %w", a.Base, err)
+		}
+		r, n := isoeditor.PXEInitrd(io.NewSectionReader(f, off, size), size, a.archive)
+		return stageReader(ctx, a.report, dst, r, n, assetdir.Mode(a.Initrd))
+	})(ctx, dst)
+}
+
+// Results describes the files as the last Persist wrote them, in the
+// order of Streams (nil before).
+func (a *PXEFiles) Results() []*isoeditor.WriteResult { return a.results }
