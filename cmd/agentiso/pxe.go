@@ -19,7 +19,6 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
-	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )
@@ -65,10 +64,6 @@ s390x: the .ins/.prm/initrd.addrsize files of upstream are not written.`,
   agentiso create pxe-files --dir mycluster`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.release.fromEnv()
-			if o.baseISO == "" {
-				o.baseISO = os.Getenv(baseiso.EnvBaseISO)
-			}
 			return runCreatePXEFiles(cmd.Context(), g, o)
 		},
 	}
