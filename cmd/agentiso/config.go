@@ -9,12 +9,26 @@ import (
 	"github.com/seed-a052040e/agentiso/internal/config"
 )
 
-// layered reports whether a flag can also be set through the environment:
-// all but --help and --regenerate-credentials, a one-off act that must be
-// asked for on the command line (set in the environment it would replace
-// the credentials on every run).
+// configFlag names the config file; it is itself read from the command
+// line or $AGENTISO_CONFIG only.
+const configFlag = "config"
+
+// layered reports whether a flag can also be set through the environment
+// and the config file: all but --help, --config and
+// --regenerate-credentials, a one-off act that must be asked for on the
+// command line (set in the environment or a file it would replace the
+// credentials on every run).
 func layered(flag string) bool {
-	return flag != "help" && flag != regenerateCredentialsFlag
+	return flag != "help" && flag != configFlag && flag != regenerateCredentialsFlag
+}
+
+// configSchema is what a config file may hold: the layered flags of every
+// command under root; the others are refused with the reason.
+func configSchema(root *cobra.Command) config.Schema {
+	return config.Schema{Keys: configKeys(root), Refused: map[string]string{
+		configFlag:                "a config file cannot name another one: use --config or $" + config.EnvVar(configFlag),
+		regenerateCredentialsFlag: "a one-off act: give --" + regenerateCredentialsFlag + " on the command line (in a file it would replace the credentials on every run)",
+	}}
 }
 
 // layeredCommand reports whether cmd reads its flags through the layers:
@@ -62,7 +76,8 @@ func configKeys(root *cobra.Command) []string {
 }
 
 // layeredFlags returns the flags of cmd that can also be set through the
-// environment, or nil for a command that reads only its command line.
+// environment and the config file, or nil for a command that reads only
+// its command line.
 func layeredFlags(cmd *cobra.Command) *pflag.FlagSet {
 	if !layeredCommand(cmd) {
 		return nil
@@ -76,14 +91,35 @@ func layeredFlags(cmd *cobra.Command) *pflag.FlagSet {
 	return fs
 }
 
+// loadConfig finds and reads the config file (nil when the default one does
+// not exist) and returns the layers of this invocation.
+func loadConfig(cmd *cobra.Command, g *globals) (*config.Layers, error) {
+	loc, err := config.Locate(g.configFile, cmd.Flags().Changed(configFlag))
+	if err != nil {
+		return nil, err
+	}
+	g.configLoc = loc
+	f, err := config.Load(loc, configSchema(cmd.Root()))
+	if err != nil {
+		return nil, err
+	}
+	g.configLoaded = f != nil
+	return config.New(f)
+}
+
 // applyConfig fills the flags of cmd that the command line left unset from
-// the environment, and records where every setting came from.
+// the environment or the config file, and records where every setting came
+// from.
 func applyConfig(cmd *cobra.Command, g *globals) error {
 	fs := layeredFlags(cmd)
 	if fs == nil {
 		return nil
 	}
-	settings, err := config.New().Apply(fs)
+	layers, err := loadConfig(cmd, g)
+	if err != nil {
+		return err
+	}
+	settings, err := layers.Apply(fs)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -17,22 +19,36 @@ func TestMain(m *testing.M) {
 
 // isolated runs the tests (not the agentiso command the scripts exec, which
 // gets the script's environment) without the developer's own settings: no
-// AGENTISO_<FLAG> variable reaches the tests that call run in-process.
+// AGENTISO_<FLAG> variable and no config file reach the tests that call
+// run in-process.
 type isolated struct{ m *testing.M }
 
 func (i isolated) Run() int {
-	for _, k := range configKeys(newRootCmd(&globals{})) {
+	for _, k := range append(configKeys(newRootCmd(&globals{})), configFlag) {
 		os.Unsetenv(config.EnvVar(k))
 	}
+	dir, err := os.MkdirTemp("", "agentiso-config-home-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv("XDG_CONFIG_HOME", dir)
 	return i.m.Run()
 }
 
 // TestScripts runs every cmd/agentiso/testdata/script/*.txtar against the real binary.
+// XDG_CONFIG_HOME is $WORK/.config: the default config file is
+// $WORK/.config/agentiso/config.yaml, never the developer's.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Cmds:                scriptCmds(),
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config"))
+			return nil
+		},
 	})
 }

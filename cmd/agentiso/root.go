@@ -28,6 +28,11 @@ type globals struct {
 	out      io.Writer
 	errOut   io.Writer
 	log      *slog.Logger
+	// configFile is --config; configLoc is where the config file was
+	// looked for, configLoaded whether one was read.
+	configFile   string
+	configLoc    config.Location
+	configLoaded bool
 	// settings records where each flag of the running command got its
 	// value (see applyConfig).
 	settings map[string]config.Setting
@@ -112,9 +117,11 @@ assisted-service, the others register with it, and the cluster installs
 itself. Everything works offline.
 
 Every flag can also be set in the environment as AGENTISO_<FLAG> (upper
-case, "-" as "_": AGENTISO_RELEASE_IMAGE for --release-image); a flag on
-the command line wins. --regenerate-credentials is only read from the
-command line.`,
+case, "-" as "_": AGENTISO_RELEASE_IMAGE for --release-image) and in the
+config file (--config, else ~/.config/agentiso/config.yaml) as a key named
+like the flag (release-image: ...). The command line wins over the
+environment, which wins over the file. --regenerate-credentials is only
+read from the command line.`,
 		Example: `  agentiso create agent-config-template --dir mycluster   # then edit it
   agentiso create image --dir mycluster --base-iso rhcos-live.x86_64.iso
   # boot every host from mycluster/agent.x86_64.iso, then
@@ -137,6 +144,7 @@ command line.`,
 		},
 	}
 	root.PersistentFlags().StringVar(&g.dir, "dir", ".", "asset directory: inputs are read from it, outputs and state are written to it")
+	root.PersistentFlags().StringVar(&g.configFile, configFlag, "", "config file (default $XDG_CONFIG_HOME/agentiso/config.yaml, else the system's user config directory; env "+config.EnvVar(configFlag)+"): keys named like the flags")
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error (progress lines are info: warn and error hide them)")
 	root.AddCommand(newVersionCmd(g))
 	root.AddCommand(newCreateCmd(g))

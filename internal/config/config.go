@@ -1,9 +1,10 @@
 // Package config layers agentiso's settings. Every flag a command reads
 // through it can also be set by the environment variable AGENTISO_<FLAG>
-// (upper case, "-" as "_": AGENTISO_RELEASE_IMAGE for --release-image). A
-// flag given on the command line wins over the environment, which wins over
-// the flag's default. One viper instance is built per command invocation:
-// nothing is global.
+// (upper case, "-" as "_": AGENTISO_RELEASE_IMAGE for --release-image) and
+// by the key of the same name in the config file. A flag given on the
+// command line wins over the environment, which wins over the file, which
+// wins over the flag's default. One viper instance is built per command
+// invocation: nothing is global.
 package config
 
 import (
@@ -31,6 +32,7 @@ type Source string
 const (
 	FromFlag    Source = "flag"
 	FromEnv     Source = "env"
+	FromFile    Source = "file"
 	FromDefault Source = "default"
 )
 
@@ -40,23 +42,35 @@ type Setting struct {
 	Value  string `json:"value"`
 	Source Source `json:"source"`
 	// Origin names the exact place: "--release-image",
-	// "$AGENTISO_RELEASE_IMAGE" or "default".
+	// "$AGENTISO_RELEASE_IMAGE", "/home/u/.config/agentiso/config.yaml:3"
+	// or "default".
 	Origin string `json:"origin"`
 }
 
 // Layers resolves keys through the command line, then the environment,
-// then the flags' defaults.
+// then the config file, then the flags' defaults.
 type Layers struct {
-	v *viper.Viper
+	v    *viper.Viper
+	file *File
 }
 
-// New returns the layers of one command invocation.
-func New() *Layers {
+// New returns the layers of one command invocation; file may be nil (no
+// config file).
+func New(file *File) (*Layers, error) {
 	v := viper.New()
 	v.SetEnvPrefix(EnvPrefix)
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
 	v.AutomaticEnv()
-	return &Layers{v: v}
+	if file != nil {
+		m := make(map[string]any, len(file.values))
+		for k, val := range file.values {
+			m[k] = val
+		}
+		if err := v.MergeConfigMap(m); err != nil {
+			return nil, fmt.Errorf("config file %s: %w", file.Path, err)
+		}
+	}
+	return &Layers{v: v, file: file}, nil
 }
 
 // Resolve reports the effective value of every flag in fs, without
@@ -73,7 +87,8 @@ func (l *Layers) Resolve(fs *pflag.FlagSet) ([]Setting, error) {
 }
 
 // Apply sets every flag of fs that the command line left unset to its
-// value from the environment, and returns the settings of all of them. A
+// value from the environment or the config file, and returns the settings
+// of all of them. A
 // value the flag does not accept is an error naming where it came from.
 func (l *Layers) Apply(fs *pflag.FlagSet) ([]Setting, error) {
 	settings, err := l.Resolve(fs)
@@ -100,6 +115,8 @@ func (l *Layers) setting(f *pflag.Flag) Setting {
 		s.Source, s.Origin = FromFlag, "--"+f.Name
 	case os.Getenv(EnvVar(f.Name)) != "":
 		s.Source, s.Origin = FromEnv, "$"+EnvVar(f.Name)
+	case l.v.InConfig(f.Name):
+		s.Source, s.Origin = FromFile, fmt.Sprintf("%s:%d", l.file.Path, l.file.Line(f.Name))
 	}
 	return s
 }

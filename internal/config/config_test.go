@@ -47,7 +47,7 @@ func TestFlagBeatsEnvBeatsDefault(t *testing.T) {
 	t.Setenv("AGENTISO_OFFLINE", "true")
 	t.Setenv("AGENTISO_TIMEOUT", "")
 	fs, v := newTestFlags(t, "--release-image", "from-flag")
-	settings, err := New().Apply(fs)
+	settings, err := mustNew(t, nil).Apply(fs)
 	require.NoError(t, err)
 
 	assert.Equal(t, "from-flag", v.release)
@@ -65,7 +65,7 @@ func TestFlagBeatsEnvBeatsDefault(t *testing.T) {
 func TestResolveChangesNothing(t *testing.T) {
 	t.Setenv("AGENTISO_RELEASE_IMAGE", "from-env")
 	fs, v := newTestFlags(t)
-	settings, err := New().Resolve(fs)
+	settings, err := mustNew(t, nil).Resolve(fs)
 	require.NoError(t, err)
 	assert.Equal(t, "from-env", bySetting(settings)["release-image"].Value)
 	assert.Empty(t, v.release)
@@ -75,13 +75,20 @@ func TestResolveChangesNothing(t *testing.T) {
 func TestBadEnvValueNamesTheVariable(t *testing.T) {
 	t.Setenv("AGENTISO_OFFLINE", "maybe")
 	fs, _ := newTestFlags(t)
-	_, err := New().Apply(fs)
+	_, err := mustNew(t, nil).Apply(fs)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `$AGENTISO_OFFLINE: invalid value "maybe" for --offline`)
 
 	t.Setenv("AGENTISO_OFFLINE", "")
 	t.Setenv("AGENTISO_TIMEOUT", "90")
 	fs, _ = newTestFlags(t)
-	_, err = New().Apply(fs)
+	_, err = mustNew(t, nil).Apply(fs)
 	assert.ErrorContains(t, err, `$AGENTISO_TIMEOUT: invalid value "90" for --timeout`)
+}
+
+func mustNew(t *testing.T, f *File) *Layers {
+	t.Helper()
+	l, err := New(f)
+	require.NoError(t, err)
+	return l
 }

@@ -79,6 +79,21 @@ var rawType = reflect.TypeOf(json.RawMessage(nil))
 // mean" suggestion; fields matched only case-insensitively are accepted
 // with a warning that names the canonical spelling.
 func DecodeStrict(file string, data []byte, out any) (*Decoded, error) {
+	doc, err := ParseDocument(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if doc == nil {
+		return nil, &FileError{File: file, Msg: "file is empty"}
+	}
+	return decodeNode(file, doc, out)
+}
+
+// ParseDocument parses data as a single YAML document, with the limits and
+// the "file:line: ..." errors of DecodeStrict, for callers that walk the
+// nodes themselves. A file without a document (empty, or only comments)
+// gives a nil node and no error.
+func ParseDocument(file string, data []byte) (*yaml3.Node, error) {
 	if err := checkYAMLSize(file, data); err != nil {
 		return nil, err
 	}
@@ -86,7 +101,7 @@ func DecodeStrict(file string, data []byte, out any) (*Decoded, error) {
 	dec := yaml3.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, &FileError{File: file, Msg: "file is empty"}
+			return nil, nil
 		}
 		return nil, yamlSyntaxError(file, err)
 	}
@@ -97,7 +112,7 @@ func DecodeStrict(file string, data []byte, out any) (*Decoded, error) {
 	if err := dec.Decode(&extra); err == nil {
 		return nil, &FileError{File: file, Line: extra.Line, Msg: "holds more than one YAML document; only one is allowed here"}
 	}
-	return decodeNode(file, &doc, out)
+	return &doc, nil
 }
 
 // DecodeStrictAll decodes a multi-document YAML stream, calling newOut for
