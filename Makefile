@@ -80,7 +80,7 @@ e2e: e2e-deps build
 	$(MAKE) e2e-fixture
 	bash hack/e2e-examples.sh $(BIN) $(E2E_FIXTURE) $(E2E_CASES)
 	AGENTISO_E2E_FIXTURE=$(abspath $(E2E_FIXTURE)) AGENTISO_E2E_CASES=$(if $(E2E_CASES),$(abspath $(E2E_CASES))) \
-		$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v -run '^TestBoot$$' ./test/e2e/
+		AGENTISO_E2E_BIN=$(abspath $(BIN)) $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v -run '^TestBoot$$' ./test/e2e/
 
 e2e-deps:
 	bash hack/install-e2e-deps.sh

@@ -7,6 +7,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -34,10 +35,75 @@ const (
 type netArtifacts struct {
 	minimalISO string   // the agent minimal ISO
 	isoKargs   []string // kernel arguments the minimal ISO's karg areas hold
-	ipxe       string   // the iPXE script's name in the server's directory
+	isoIgn     []byte   // the exact Ignition config the minimal ISO carries
+	isoRootfs  string   // the rootfs URL's path on the server
+	ipxe       string   // the iPXE script's path on the server
 	ipxeKargs  []string // kernel arguments of the iPXE script's kernel line
-	ignition   []byte   // the exact Ignition config both carry
-	rootfs     []byte   // what the rootfs URL serves
+	ipxeIgn    []byte   // the exact Ignition config the PXE initrd carries
+	ipxeFiles  []string // the paths on the server iPXE and the guest fetch
+	rootfs     []byte   // the fixture's rootfs.img, which both rootfs URLs must serve
+}
+
+// agentisoBin is the binary under test: AGENTISO_E2E_BIN (make e2e passes
+// bin/agentiso), else built from this checkout.
+func agentisoBin(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("AGENTISO_E2E_BIN"); p != "" {
+		require.FileExists(t, p, "AGENTISO_E2E_BIN")
+		return p
+	}
+	bin := filepath.Join(t.TempDir(), "agentiso")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/agentiso")
+	cmd.Dir = repoRoot(t)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go build ./cmd/agentiso:\n%s", out)
+	return bin
+}
+
+func runAgentiso(t *testing.T, bin string, args ...string) {
+	t.Helper()
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	require.NoError(t, err, "agentiso %s:\n%s", strings.Join(args, " "), out)
+}
+
+// copyExample copies examples/<name> to dst with bootArtifactsBaseURL set to url.
+func copyExample(t *testing.T, name, dst, url string) {
+	t.Helper()
+	require.NoError(t, os.CopyFS(dst, os.DirFS(filepath.Join(repoRoot(t), "examples", name))))
+	p := filepath.Join(dst, "agent-config.yaml")
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	var lines []string
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if !strings.HasPrefix(l, "bootArtifactsBaseURL:") {
+			lines = append(lines, l)
+		}
+	}
+	cfg := strings.TrimRight(strings.Join(lines, ""), "\n") + "\nbootArtifactsBaseURL: " + url + "\n"
+	require.NoError(t, os.WriteFile(p, []byte(cfg), 0o644))
+}
+
+// cliMinimalISO builds the minimal ISO of examples/oci-sno (platform
+// external) with `agentiso create image`, its boot artifacts under the
+// server's minimal/boot-artifacts/.
+func cliMinimalISO(t *testing.T, bin, fixture string, srv *ArtifactServer, a *netArtifacts) {
+	t.Helper()
+	dir := filepath.Join(srv.Dir, "minimal")
+	copyExample(t, "oci-sno", dir, srv.GuestURL("minimal/boot-artifacts"))
+	runAgentiso(t, bin, "create", "ignition", "--dir", dir, "--log-level", "warn")
+	runAgentiso(t, bin, "create", "image", "--dir", dir, "--base-iso", fixture, "--log-level", "warn")
+	a.minimalISO = filepath.Join(dir, "agent.x86_64.iso")
+	var err error
+	a.isoIgn, err = os.ReadFile(filepath.Join(dir, "agent.ign"))
+	require.NoError(t, err)
+	f, err := os.Open(a.minimalISO)
+	require.NoError(t, err)
+	defer f.Close()
+	kargs, err := Kargs(f)
+	require.NoError(t, err)
+	a.isoKargs = strings.Fields(kargs)
+	a.isoRootfs = "/minimal/boot-artifacts/" + rootfsName
+	require.Contains(t, a.isoKargs, "coreos.live.rootfs_url="+srv.GuestURL(a.isoRootfs), "the minimal ISO's kargs")
 }
 
 // extractFile copies a file of the ISO at isoPath to dst.
@@ -61,50 +127,31 @@ func withoutLiveISO(kargs []string) []string {
 	return slices.DeleteFunc(slices.Clone(kargs), func(k string) bool { return strings.HasPrefix(k, "coreos.liveiso=") })
 }
 
-// libraryArtifacts makes the minimal ISO and the PXE files with
-// pkg/isoeditor directly, the way `agentiso create image` (minimalISO) and
-// `create pxe-files` do.
-func libraryArtifacts(t *testing.T, fixture string, srv *ArtifactServer, config []byte) netArtifacts {
+// libraryPXE makes the PXE files with pkg/isoeditor directly, the way
+// `agentiso create pxe-files` does, under the server's pxe/.
+func libraryPXE(t *testing.T, fixture string, srv *ArtifactServer, config []byte, a *netArtifacts) {
 	t.Helper()
 	work := t.TempDir()
-	a := netArtifacts{ignition: config, ipxe: ipxeName}
-	a.rootfs = extractFile(t, fixture, "images/pxeboot/rootfs.img", filepath.Join(srv.Dir, rootfsName))
-	rootfsURL := srv.GuestURL(rootfsName)
-
-	// Minimal ISO: rebuilt from coreos/miniso.dat, then the Ignition
-	// config and the kargs (default - coreos.liveiso + rootfs URL).
-	iso, f, err := isoeditor.OpenFile(fixture)
-	require.NoError(t, err)
-	defer f.Close()
-	m, err := iso.MinisoData()
-	require.NoError(t, err)
-	r, err := m.MinimalISO(f)
-	require.NoError(t, err)
-	a.minimalISO = filepath.Join(work, "agent.x86_64.iso")
-	out, err := os.Create(a.minimalISO)
-	require.NoError(t, err)
-	_, err = io.Copy(out, r)
-	require.NoError(t, err, "rebuild the minimal ISO")
-	require.NoError(t, out.Close())
+	dir := filepath.Join(srv.Dir, "pxe")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	a.ipxeIgn = config
+	extractFile(t, fixture, "images/pxeboot/rootfs.img", filepath.Join(dir, rootfsName))
+	rootfsURL := srv.GuestURL("pxe/" + rootfsName)
 	archive, err := isoeditor.IgnitionArchive(config)
 	require.NoError(t, err)
-	require.NoError(t, EmbedIgnitionArchive(a.minimalISO, archive))
-	a.isoKargs = append(withoutLiveISO(strings.Fields(defaultKargs)), "coreos.live.rootfs_url="+rootfsURL)
-	require.NoError(t, SetKargs(a.minimalISO, strings.Join(a.isoKargs, " ")))
-
-	// PXE: kernel, initrd + Ignition archive, rootfs, iPXE script.
-	extractFile(t, fixture, "images/pxeboot/vmlinuz", filepath.Join(srv.Dir, kernelName))
+	extractFile(t, fixture, "images/pxeboot/vmlinuz", filepath.Join(dir, kernelName))
 	initrd := extractFile(t, fixture, "images/pxeboot/initrd.img", filepath.Join(work, "initrd.img"))
 	pr, _ := isoeditor.PXEInitrd(bytes.NewReader(initrd), int64(len(initrd)), archive)
 	b, err := io.ReadAll(pr)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(srv.Dir, initrdName), b, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, initrdName), b, 0o644))
 	kargs := withoutLiveISO(strings.Fields(fixedKargs + " " + defaultKargs))
-	script, err := isoeditor.IPXEScript(srv.GuestURL(kernelName), srv.GuestURL(initrdName), rootfsURL, kargs)
+	script, err := isoeditor.IPXEScript(srv.GuestURL("pxe/"+kernelName), srv.GuestURL("pxe/"+initrdName), rootfsURL, kargs)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(srv.Dir, ipxeName), []byte(script), 0o644))
-	a.ipxeKargs = append(append([]string{"initrd=main"}, kargs...), "coreos.live.rootfs_url="+rootfsURL)
-	return a
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ipxeName), []byte(script), 0o644))
+	a.ipxe = "/pxe/" + ipxeName
+	a.ipxeKargs = ipxeKernelArgs(t, script)
+	a.ipxeFiles = []string{a.ipxe, "/pxe/" + kernelName, "/pxe/" + initrdName, "/pxe/" + rootfsName}
 }
 
 // ipxeKernelArgs returns the arguments of the script's kernel line (after the URL).
@@ -123,8 +170,18 @@ func testNetworkBoots(t *testing.T, q QEMU, fixture string, config []byte) {
 	srv, err := ServeArtifacts(t.TempDir())
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, srv.Close()) })
-	a := libraryArtifacts(t, fixture, srv, config)
+	var a netArtifacts
+	a.rootfs = extractFile(t, fixture, "images/pxeboot/rootfs.img", filepath.Join(t.TempDir(), "rootfs.img"))
 	rootfsSHA := sha(a.rootfs)
+	bin := agentisoBin(t)
+	cliMinimalISO(t, bin, fixture, srv, &a)
+	libraryPXE(t, fixture, srv, config, &a)
+	// What the rootfs URLs serve is the base ISO's rootfs, byte for byte.
+	for _, p := range []string{a.isoRootfs, a.ipxeFiles[len(a.ipxeFiles)-1]} {
+		b, err := os.ReadFile(filepath.Join(srv.Dir, filepath.FromSlash(p)))
+		require.NoError(t, err)
+		require.Equal(t, rootfsSHA, sha(b), "%s is the fixture's rootfs.img", p)
+	}
 
 	t.Run("minimal-iso", func(t *testing.T) {
 		st, err := os.Stat(a.minimalISO)
@@ -138,44 +195,44 @@ func testNetworkBoots(t *testing.T, q QEMU, fixture string, config []byte) {
 		f.Close()
 		require.Error(t, err, "the minimal ISO has no rootfs.img")
 
+		require.NotContains(t, strings.Join(a.isoKargs, " "), "coreos.liveiso=", "a minimal ISO's root is not on the CD")
 		qn := q
 		qn.Net = &UserNet{}
-		exp := Expect{IgnitionSHA256: sha(a.ignition), Kargs: a.isoKargs, RootfsSHA256: rootfsSHA}
+		exp := Expect{IgnitionSHA256: sha(a.isoIgn), Kargs: a.isoKargs, RootfsSHA256: rootfsSHA}
 		for _, m := range CDModes() {
 			srv.Reset()
 			bootAndCheck(t, qn, a.minimalISO, exp, []Mode{m})
-			require.True(t, srv.Served("/"+rootfsName), "%s: the guest fetched %s from the server: %v", m, rootfsName, srv.Requests())
+			require.True(t, srv.Served(a.isoRootfs), "%s: the guest fetched %s from the server: %v", m, a.isoRootfs, srv.Requests())
 		}
 	})
 
 	t.Run("pxe", func(t *testing.T) {
-		script, err := os.ReadFile(filepath.Join(srv.Dir, a.ipxe))
-		require.NoError(t, err)
-		require.Equal(t, a.ipxeKargs, ipxeKernelArgs(t, string(script)))
+		require.Contains(t, a.ipxeKargs, "initrd=main")
+		require.Contains(t, a.ipxeKargs, "coreos.live.rootfs_url="+srv.GuestURL(a.ipxeFiles[len(a.ipxeFiles)-1]))
 		qn := q
 		qn.Net = &UserNet{BootFile: srv.GuestURL(a.ipxe)}
 		srv.Reset()
 		pxe := Mode{BIOS, Network}
-		bootAndCheck(t, qn, "", Expect{IgnitionSHA256: sha(a.ignition), Kargs: a.ipxeKargs, RootfsSHA256: rootfsSHA}, []Mode{pxe})
-		for _, name := range []string{a.ipxe, kernelName, initrdName, rootfsName} {
-			require.True(t, srv.Served("/"+name), "iPXE or the guest fetched %s: %v", name, srv.Requests())
+		bootAndCheck(t, qn, "", Expect{IgnitionSHA256: sha(a.ipxeIgn), Kargs: a.ipxeKargs, RootfsSHA256: rootfsSHA}, []Mode{pxe})
+		for _, p := range a.ipxeFiles {
+			require.True(t, srv.Served(p), "iPXE or the guest fetched %s: %v", p, srv.Requests())
 		}
 	})
 
 	t.Run("pxe/negative-wrong-rootfs-url", func(t *testing.T) {
 		// The same script with a rootfs URL the server does not have: the
 		// guest must report the failed fetch and the harness must fail it.
-		script, err := os.ReadFile(filepath.Join(srv.Dir, a.ipxe))
+		script, err := os.ReadFile(filepath.Join(srv.Dir, filepath.FromSlash(a.ipxe)))
 		require.NoError(t, err)
-		good := srv.GuestURL(rootfsName)
-		wrongURL := srv.GuestURL("missing-" + rootfsName)
+		good := srv.GuestURL(a.ipxeFiles[len(a.ipxeFiles)-1])
+		wrongURL := good + ".missing"
 		wrong := strings.Replace(string(script), "coreos.live.rootfs_url="+good, "coreos.live.rootfs_url="+wrongURL, 1)
 		require.NotEqual(t, string(script), wrong)
 		require.NoError(t, os.WriteFile(filepath.Join(srv.Dir, "wrong-rootfs.ipxe"), []byte(wrong), 0o644))
 		qn := q
 		qn.Net = &UserNet{BootFile: srv.GuestURL("wrong-rootfs.ipxe")}
 		srv.Reset()
-		console, err := qn.BootAndVerify(context.Background(), "", Mode{BIOS, Network}, Expect{IgnitionSHA256: sha(a.ignition), RootfsSHA256: rootfsSHA}, t.TempDir())
+		console, err := qn.BootAndVerify(context.Background(), "", Mode{BIOS, Network}, Expect{IgnitionSHA256: sha(a.ipxeIgn), RootfsSHA256: rootfsSHA}, t.TempDir())
 		require.Error(t, err, "a wrong rootfs URL passed the boot check; console:\n%s", tail(console, 4096))
 		t.Logf("detected as expected: %v", err)
 		require.ErrorContains(t, err, "could not fetch its rootfs")
@@ -183,6 +240,6 @@ func testNetworkBoots(t *testing.T, q QEMU, fixture string, config []byte) {
 		rep, perr := ParseReport(console)
 		require.NoError(t, perr)
 		require.Contains(t, rep.Kargs(), "coreos.live.rootfs_url="+wrongURL)
-		require.Equal(t, sha(a.ignition), rep.IgnitionSHA256, "everything but the rootfs still arrived")
+		require.Equal(t, sha(a.ipxeIgn), rep.IgnitionSHA256, "everything but the rootfs still arrived")
 	})
 }
