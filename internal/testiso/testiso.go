@@ -62,6 +62,9 @@ type Options struct {
 	// Dense writes pseudo-random bytes over the whole filler instead of a
 	// sparse hole (costs real disk and time; used by benchmarks).
 	Dense bool
+	// InitrdSize is the size of images/pxeboot/initrd.img (pseudo-random
+	// bytes). Default 32 KiB.
+	InitrdSize int64
 	// Minimal writes the minimal ISO of these options instead, as a live
 	// ISO build does before packing it into the full ISO's miniso.dat: the
 	// same files without images/pxeboot/rootfs.img and without filler; Size
@@ -258,7 +261,7 @@ func Write(f File, o Options) (*Layout, error) {
 		add("images/ignition.img", &node{data: ig})
 	}
 	add("images/pxeboot/vmlinuz", &node{data: kernel(o.Arch)})
-	initrd := make([]byte, 32<<10)
+	initrd := make([]byte, o.InitrdSize)
 	fillPattern(initrd, 3)
 	add("images/pxeboot/initrd.img", &node{data: initrd})
 
@@ -388,6 +391,9 @@ func (o *Options) defaults() error {
 	}
 	if o.EmbedAreaSize == 0 {
 		o.EmbedAreaSize = 256 << 10
+	}
+	if o.InitrdSize == 0 {
+		o.InitrdSize = 32 << 10
 	}
 	if o.DefaultKargs == "" {
 		o.DefaultKargs = "rw  coreos.liveiso=" + o.VolumeID + " ignition.firstboot ignition.platform.id=metal"

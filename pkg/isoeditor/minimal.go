@@ -25,6 +25,11 @@ const LiveISOKarg = "coreos.liveiso="
 // RootfsPath is the live root file system inside a full live ISO.
 const RootfsPath = "images/pxeboot/rootfs.img"
 
+// maxPackedCache is how much of the packed part is kept in memory after
+// the sizing pass (all of it, for a real live ISO), so reads never
+// decompress it again; a larger one is decompressed again as reads need.
+const maxPackedCache = 8 << 20
+
 // maxMinimalPacked bounds the bytes of a minimal ISO that come from the
 // packed (xz) part of miniso.dat: a real one packs a few MB (directories,
 // boot configs, padding), the rest being files shared with the full ISO.
@@ -187,6 +192,8 @@ type minimalReaderAt struct {
 	before []int64
 	xz     io.Reader
 	xzPos  int64
+	// cache is the whole packed part when it is at most maxPackedCache.
+	cache []byte
 }
 
 func newMinimalReaderAt(data *MinisoData, full io.ReaderAt) (*minimalReaderAt, error) {
@@ -199,7 +206,8 @@ func newMinimalReaderAt(data *MinisoData, full io.ReaderAt) (*minimalReaderAt, e
 	if err := r.restart(); err != nil {
 		return nil, err
 	}
-	n, err := io.Copy(io.Discard, io.LimitReader(r.xz, maxMinimalPacked+1))
+	var head bytes.Buffer
+	n, err := io.Copy(io.MultiWriter(&limitedBuffer{b: &head, max: maxPackedCache}, io.Discard), io.LimitReader(r.xz, maxMinimalPacked+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: xz data: %w", MinisoPath, err)
 	}
@@ -213,7 +221,23 @@ func newMinimalReaderAt(data *MinisoData, full io.ReaderAt) (*minimalReaderAt, e
 		}
 	}
 	r.size = n + r.before[len(data.Extents)]
+	if n <= maxPackedCache {
+		r.cache = head.Bytes()
+	}
 	return r, nil
+}
+
+// limitedBuffer keeps the first max bytes written to it.
+type limitedBuffer struct {
+	b   *bytes.Buffer
+	max int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.max - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
 }
 
 func (r *minimalReaderAt) restart() error {
@@ -226,6 +250,13 @@ func (r *minimalReaderAt) restart() error {
 }
 
 func (r *minimalReaderAt) readPacked(p []byte, pos int64) error {
+	if r.cache != nil {
+		if pos+int64(len(p)) > int64(len(r.cache)) {
+			return fmt.Errorf("%s: packed data ends at %d, before %d", MinisoPath, len(r.cache), pos+int64(len(p)))
+		}
+		copy(p, r.cache[pos:])
+		return nil
+	}
 	if r.xz == nil || pos < r.xzPos {
 		if err := r.restart(); err != nil {
 			return err

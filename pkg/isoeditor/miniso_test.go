@@ -276,3 +276,32 @@ func BenchmarkMinimalISO(b *testing.B) {
 		}
 	}
 }
+
+// The reader at any offset, with the packed part cached (the usual case)
+// and without (a packed part over maxPackedCache, decompressed again as
+// reads go back).
+func TestMinimalReaderAtPaths(t *testing.T) {
+	full, minimal, extents := synthMiniso(t)
+	m, err := PackMiniso(bytes.NewReader(minimal), int64(len(minimal)), extents, "x")
+	require.NoError(t, err)
+	for _, cached := range []bool{true, false} {
+		r, err := newMinimalReaderAt(m, bytes.NewReader(full))
+		require.NoError(t, err)
+		require.Equal(t, int64(len(minimal)), r.size)
+		require.NotNil(t, r.cache)
+		if !cached {
+			r.cache = nil
+		}
+		rng := rand.New(rand.NewPCG(7, 8))
+		for range 300 {
+			off := rng.Int64N(int64(len(minimal)))
+			n := rng.Int64N(int64(len(minimal))-off) + 1
+			got := make([]byte, n)
+			_, err := r.ReadAt(got, off)
+			require.NoError(t, err)
+			require.Equal(t, minimal[off:off+n], got, "cached=%v bytes %d-%d", cached, off, off+n)
+		}
+		_, err = r.ReadAt(make([]byte, 10), int64(len(minimal))-5)
+		require.ErrorIs(t, err, io.EOF)
+	}
+}

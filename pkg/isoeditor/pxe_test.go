@@ -2,7 +2,9 @@ package isoeditor
 
 import (
 	"bytes"
+	"context"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -130,4 +132,33 @@ func FuzzParseIPXEScript(f *testing.F) {
 			require.NotEmpty(t, k)
 		}
 	})
+}
+
+func TestWriteReaderStaged(t *testing.T) {
+	dir := t.TempDir()
+	dst := dir + "/out.img"
+	st, err := WriteReaderStaged(context.Background(), dst, strings.NewReader("hello"), 5, WriteOptions{Perm: 0o644})
+	require.NoError(t, err)
+	require.NoFileExists(t, dst, "nothing in place before Commit")
+	require.NoError(t, st.Commit())
+	b, err := os.ReadFile(dst)
+	require.NoError(t, err)
+	require.Equal(t, "hello", string(b))
+	sum, err := os.ReadFile(dst + ".sha256")
+	require.NoError(t, err)
+	require.Equal(t, "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824  out.img\n", string(sum))
+
+	// unknown size: whatever the reader has
+	st, err = WriteReaderStaged(context.Background(), dir+"/any.img", strings.NewReader("abc"), -1, WriteOptions{})
+	require.NoError(t, err)
+	require.Equal(t, int64(3), st.Result.Size)
+	st.Discard()
+
+	_, err = WriteReaderStaged(context.Background(), dir+"/short.img", strings.NewReader("abc"), 5, WriteOptions{})
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	_, err = WriteReaderStaged(context.Background(), dir+"/long.img", strings.NewReader("abcdef"), 5, WriteOptions{})
+	require.ErrorContains(t, err, "more than the 5 bytes expected")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 2, "only out.img and its checksum: failed writes leave nothing")
 }
