@@ -31,16 +31,29 @@ func benchBase(b *testing.B, size int64, dense bool) string {
 // copyLikeCp is the baseline: what cp does (io.Copy between two *os.File,
 // which uses copy_file_range on Linux), plus the fsync WriteFile also does.
 func copyLikeCp(src, dst string) error {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	return copyRangeLikeCp(src, 0, fi.Size(), dst)
+}
+
+// copyRangeLikeCp copies n bytes of src from off the way copyLikeCp does
+// (a LimitedReader over the *os.File keeps io.Copy on copy_file_range).
+func copyRangeLikeCp(src string, off, n int64, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	if _, err := in.Seek(off, io.SeekStart); err != nil {
+		return err
+	}
 	out, err := os.Create(dst)
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
+	if _, err := io.Copy(out, io.LimitReader(in, n)); err != nil {
 		out.Close()
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,29 +14,6 @@ import (
 	"github.com/seed-a052040e/agentiso/internal/testiso/testminiso"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )
-
-// cpFile is the baseline: io.Copy between two files (copy_file_range on
-// Linux, as cp) of n bytes of src from off, then fsync.
-func cpFile(src string, off, n int64, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, io.NewSectionReader(in, off, n)); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
 
 // BenchmarkMinimalAgentISO builds a minimal agent ISO (config, kargs,
 // rootfs URL) from a dense 256 MiB full ISO whose minimal ISO is mostly its
@@ -61,7 +37,7 @@ func BenchmarkMinimalAgentISO(b *testing.B) {
 			var edit, cp time.Duration
 			for b.Loop() {
 				t0 := time.Now()
-				require.NoError(b, cpFile(full, 0, size, out+".cp"))
+				require.NoError(b, isoeditor.CopyRangeLikeCp(full, 0, size, out+".cp"))
 				t1 := time.Now()
 				iso, f, err := isoeditor.OpenFile(full)
 				require.NoError(b, err)
@@ -108,7 +84,7 @@ func BenchmarkPXEFiles(b *testing.B) {
 	for b.Loop() {
 		t0 := time.Now()
 		for i, p := range parts {
-			require.NoError(b, cpFile(full, p.off, p.size, filepath.Join(dir, fmt.Sprintf("cp%d", i))))
+			require.NoError(b, isoeditor.CopyRangeLikeCp(full, p.off, p.size, filepath.Join(dir, fmt.Sprintf("cp%d", i))))
 		}
 		t1 := time.Now()
 		for i, p := range parts {
