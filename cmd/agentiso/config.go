@@ -119,6 +119,7 @@ func applyConfig(cmd *cobra.Command, g *globals) error {
 	if err != nil {
 		return err
 	}
+	g.layers = layers
 	settings, err := layers.Apply(fs)
 	if err != nil {
 		return err

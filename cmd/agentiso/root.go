@@ -29,10 +29,12 @@ type globals struct {
 	errOut   io.Writer
 	log      *slog.Logger
 	// configFile is --config; configLoc is where the config file was
-	// looked for, configLoaded whether one was read.
+	// looked for, configLoaded whether one was read, layers the
+	// resolution of this invocation's settings.
 	configFile   string
 	configLoc    config.Location
 	configLoaded bool
+	layers       *config.Layers
 	// settings records where each flag of the running command got its
 	// value (see applyConfig).
 	settings map[string]config.Setting
@@ -121,7 +123,8 @@ case, "-" as "_": AGENTISO_RELEASE_IMAGE for --release-image) and in the
 config file (--config, else ~/.config/agentiso/config.yaml) as a key named
 like the flag (release-image: ...). The command line wins over the
 environment, which wins over the file. --regenerate-credentials is only
-read from the command line.`,
+read from the command line. 'agentiso config view' shows every setting and
+where it comes from.`,
 		Example: `  agentiso create agent-config-template --dir mycluster   # then edit it
   agentiso create image --dir mycluster --base-iso rhcos-live.x86_64.iso
   # boot every host from mycluster/agent.x86_64.iso, then
@@ -155,6 +158,7 @@ read from the command line.`,
 	root.AddCommand(newIsoCmd(g))
 	root.AddCommand(newPXECmd(g))
 	root.AddCommand(newReleaseCmd(g))
+	root.AddCommand(newConfigCmd(g))
 	devCmd(root).AddCommand(newDevMakeTestISOCmd(g))
 	return root
 }
