@@ -1,5 +1,5 @@
-// Package data embeds the static files, templates and systemd units that
-// agentiso writes into the images it builds.
+// Package data embeds the files, templates and systemd units agentiso writes
+// into the images it builds, and its pinned defaults (release, RHCOS stream).
 package data
 
 import (

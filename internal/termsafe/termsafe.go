@@ -1,7 +1,9 @@
-// Package termsafe makes text from outside agentiso (a remote API, a file
-// that is not the user's own input) safe to print on a terminal or into a
-// log: control characters, bidirectional overrides and invalid UTF-8 are
-// shown as visible escapes, so such text can neither drive the terminal
+// Package termsafe makes text from outside agentiso safe to print on a
+// terminal or into a log.
+//
+// Outside text is what a remote API or a file that is not the user's own
+// input says. Its control characters, bidirectional overrides and invalid
+// UTF-8 are shown as visible escapes, so it can neither drive the terminal
 // (escape sequences, carriage returns) nor forge extra log lines.
 package termsafe
 

@@ -1,7 +1,13 @@
-// Package asset is the build graph: every artifact is an asset that names
-// its parents and is generated from them, may be overridden by a file the
-// user puts in the asset directory, and is remembered in a state file so a
-// re-run only regenerates what changed.
+// Package asset is the build graph engine: assets that name their parents
+// and are generated from them or supplied by the user, remembered in a
+// state file so a re-run regenerates only what changed, and persisted
+// atomically.
+//
+// Every artifact is an asset. A file the user puts in the asset directory
+// overrides the generated one. Store.Fetch (or Fetch[T]) resolves an asset
+// and its ancestors; Store.Persist writes the outputs of a command's
+// targets: files first, then the state, then streamed outputs such as the
+// ISO renamed into place last.
 package asset
 
 import (

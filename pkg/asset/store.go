@@ -620,8 +620,9 @@ type Warner interface {
 	AssetWarnings() []string
 }
 
-// Warnings returns the findings of every resolved asset, in resolution order
-// of their names (sorted for stable output).
+// Warnings returns the findings of every resolved asset, grouped by asset:
+// the assets sorted by name (not in resolution order, so the output is
+// stable), each one's findings in the order it made them.
 func (s *Store) Warnings() []string {
 	var names []string
 	by := map[string][]string{}

@@ -1,5 +1,7 @@
-// Package fsutil holds the small file-system helpers every writer shares:
-// atomic writes that never leave a half-written file behind.
+// Package fsutil holds the file-system helpers for the files agentiso
+// writes and reads: atomic writes that never leave a half-written file,
+// temporary outputs a later run can tell are stale, and bounded reads of
+// regular input files.
 package fsutil
 
 import (

@@ -37,7 +37,7 @@ func FuzzBuild(f *testing.F) {
 			assert.Contains(t, err.Error(), "invalid ignition input")
 			return
 		}
-		raw, err := Marshal(cfg)
+		raw, err := MarshalIndent(cfg)
 		require.NoError(t, err)
 		_, rpt, err := v32.Parse(raw)
 		require.NoError(t, err, rpt.String())

@@ -13,9 +13,13 @@ import (
 	"github.com/coreos/ignition/v2/config/v3_2/types"
 )
 
-// EmbedAreaSize is the size of the default Ignition embed area of a CoreOS
-// live ISO (/images/ignition.img), which holds the gzip-compressed cpio
-// archive with config.ign.
+// EmbedAreaSize is the size of the Ignition embed area (/images/ignition.img,
+// which holds the gzip-compressed cpio archive with config.ign) of a
+// standard RHCOS live ISO. The limit a config must fit is the base ISO's own
+// area, which isoeditor reads from the ISO when it writes the config; this
+// constant is what sizes are reported against before an ISO is known
+// (Size.String, create ignition) and tells a smaller-than-standard area
+// apart in the too-large error.
 const EmbedAreaSize = 256 * 1024
 
 // topContributors is how many paths Size.Top lists.
@@ -23,7 +27,8 @@ const topContributors = 10
 
 // Size describes how big a config is once serialised and embedded.
 type Size struct {
-	// JSONBytes is the length of Marshal's output (compact JSON).
+	// JSONBytes is the length of MarshalIndent's output: indented JSON,
+	// the bytes of agent.ign and of config.ign in the ISO.
 	JSONBytes int
 	// CompressedBytes is the length of the gzip-compressed newc cpio
 	// archive holding config.ign, as embedded in the ISO.
@@ -89,26 +94,16 @@ type PathSize struct {
 	Bytes int
 }
 
-// FitsEmbedArea reports whether the compressed config fits the default
-// embed area.
-func (s Size) FitsEmbedArea() bool { return s.CompressedBytes <= EmbedAreaSize }
-
-// String summarises the size for logs.
+// String summarises the size for logs, as a share of a standard RHCOS live
+// ISO's embed area (EmbedAreaSize).
 func (s Size) String() string {
 	return fmt.Sprintf("ignition %d bytes, %d bytes compressed (%.1f%% of the %d byte embed area)",
 		s.JSONBytes, s.CompressedBytes, 100*float64(s.CompressedBytes)/EmbedAreaSize, EmbedAreaSize)
 }
 
-// Marshal returns the config as compact JSON, the form embedded in the ISO.
-func Marshal(cfg types.Config) ([]byte, error) {
-	out, err := json.Marshal(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("encoding ignition config: %w", err)
-	}
-	return out, nil
-}
-
-// MarshalIndent returns the config as indented JSON, for humans.
+// MarshalIndent returns the config as indented JSON: the form written to
+// agent.ign and embedded in the ISO, so what a user inspects is byte for
+// byte what the host receives.
 func MarshalIndent(cfg types.Config) ([]byte, error) {
 	out, err := json.MarshalIndent(cfg, "", "  ")
 	if err != nil {

@@ -169,7 +169,7 @@ func TestIgnitionValidateAcceptsConfigs(t *testing.T) {
 	for _, fx := range fixtures {
 		t.Run(fx.name, func(t *testing.T) {
 			cfg, _ := mustBuild(t, fx.input())
-			raw, err := Marshal(cfg)
+			raw, err := MarshalIndent(cfg)
 			require.NoError(t, err)
 			p := filepath.Join(t.TempDir(), "agent.ign")
 			require.NoError(t, os.WriteFile(p, raw, 0o600))
@@ -196,7 +196,7 @@ func TestIgnitionFilesStage(t *testing.T) {
 	for _, fx := range fixtures {
 		t.Run(fx.name, func(t *testing.T) {
 			cfg, _ := mustBuild(t, fx.input())
-			raw, err := Marshal(cfg)
+			raw, err := MarshalIndent(cfg)
 			require.NoError(t, err)
 			work := t.TempDir()
 			// Ignition writes the SSH keys as the core user, who must be able

@@ -1,8 +1,10 @@
 // Package manifests is the agent installer's input model: the types of
 // install-config.yaml, agent-config.yaml and the ZTP manifests, their strict
-// decoding (errors with file, line and field, did-you-mean for unknown
-// fields), their defaults and validation, and the ZTP manifests and mirror
-// configuration generated from them.
+// decoding, defaults and validation, and the ZTP manifests generated from
+// them.
+//
+// Decoding errors name the file, line and field, with a did-you-mean for
+// unknown fields.
 //
 // Files: one per input (installconfig*.go, agentconfig*.go, ztp*.go: types,
 // then *_defaults.go and *_validate.go), networkconfig.go for a host's

@@ -1,5 +1,5 @@
 // Package agent holds the assets of the agent install flow, from the user's
-// inputs to the Ignition config the ISO embeds.
+// inputs to the agent ISO, and each command's targets (targets.go).
 package agent
 
 import (
