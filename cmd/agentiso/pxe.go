@@ -53,7 +53,12 @@ rootfs>). Every file is written to a temporary name and renamed at the end,
 with auth/ and the state, as one unit; a failed run leaves the previous
 files. Also writes rendezvousIP and auth/ like create image.
 
-s390x: the .ins/.prm/initrd.addrsize files of upstream are not written.`,
+s390x, when the base ISO has them (as upstream):
+  boot-artifacts/agent.s390x-initrd.addrsize  the initrd's load address and
+                                              the new initrd's size
+  boot-artifacts/agent.s390x-generic.ins      the ISO's generic.ins naming
+                                              the files above
+The .prm files are not written: the kernel arguments are printed.`,
 		Example: `  # agent-config.yaml has bootArtifactsBaseURL: http://10.0.0.1:8080/boot
   agentiso create pxe-files --dir mycluster --base-iso rhcos-live.x86_64.iso
   agentiso pxe info mycluster
@@ -170,6 +175,10 @@ func pxeKind(name string) string {
 		return "rootfs"
 	case strings.HasSuffix(name, ".ipxe"):
 		return "ipxe"
+	case strings.HasSuffix(name, "-"+assetdir.PXEAddrsize):
+		return "addrsize"
+	case strings.HasSuffix(name, "-"+assetdir.PXEGenericIns):
+		return "ins"
 	}
 	return ""
 }
@@ -230,7 +239,7 @@ func pxeInfo(ctx context.Context, o pxeInfoOptions) error {
 	if len(res.Files) == 0 {
 		return fmt.Errorf("pxe info: no agent boot artifacts (agent.<arch>-vmlinuz, -initrd.img, -rootfs.img, .ipxe) in %s: run agentiso create pxe-files", dir)
 	}
-	order := map[string]int{"kernel": 0, "initrd": 1, "rootfs": 2, "ipxe": 3}
+	order := map[string]int{"kernel": 0, "initrd": 1, "rootfs": 2, "addrsize": 3, "ins": 4, "ipxe": 5}
 	sort.SliceStable(res.Files, func(i, j int) bool { return order[res.Files[i].Kind] < order[res.Files[j].Kind] })
 	if o.asJSON {
 		enc := json.NewEncoder(o.out)

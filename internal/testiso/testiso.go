@@ -62,6 +62,8 @@ type Options struct {
 	// Dense writes pseudo-random bytes over the whole filler instead of a
 	// sparse hole (costs real disk and time; used by benchmarks).
 	Dense bool
+	// Extra are more files, by path (e.g. s390x's "generic.ins").
+	Extra map[string][]byte
 	// InitrdSize is the size of images/pxeboot/initrd.img (pseudo-random
 	// bytes). Default 32 KiB.
 	InitrdSize int64
@@ -264,6 +266,14 @@ func Write(f File, o Options) (*Layout, error) {
 	initrd := make([]byte, o.InitrdSize)
 	fillPattern(initrd, 3)
 	add("images/pxeboot/initrd.img", &node{data: initrd})
+	extra := make([]string, 0, len(o.Extra))
+	for p := range o.Extra {
+		extra = append(extra, p)
+	}
+	sort.Strings(extra)
+	for _, p := range extra {
+		add(p, &node{data: o.Extra[p]})
+	}
 
 	// Size the filler so the image comes out at exactly o.Size.
 	fillerNames := []string{"images/pxeboot/rootfs.img"}

@@ -67,6 +67,10 @@ const (
 	PXEKernel = "vmlinuz"
 	PXEInitrd = "initrd.img"
 	PXERootfs = "rootfs.img"
+	// s390x only: the initrd's load address and size, and the LPAR
+	// .ins file that loads the files.
+	PXEAddrsize   = "initrd.addrsize"
+	PXEGenericIns = "generic.ins"
 )
 
 // BootArtifact is the path of the boot artifact of kind (PXEKernel,

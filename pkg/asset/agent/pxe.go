@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"path"
@@ -20,6 +21,10 @@ import (
 const (
 	isoKernel = "images/pxeboot/vmlinuz"
 	isoInitrd = "images/pxeboot/initrd.img"
+	// s390x: the initrd's load address and size (two big-endian u64),
+	// and the .ins file that loads kernel, initrd and addrsize.
+	isoAddrsize   = "images/initrd.addrsize"
+	isoGenericIns = "generic.ins"
 )
 
 // PXEFiles are the network-boot files, written under boot-artifacts/ by
@@ -39,6 +44,11 @@ type PXEFiles struct {
 	Initrd string `json:"initrd"`
 	Rootfs string `json:"rootfs"`
 	IPXE   string `json:"ipxe,omitempty"`
+	// Addrsize and GenericIns are s390x's, written when the base ISO has
+	// them: the initrd's load address with the new initrd's size, and the
+	// .ins file naming the PXE files.
+	Addrsize   string `json:"addrsize,omitempty"`
+	GenericIns string `json:"genericIns,omitempty"`
 	// Kargs are the kernel arguments to boot them with: the live ISO's
 	// defaults without coreos.liveiso=, then the agent's (the iPXE script
 	// adds coreos.live.rootfs_url=).
@@ -95,6 +105,14 @@ func (a *PXEFiles) Generate(_ context.Context, p asset.Parents) error {
 	if a.archive, err = isoeditor.IgnitionArchive(asset.Get[*AgentIgnition](p).Config); err != nil {
 		return err
 	}
+	if a.arch == arch.S390X {
+		if _, size, err := iso.FileExtent(isoAddrsize); err == nil && size >= 8 {
+			a.Addrsize = assetdir.BootArtifact(a.arch, assetdir.PXEAddrsize)
+		}
+		if _, _, err := iso.FileExtent(isoGenericIns); err == nil {
+			a.GenericIns = assetdir.BootArtifact(a.arch, assetdir.PXEGenericIns)
+		}
+	}
 	if u := asset.Get[*ISOType](p).BootArtifactsBaseURL; u != "" {
 		a.BaseURL = u
 		a.IPXE = assetdir.IPXEScript(a.arch)
@@ -123,6 +141,12 @@ func (a *PXEFiles) Streams() []asset.Stream {
 		{Path: a.Rootfs, Stage: a.keep(func(ctx context.Context, dst string) (*isoeditor.Staged, error) {
 			return stageFromBase(ctx, a.report, a.Base, dst, isoeditor.RootfsPath, assetdir.Mode(a.Rootfs))
 		})},
+	}
+	if a.Addrsize != "" {
+		out = append(out, asset.Stream{Path: a.Addrsize, Stage: a.keep(a.stageAddrsize)})
+	}
+	if a.GenericIns != "" {
+		out = append(out, asset.Stream{Path: a.GenericIns, Stage: a.keep(a.stageGenericIns)})
 	}
 	if a.IPXE != "" {
 		out = append(out, asset.Stream{Path: a.IPXE, Stage: a.keep(func(ctx context.Context, dst string) (*isoeditor.Staged, error) {
@@ -176,18 +200,77 @@ func (a *PXEFiles) stageKernel(ctx context.Context, dst string) (asset.Staged, e
 // stageInitrd writes the live initrd followed by the Ignition archive.
 func (a *PXEFiles) stageInitrd(ctx context.Context, dst string) (asset.Staged, error) {
 	return a.keep(func(ctx context.Context, dst string) (*isoeditor.Staged, error) {
-		iso, f, err := isoeditor.OpenFile(a.Base)
+		r, n, closeBase, err := a.initrd()
 		if err != nil {
-			return nil, fmt.Errorf("base ISO: %w", err)
+			return nil, err
 		}
-		defer f.Close()
-		off, size, err := iso.FileExtent(isoInitrd)
-		if err != nil {
-			return nil, fmt.Errorf("base ISO %s: %w", a.Base, err)
-		}
-		r, n := isoeditor.PXEInitrd(io.NewSectionReader(f, off, size), size, a.archive)
+		defer closeBase()
 		return stageReader(ctx, a.report, dst, r, n, assetdir.Mode(a.Initrd))
 	})(ctx, dst)
+}
+
+// initrd is the PXE initrd's stream and size; closeBase closes the base.
+func (a *PXEFiles) initrd() (r io.Reader, n int64, closeBase func(), err error) {
+	iso, f, err := isoeditor.OpenFile(a.Base)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("base ISO: %w", err)
+	}
+	off, size, err := iso.FileExtent(isoInitrd)
+	if err != nil {
+		f.Close()
+		return nil, 0, nil, fmt.Errorf("base ISO %s: %w", a.Base, err)
+	}
+	r, n = isoeditor.PXEInitrd(io.NewSectionReader(f, off, size), size, a.archive)
+	return r, n, func() { f.Close() }, nil
+}
+
+// readBase reads a small file of the base ISO.
+func (a *PXEFiles) readBase(p string) ([]byte, error) {
+	iso, f, err := isoeditor.OpenFile(a.Base)
+	if err != nil {
+		return nil, fmt.Errorf("base ISO: %w", err)
+	}
+	defer f.Close()
+	off, size, err := iso.FileExtent(p)
+	if err != nil {
+		return nil, fmt.Errorf("base ISO %s: %w", a.Base, err)
+	}
+	if size > 64<<10 {
+		return nil, fmt.Errorf("base ISO %s: %s is %d bytes; at most 64 KiB expected", a.Base, p, size)
+	}
+	b := make([]byte, size)
+	if _, err := f.ReadAt(b, off); err != nil {
+		return nil, fmt.Errorf("base ISO %s: %s: %w", a.Base, p, err)
+	}
+	return b, nil
+}
+
+// stageAddrsize writes s390x's initrd.addrsize: the live one's load
+// address, then the PXE initrd's size (big-endian u64), as upstream.
+func (a *PXEFiles) stageAddrsize(ctx context.Context, dst string) (*isoeditor.Staged, error) {
+	b, err := a.readBase(isoAddrsize)
+	if err != nil {
+		return nil, err
+	}
+	_, n, closeBase, err := a.initrd()
+	if err != nil {
+		return nil, err
+	}
+	closeBase()
+	out := binary.BigEndian.AppendUint64(append([]byte{}, b[:8]...), uint64(n))
+	return stageReader(ctx, a.report, dst, bytes.NewReader(out), int64(len(out)), assetdir.Mode(a.Addrsize))
+}
+
+// stageGenericIns writes s390x's generic.ins naming the PXE files instead
+// of the ISO's kernel.img, initrd.img and initrd.addrsize, as upstream.
+func (a *PXEFiles) stageGenericIns(ctx context.Context, dst string) (*isoeditor.Staged, error) {
+	b, err := a.readBase(isoGenericIns)
+	if err != nil {
+		return nil, err
+	}
+	s := strings.NewReplacer("kernel.img", path.Base(a.Kernel), "initrd.img", path.Base(a.Initrd),
+		"initrd.addrsize", path.Base(assetdir.BootArtifact(a.arch, assetdir.PXEAddrsize))).Replace(string(b))
+	return stageReader(ctx, a.report, dst, strings.NewReader(s), int64(len(s)), assetdir.Mode(a.GenericIns))
 }
 
 // Results describes the files as the last Persist wrote them, in the

@@ -2,15 +2,19 @@ package agent_test
 
 import (
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/testiso"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )
 
@@ -64,4 +68,37 @@ func TestPXEFiles(t *testing.T) {
 	fi, err := os.Stat(p)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+}
+
+// On s390x the base ISO's initrd.addrsize and generic.ins are written for
+// the PXE files: the load address kept, the new initrd's size, the .ins
+// naming the PXE files.
+func TestPXEFilesS390x(t *testing.T) {
+	dir := t.TempDir()
+	ic := strings.Replace(icSNO, "controlPlane:\n", "controlPlane:\n  architecture: s390x\n", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.InstallConfig), []byte(ic), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.AgentConfig), []byte(acSimple), 0o644))
+	base := filepath.Join(t.TempDir(), "base.iso")
+	addrsize := []byte{0, 0, 0, 0, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0}
+	ins := "* minimal lpar ins file\nimages/kernel.img 0x00000000\nimages/initrd.img 0x02000000\nimages/genericdvd.prm 0x00010480\nimages/initrd.addrsize 0x00010408\n"
+	_, err := testiso.WriteFile(base, testiso.Options{Size: 4 << 20, Arch: "s390x",
+		Extra: map[string][]byte{"images/initrd.addrsize": addrsize, "generic.ins": []byte(ins)}})
+	require.NoError(t, err)
+	s := imageStore(t, dir, base, agent.Reporter{})
+	for _, a := range agent.PXETargets() {
+		_, err := s.Fetch(context.Background(), a)
+		require.NoError(t, err, a.Name())
+	}
+	require.NoError(t, s.Persist(context.Background(), agent.PXETargets()...))
+	ba := filepath.Join(dir, "boot-artifacts")
+	initrd, err := os.Stat(filepath.Join(ba, "agent.s390x-initrd.img"))
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join(ba, "agent.s390x-initrd.addrsize"))
+	require.NoError(t, err)
+	want := binary.BigEndian.AppendUint64(append([]byte{}, addrsize[:8]...), uint64(initrd.Size()))
+	assert.Equal(t, want, got)
+	gotIns, err := os.ReadFile(filepath.Join(ba, "agent.s390x-generic.ins"))
+	require.NoError(t, err)
+	assert.Equal(t, "* minimal lpar ins file\nimages/agent.s390x-vmlinuz 0x00000000\nimages/agent.s390x-initrd.img 0x02000000\nimages/genericdvd.prm 0x00010480\nimages/agent.s390x-initrd.addrsize 0x00010408\n", string(gotIns))
+	assert.FileExists(t, filepath.Join(ba, "agent.s390x-generic.ins.sha256"))
 }
