@@ -50,29 +50,34 @@ func layeredCommand(cmd *cobra.Command) bool {
 // flags of every command under root.
 func configKeys(root *cobra.Command) []string {
 	seen := map[string]bool{}
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
-		if !layeredCommand(c) {
-			return
+	visitConfigFlags(root, nil, func(f *pflag.Flag) {
+		if layered(f.Name) {
+			seen[f.Name] = true
 		}
-		add := func(f *pflag.Flag) {
-			if layered(f.Name) {
-				seen[f.Name] = true
-			}
-		}
-		c.Flags().VisitAll(add)
-		c.PersistentFlags().VisitAll(add)
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(root)
+	})
 	keys := make([]string, 0, len(seen))
 	for k := range seen {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// visitConfigFlags calls fn for the flags of every command under root that
+// reads the layers, except skip.
+func visitConfigFlags(root, skip *cobra.Command, fn func(*pflag.Flag)) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c == skip || !layeredCommand(c) {
+			return
+		}
+		c.Flags().VisitAll(fn)
+		c.PersistentFlags().VisitAll(fn)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 }
 
 // layeredFlags returns the flags of cmd that can also be set through the

@@ -118,18 +118,7 @@ func viewConfig(cmd *cobra.Command, g *globals, args []string) (*configView, err
 	}
 	if len(args) == 0 {
 		cmd.InheritedFlags().VisitAll(add)
-		var walk func(c *cobra.Command)
-		walk = func(c *cobra.Command) {
-			if c == cmd || !layeredCommand(c) {
-				return
-			}
-			c.Flags().VisitAll(add)
-			c.PersistentFlags().VisitAll(add)
-			for _, sub := range c.Commands() {
-				walk(sub)
-			}
-		}
-		walk(cmd.Root())
+		visitConfigFlags(cmd.Root(), cmd, add)
 	} else {
 		target, err := findCommand(cmd.Root(), args)
 		if err != nil {

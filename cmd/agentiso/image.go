@@ -20,6 +20,7 @@ type imageOptions struct {
 	baseISO    string
 	baseISOSHA string
 	mirror     string
+	cacheDir   string
 	regenerate bool
 	resetBase  bool
 }
@@ -36,8 +37,8 @@ Boot every host from it.
 The base RHCOS live ISO is found, in order:
   1. --base-iso PATH|URL (or AGENTISO_BASE_ISO): a local file is used in
      place; a URL is downloaded into the cache
-  2. the cache ($XDG_CACHE_HOME/agentiso/image_cache, ~/.cache/... or
-     ~/Library/Caches/... on macOS), verified by sha256
+  2. the cache (--cache-dir, else $XDG_CACHE_HOME/agentiso/image_cache,
+     ~/.cache/... or ~/Library/Caches/... on macOS), verified by sha256
   3. a download of the ISO named by the release's RHCOS stream (the
      payload's own; the stream pinned in this build for the pinned default
      release or --offline), from its URL or from --os-image-mirror URL
@@ -170,12 +171,18 @@ func persistImageTargets(ctx context.Context, g *globals, o *imageOptions, targe
 	return s, nil
 }
 
+// addCacheDirFlag declares --cache-dir, the base ISO cache.
+func addCacheDirFlag(f *pflag.FlagSet, dir *string) {
+	f.StringVar(dir, "cache-dir", "", "directory of the base ISO cache (default $XDG_CACHE_HOME/agentiso/image_cache: ~/.cache/agentiso/image_cache, ~/Library/Caches/agentiso/image_cache on macOS)")
+}
+
 // addFlags defines the flags create image and create pxe-files share.
 func (o *imageOptions) addFlags(f *pflag.FlagSet) {
 	addReleaseFlags(f, &o.release, false)
 	f.StringVar(&o.baseISO, "base-iso", "", "RHCOS live ISO to build from: a local path or an http(s) URL (env "+baseiso.EnvBaseISO+")")
 	f.StringVar(&o.baseISOSHA, "base-iso-sha256", "", "expected sha256 of --base-iso (verified when given)")
 	f.StringVar(&o.mirror, "os-image-mirror", "", "base URL of a local web server serving the release's RHCOS live ISO by its file name")
+	addCacheDirFlag(f, &o.cacheDir)
 	f.BoolVar(&o.regenerate, regenerateCredentialsFlag, false, "generate new keys, tokens, CAs and password, replacing those in auth/ and the state (hosts must then boot the new ISO)")
 	f.BoolVar(&o.release.offline, "offline", false, "never download the base ISO nor contact a registry: fail with instructions when the ISO is not in the cache; the release must be the pinned default, or by digest with --release-version")
 	f.BoolVar(&o.strict, "strict", false, "fail (instead of warning) when the base ISO's RHCOS version differs from the release's RHCOS stream")
@@ -187,7 +194,7 @@ func (o *imageOptions) addFlags(f *pflag.FlagSet) {
 // none.
 func (o *imageOptions) assetOptions(g *globals) *agent.ImageOptions {
 	opts := &agent.ImageOptions{
-		BaseISO: o.baseISO, BaseISOSHA256: o.baseISOSHA, OSImageMirror: o.mirror, Offline: o.release.offline,
+		BaseISO: o.baseISO, BaseISOSHA256: o.baseISOSHA, OSImageMirror: o.mirror, CacheDir: o.cacheDir, Offline: o.release.offline,
 		Strict: o.strict, ResetBaseISO: o.resetBase,
 		Report: agent.Reporter{Log: g.log},
 	}

@@ -33,9 +33,10 @@ func newReleaseCmd(g *globals) *cobra.Command {
 }
 
 type releaseInfoOptions struct {
-	release releaseFlags
-	mirror  string
-	output  string
+	release  releaseFlags
+	mirror   string
+	cacheDir string
+	output   string
 }
 
 // releaseInfo is what `release info` prints.
@@ -115,6 +116,7 @@ anonymously with the system trust store. Nothing is written.`,
 	}
 	addReleaseFlags(c.Flags(), &o.release, true)
 	c.Flags().StringVar(&o.mirror, "os-image-mirror", "", "base URL of a local web server serving the RHCOS live ISO by its file name (as for create image)")
+	addCacheDirFlag(c.Flags(), &o.cacheDir)
 	c.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text or json")
 	return c
 }
@@ -124,7 +126,7 @@ func runReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) erro
 	if err != nil {
 		return err
 	}
-	opts := baseiso.Options{Arch: cpu, Mirror: o.mirror, Stream: info.stream, Offline: o.release.offline}
+	opts := baseiso.Options{Arch: cpu, Mirror: o.mirror, CacheDir: o.cacheDir, Stream: info.stream, Offline: o.release.offline}
 	fi, err := baseiso.Describe(opts)
 	if err != nil {
 		return fmt.Errorf("RHCOS stream of %s: %w", info.PullSpec, err)

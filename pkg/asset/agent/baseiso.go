@@ -54,6 +54,9 @@ type ImageOptions struct {
 	BaseISOSHA256 string `json:"baseISOSHA256,omitempty"`
 	// OSImageMirror is --os-image-mirror.
 	OSImageMirror string `json:"osImageMirror,omitempty"`
+	// CacheDir is --cache-dir: the base ISO cache ("" for
+	// baseiso.DefaultCacheDir).
+	CacheDir string `json:"cacheDir,omitempty"`
 	// Offline is --offline: no download, no registry.
 	Offline bool `json:"offline,omitempty"`
 	// Strict is --strict: a base ISO with another RHCOS than the release's
@@ -114,7 +117,7 @@ func (a *BaseISO) Generate(ctx context.Context, p asset.Parents) error {
 	o := asset.Get[*ImageOptions](p)
 	opts := baseiso.Options{
 		BaseISO: o.BaseISO, BaseISOSHA256: o.BaseISOSHA256, Mirror: o.OSImageMirror, Offline: o.Offline,
-		Arch: cpu, Progress: o.Report.Progress, IsTTY: o.Report.TTY, Logger: o.Report.Log, Stream: rel.StreamJSON(),
+		CacheDir: o.CacheDir, Arch: cpu, Progress: o.Report.Progress, IsTTY: o.Report.TTY, Logger: o.Report.Log, Stream: rel.StreamJSON(),
 	}
 	if rel.MachineOSImages != "" && !o.Offline {
 		spec := rel.MachineOSImages
