@@ -239,7 +239,7 @@ func TestBoot(t *testing.T) {
 
 	t.Run("network", func(t *testing.T) {
 		// Minimal ISO and iPXE: the guest fetches its rootfs over HTTP.
-		testNetworkBoots(t, q, fixture, config)
+		testNetworkBoots(t, q, fixture)
 	})
 
 	cases := os.Getenv(CasesEnv)

@@ -3,19 +3,14 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )
 
 // The network boots: a minimal ISO fetching its rootfs, and iPXE. Each
@@ -27,8 +22,6 @@ const (
 	ipxeName   = "agent.x86_64.ipxe"
 	kernelName = "agent.x86_64-vmlinuz"
 	initrdName = "agent.x86_64-initrd.img"
-	// fixedKargs sit before the fixture's karg area (hack/build-boot-fixture.sh).
-	fixedKargs = "console=ttyS0,115200n8 panic=5"
 )
 
 // netArtifacts are what the network boots boot from.
@@ -121,37 +114,24 @@ func extractFile(t *testing.T, isoPath, path, dst string) []byte {
 	return b
 }
 
-// withoutLiveISO drops coreos.liveiso=: a minimal ISO or a PXE boot fetches
-// its root instead of looking for a CD (as coreos-installer does).
-func withoutLiveISO(kargs []string) []string {
-	return slices.DeleteFunc(slices.Clone(kargs), func(k string) bool { return strings.HasPrefix(k, "coreos.liveiso=") })
-}
-
-// libraryPXE makes the PXE files with pkg/isoeditor directly, the way
-// `agentiso create pxe-files` does, under the server's pxe/.
-func libraryPXE(t *testing.T, fixture string, srv *ArtifactServer, config []byte, a *netArtifacts) {
+// cliPXE writes the PXE files of examples/sno with `agentiso create
+// pxe-files`, bootArtifactsBaseURL being the server's pxe/boot-artifacts/.
+func cliPXE(t *testing.T, bin, fixture string, srv *ArtifactServer, a *netArtifacts) {
 	t.Helper()
-	work := t.TempDir()
 	dir := filepath.Join(srv.Dir, "pxe")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	a.ipxeIgn = config
-	extractFile(t, fixture, "images/pxeboot/rootfs.img", filepath.Join(dir, rootfsName))
-	rootfsURL := srv.GuestURL("pxe/" + rootfsName)
-	archive, err := isoeditor.IgnitionArchive(config)
+	copyExample(t, "sno", dir, srv.GuestURL("pxe/boot-artifacts"))
+	runAgentiso(t, bin, "create", "ignition", "--dir", dir, "--log-level", "warn")
+	runAgentiso(t, bin, "create", "pxe-files", "--dir", dir, "--base-iso", fixture, "--log-level", "warn")
+	var err error
+	a.ipxeIgn, err = os.ReadFile(filepath.Join(dir, "agent.ign"))
 	require.NoError(t, err)
-	extractFile(t, fixture, "images/pxeboot/vmlinuz", filepath.Join(dir, kernelName))
-	initrd := extractFile(t, fixture, "images/pxeboot/initrd.img", filepath.Join(work, "initrd.img"))
-	pr, _ := isoeditor.PXEInitrd(bytes.NewReader(initrd), int64(len(initrd)), archive)
-	b, err := io.ReadAll(pr)
+	script, err := os.ReadFile(filepath.Join(dir, "boot-artifacts", ipxeName))
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, initrdName), b, 0o644))
-	kargs := withoutLiveISO(strings.Fields(fixedKargs + " " + defaultKargs))
-	script, err := isoeditor.IPXEScript(srv.GuestURL("pxe/"+kernelName), srv.GuestURL("pxe/"+initrdName), rootfsURL, kargs)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, ipxeName), []byte(script), 0o644))
-	a.ipxe = "/pxe/" + ipxeName
-	a.ipxeKargs = ipxeKernelArgs(t, script)
-	a.ipxeFiles = []string{a.ipxe, "/pxe/" + kernelName, "/pxe/" + initrdName, "/pxe/" + rootfsName}
+	a.ipxeKargs = ipxeKernelArgs(t, string(script))
+	for _, name := range []string{ipxeName, kernelName, initrdName, rootfsName} {
+		a.ipxeFiles = append(a.ipxeFiles, "/pxe/boot-artifacts/"+name)
+	}
+	a.ipxe = a.ipxeFiles[0]
 }
 
 // ipxeKernelArgs returns the arguments of the script's kernel line (after the URL).
@@ -166,7 +146,7 @@ func ipxeKernelArgs(t *testing.T, script string) []string {
 	return nil
 }
 
-func testNetworkBoots(t *testing.T, q QEMU, fixture string, config []byte) {
+func testNetworkBoots(t *testing.T, q QEMU, fixture string) {
 	srv, err := ServeArtifacts(t.TempDir())
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, srv.Close()) })
@@ -175,7 +155,7 @@ func testNetworkBoots(t *testing.T, q QEMU, fixture string, config []byte) {
 	rootfsSHA := sha(a.rootfs)
 	bin := agentisoBin(t)
 	cliMinimalISO(t, bin, fixture, srv, &a)
-	libraryPXE(t, fixture, srv, config, &a)
+	cliPXE(t, bin, fixture, srv, &a)
 	// What the rootfs URLs serve is the base ISO's rootfs, byte for byte.
 	for _, p := range []string{a.isoRootfs, a.ipxeFiles[len(a.ipxeFiles)-1]} {
 		b, err := os.ReadFile(filepath.Join(srv.Dir, filepath.FromSlash(p)))
