@@ -76,19 +76,29 @@ func copyExample(t *testing.T, name, dst, url string) {
 	require.NoError(t, os.WriteFile(p, []byte(cfg), 0o644))
 }
 
+// buildExample copies examples/<example> to the server's sub/ with
+// bootArtifactsBaseURL = the server's sub/boot-artifacts/, runs
+// `agentiso create ignition` and `agentiso create <what>` there with the
+// fixture as the base ISO, and returns the directory and its agent.ign.
+func buildExample(t *testing.T, bin, fixture string, srv *ArtifactServer, example, sub, what string) (string, []byte) {
+	t.Helper()
+	dir := filepath.Join(srv.Dir, sub)
+	copyExample(t, example, dir, srv.GuestURL(sub+"/boot-artifacts"))
+	runAgentiso(t, bin, "create", "ignition", "--dir", dir, "--log-level", "warn")
+	runAgentiso(t, bin, "create", what, "--dir", dir, "--base-iso", fixture, "--log-level", "warn")
+	ign, err := os.ReadFile(filepath.Join(dir, "agent.ign"))
+	require.NoError(t, err)
+	return dir, ign
+}
+
 // cliMinimalISO builds the minimal ISO of examples/oci-sno (platform
 // external) with `agentiso create image`, its boot artifacts under the
 // server's minimal/boot-artifacts/.
 func cliMinimalISO(t *testing.T, bin, fixture string, srv *ArtifactServer, a *netArtifacts) {
 	t.Helper()
-	dir := filepath.Join(srv.Dir, "minimal")
-	copyExample(t, "oci-sno", dir, srv.GuestURL("minimal/boot-artifacts"))
-	runAgentiso(t, bin, "create", "ignition", "--dir", dir, "--log-level", "warn")
-	runAgentiso(t, bin, "create", "image", "--dir", dir, "--base-iso", fixture, "--log-level", "warn")
+	var dir string
+	dir, a.isoIgn = buildExample(t, bin, fixture, srv, "oci-sno", "minimal", "image")
 	a.minimalISO = filepath.Join(dir, "agent.x86_64.iso")
-	var err error
-	a.isoIgn, err = os.ReadFile(filepath.Join(dir, "agent.ign"))
-	require.NoError(t, err)
 	f, err := os.Open(a.minimalISO)
 	require.NoError(t, err)
 	defer f.Close()
@@ -118,13 +128,8 @@ func extractFile(t *testing.T, isoPath, path, dst string) []byte {
 // pxe-files`, bootArtifactsBaseURL being the server's pxe/boot-artifacts/.
 func cliPXE(t *testing.T, bin, fixture string, srv *ArtifactServer, a *netArtifacts) {
 	t.Helper()
-	dir := filepath.Join(srv.Dir, "pxe")
-	copyExample(t, "sno", dir, srv.GuestURL("pxe/boot-artifacts"))
-	runAgentiso(t, bin, "create", "ignition", "--dir", dir, "--log-level", "warn")
-	runAgentiso(t, bin, "create", "pxe-files", "--dir", dir, "--base-iso", fixture, "--log-level", "warn")
-	var err error
-	a.ipxeIgn, err = os.ReadFile(filepath.Join(dir, "agent.ign"))
-	require.NoError(t, err)
+	var dir string
+	dir, a.ipxeIgn = buildExample(t, bin, fixture, srv, "sno", "pxe", "pxe-files")
 	script, err := os.ReadFile(filepath.Join(dir, "boot-artifacts", ipxeName))
 	require.NoError(t, err)
 	a.ipxeKargs = ipxeKernelArgs(t, string(script))
