@@ -66,22 +66,6 @@ func TestHostFilesErrors(t *testing.T) {
 	}
 }
 
-func TestCheckInterfacesUsed(t *testing.T) {
-	in := readVector(t, "34-bond-in-bridge", "input.yml")
-	// eth0/eth1 are only bond ports, still used.
-	require.NoError(t, CheckInterfacesUsed(in, []HostInterface{{Name: "eth0", MACAddress: "52:54:00:00:00:01"}, {Name: "eth1", MACAddress: "52:54:00:00:00:02"}}))
-	// a VLAN base that is not defined counts as used.
-	require.NoError(t, CheckInterfacesUsed(readVector(t, "24-vlan-base-undefined", "input.yml"), []HostInterface{{Name: "eth1", MACAddress: "52:54:00:00:00:01"}}))
-
-	err := CheckInterfacesUsed(in, []HostInterface{{Name: "eth0", MACAddress: "52:54:00:00:00:01"}, {Name: "ens3", MACAddress: "52:54:00:00:00:03"}})
-	require.Error(t, err)
-	assert.Equal(t, `interfaces[1].name: "ens3" (MAC 52:54:00:00:00:03) is not used in networkConfig; names used there: bond0, br-ex, eth0, eth1: use one of them or fix networkConfig`, err.Error())
-
-	err = CheckInterfacesUsed([]byte("interfaces:\n- name: eth0\n  tpye: ethernet\n"), nil)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `interfaces[0].tpye: interface eth0: unknown field `+"`tpye`"+`, did you mean "type"?`)
-}
-
 func TestMACInterfaceINI(t *testing.T) {
 	assert.Equal(t, "", string(MACInterfaceINI(nil)))
 	// Lines sorted bytewise (digits before letters), MAC case kept.

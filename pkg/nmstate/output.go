@@ -27,24 +27,6 @@ func GCYAML(files []Keyfile) ([]byte, error) {
 	return b, nil
 }
 
-// ParseGCYAML reads nmstatectl gc's YAML output back into keyfiles.
-func ParseGCYAML(data []byte) ([]Keyfile, error) {
-	var doc struct {
-		NetworkManager [][]string `json:"NetworkManager"`
-	}
-	if err := yaml.UnmarshalStrict(data, &doc); err != nil {
-		return nil, fmt.Errorf("parsing gc YAML: %w", err)
-	}
-	var out []Keyfile
-	for i, p := range doc.NetworkManager {
-		if len(p) != 2 {
-			return nil, fmt.Errorf("parsing gc YAML: NetworkManager[%d]: expected [name, content], got %d items", i, len(p))
-		}
-		out = append(out, Keyfile{Name: p[0], Content: []byte(p[1])})
-	}
-	return out, nil
-}
-
 // WriteKeyfiles writes each keyfile into dir (created if missing) with mode
 // 0600, atomically: a temporary file in dir is written, synced and renamed.
 func WriteKeyfiles(dir string, files []Keyfile) error {

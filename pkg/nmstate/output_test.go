@@ -2,6 +2,7 @@ package nmstate
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
 )
 
 func TestGCYAMLRoundTrip(t *testing.T) {
@@ -71,4 +73,22 @@ func TestErrorsSplit(t *testing.T) {
 	e1, e2 := errors.New("a"), errors.New("b")
 	assert.Equal(t, []error{e1, e2}, Errors(errors.Join(e1, errors.Join(e2))))
 	assert.Equal(t, []error{e1}, Errors(e1))
+}
+
+// ParseGCYAML reads nmstatectl gc's YAML output back into keyfiles.
+func ParseGCYAML(data []byte) ([]Keyfile, error) {
+	var doc struct {
+		NetworkManager [][]string `json:"NetworkManager"`
+	}
+	if err := yaml.UnmarshalStrict(data, &doc); err != nil {
+		return nil, fmt.Errorf("parsing gc YAML: %w", err)
+	}
+	var out []Keyfile
+	for i, p := range doc.NetworkManager {
+		if len(p) != 2 {
+			return nil, fmt.Errorf("parsing gc YAML: NetworkManager[%d]: expected [name, content], got %d items", i, len(p))
+		}
+		out = append(out, Keyfile{Name: p[0], Content: []byte(p[1])})
+	}
+	return out, nil
 }

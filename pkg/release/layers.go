@@ -251,22 +251,6 @@ func (c *Client) image(ctx context.Context, spec string) (v1.Image, string, erro
 	return img, f.location.String(), err
 }
 
-// ReadFiles reads small files (each at most limit bytes) from an image such
-// as machine-os-images; absent files are missing from the map.
-func (c *Client) ReadFiles(ctx context.Context, spec string, paths []string, limit int64) (map[string][]byte, string, error) {
-	img, from, err := c.image(ctx, spec)
-	if err != nil {
-		return nil, "", err
-	}
-	lims := map[string]int64{}
-	for i, p := range paths {
-		paths[i] = cleanTarName(p)
-		lims[paths[i]] = limit
-	}
-	files, err := c.readFiles(ctx, img, spec, paths, "", lims)
-	return files, from, err
-}
-
 // StreamFile finds file in the image spec and hands its content to fn
 // (with its size); it reads layers from the top and stops after the layer
 // holding the file. It returns the location the image was read from.

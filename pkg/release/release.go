@@ -180,15 +180,6 @@ type Release struct {
 	Metadata map[string]string `json:"metadata,omitempty"`
 }
 
-// Component returns a component's pull spec.
-func (r *Release) Component(n string) (string, error) {
-	s, ok := r.Components[n]
-	if !ok {
-		return "", fmt.Errorf("release %s has no %s component in %s", r.PullSpec, n, ImageReferencesPath)
-	}
-	return s, nil
-}
-
 // fetched is one manifest fetched through the mirror candidates.
 type fetched struct {
 	desc     *remote.Descriptor

@@ -145,9 +145,6 @@ func NewWaiter(o Options) *Waiter {
 	return &Waiter{o: o, validations: map[string]Validation{}, lastMsg: map[string]string{}}
 }
 
-// ConsoleURL is the console URL once install-complete has seen the route.
-func (w *Waiter) ConsoleURL() string { return w.consoleURL }
-
 func (w *Waiter) log(l slog.Level, format string, args ...any) {
 	w.o.Reporter.Log(l, fmt.Sprintf(format, args...))
 }

@@ -334,3 +334,6 @@ type reporterFunc func(slog.Level, string)
 
 func (f reporterFunc) Log(l slog.Level, m string) { f(l, m) }
 func (f reporterFunc) Hosts([]HostRow)            {}
+
+// ConsoleURL is the console URL once install-complete has seen the route.
+func (w *Waiter) ConsoleURL() string { return w.consoleURL }
