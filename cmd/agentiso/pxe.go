@@ -94,6 +94,10 @@ func runCreatePXEFiles(ctx context.Context, g *globals, o *imageOptions) error {
 		g.log.Info("Created iPXE script "+px.IPXE, "rootfs", px.RootfsURL)
 	} else {
 		g.log.Info("No iPXE script: set bootArtifactsBaseURL in agent-config.yaml for one; boot with coreos.live.rootfs_url=<URL of " + filepath.Base(px.Rootfs) + "> added")
+		stale := filepath.Join(s.Dir(), strings.TrimSuffix(px.Kernel, "-"+assetdir.PXEKernel)+".ipxe")
+		if _, err := os.Stat(stale); err == nil {
+			g.log.Warn("The iPXE script " + stale + " is from an earlier run and was left as it was: it boots from the bootArtifactsBaseURL of that run")
+		}
 	}
 	g.log.Warn("The initrd carries the pull secret and install credentials; it is readable only by you (0600). Keep it private.")
 	return nil
