@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -49,6 +50,13 @@ type configView struct {
 	} `json:"configFile"`
 	Command  string          `json:"command,omitempty"`
 	Settings []viewedSetting `json:"settings"`
+	// IgnoredEnv are AGENTISO_ variables that set nothing (misspelt?).
+	IgnoredEnv []ignoredEnv `json:"ignoredEnv,omitempty"`
+}
+
+type ignoredEnv struct {
+	Name       string `json:"name"`
+	DidYouMean string `json:"didYouMean,omitempty"`
 }
 
 func newConfigViewCmd(g *globals) *cobra.Command {
@@ -142,6 +150,14 @@ func viewConfig(cmd *cobra.Command, g *globals, args []string) (*configView, err
 		v.Settings = append(v.Settings, viewedSetting{Setting: s, Env: config.EnvVar(s.Key)})
 	}
 	sort.Slice(v.Settings, func(i, j int) bool { return v.Settings[i].Key < v.Settings[j].Key })
+	keys := configKeys(cmd.Root())
+	var names []string
+	for _, k := range append(keys, configFlag) {
+		names = append(names, config.EnvVar(k))
+	}
+	for _, n := range config.UnknownEnv(os.Environ(), keys) {
+		v.IgnoredEnv = append(v.IgnoredEnv, ignoredEnv{Name: n, DidYouMean: suggest.Closest(n, names)})
+	}
 	return v, nil
 }
 
@@ -233,5 +249,18 @@ func (v *configView) write(w io.Writer, format string) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, val, src)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(v.IgnoredEnv) > 0 {
+		fmt.Fprintf(w, "\nIgnored environment variables (they set nothing):\n")
+	}
+	for _, e := range v.IgnoredEnv {
+		line := "  " + termsafe.String(e.Name)
+		if e.DidYouMean != "" {
+			line += ": did you mean " + e.DidYouMean + "?"
+		}
+		fmt.Fprintln(w, line)
+	}
+	return nil
 }

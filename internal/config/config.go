@@ -10,6 +10,7 @@ package config
 import (
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -119,4 +120,23 @@ func (l *Layers) setting(f *pflag.Flag) Setting {
 		s.Source, s.Origin = FromFile, fmt.Sprintf("%s:%d", l.file.Path, l.file.Line(f.Name))
 	}
 	return s
+}
+
+// UnknownEnv returns, sorted, the AGENTISO_ variables of environ ("NAME=value"
+// entries, as os.Environ) that are not empty, set none of keys and are not
+// AGENTISO_CONFIG: most likely misspelt, as they are otherwise ignored.
+func UnknownEnv(environ []string, keys []string) []string {
+	known := map[string]bool{EnvVar("config"): true}
+	for _, k := range keys {
+		known[EnvVar(k)] = true
+	}
+	var out []string
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, EnvPrefix+"_") && !known[name] && value != "" {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -92,3 +92,8 @@ func mustNew(t *testing.T, f *File) *Layers {
 	require.NoError(t, err)
 	return l
 }
+
+func TestUnknownEnv(t *testing.T) {
+	env := []string{"PATH=/bin", "AGENTISO_RELASE_IMAGE=x", "AGENTISO_OFFLINE=true", "AGENTISO_CONFIG=/etc/a.yaml", "AGENTISO_OFFLINE_=1", "XAGENTISO_Y=1", "AGENTISO_EMPTY="}
+	assert.Equal(t, []string{"AGENTISO_OFFLINE_", "AGENTISO_RELASE_IMAGE"}, UnknownEnv(env, []string{"release-image", "offline"}))
+}
