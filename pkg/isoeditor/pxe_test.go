@@ -3,6 +3,9 @@ package isoeditor
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -161,4 +164,36 @@ func TestWriteReaderStaged(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Len(t, entries, 2, "only out.img and its checksum: failed writes leave nothing")
+}
+
+// A range of a file, copied by the kernel or by the portable path, is the
+// same bytes with the same checksum.
+func TestWriteFileRangeStaged(t *testing.T) {
+	dir := t.TempDir()
+	src := dir + "/src"
+	data := bytes.Repeat([]byte("0123456789abcdef"), 300000)
+	require.NoError(t, os.WriteFile(src, data, 0o644))
+	f, err := os.Open(src)
+	require.NoError(t, err)
+	defer f.Close()
+	for _, opts := range []WriteOptions{{}, {NoKernelCopy: true}, {NoChecksum: true}} {
+		dst := fmt.Sprintf("%s/out-%v-%v", dir, opts.NoKernelCopy, opts.NoChecksum)
+		st, err := WriteFileRangeStaged(context.Background(), dst, f, 1000, 4<<20, opts)
+		require.NoError(t, err)
+		require.NoError(t, st.Commit())
+		got, err := os.ReadFile(dst)
+		require.NoError(t, err)
+		require.Equal(t, data[1000:1000+4<<20], got)
+		if opts.NoChecksum {
+			require.Empty(t, st.Result.SHA256)
+			continue
+		}
+		sum := sha256.Sum256(got)
+		require.Equal(t, hex.EncodeToString(sum[:]), st.Result.SHA256)
+	}
+	// a range past the end of the source is an error, whichever path
+	for _, opts := range []WriteOptions{{}, {NoKernelCopy: true}} {
+		_, err = WriteFileRangeStaged(context.Background(), dir+"/past", f, int64(len(data))-10, 100, opts)
+		require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	}
 }

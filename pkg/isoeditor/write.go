@@ -117,6 +117,45 @@ func WriteReaderStaged(ctx context.Context, dst string, r io.Reader, size int64,
 	})
 }
 
+// WriteFileRangeStaged writes the n bytes of src at off (one file of a
+// base ISO) to dst like WriteReaderStaged, but lets the kernel copy them
+// (copy_file_range on Linux, falling back to a buffered copy) while the
+// SHA-256 is computed alongside from the page cache.
+func WriteFileRangeStaged(ctx context.Context, dst string, src *os.File, off, n int64, opts WriteOptions) (*Staged, error) {
+	return stage(ctx, dst, n, opts, func(tmp *os.File, h hash.Hash) (string, error) {
+		if !opts.NoKernelCopy {
+			hctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			hashErr := make(chan error, 1)
+			go func() {
+				if _, ok := h.(discardHash); ok {
+					hashErr <- nil
+					return
+				}
+				hashErr <- copyReader(hctx, h, io.NewSectionReader(src, off, n), n, nil)
+			}()
+			err := copyRangeKernel(ctx, tmp, src, off, n, opts.Progress)
+			if err == nil {
+				err = tmp.Sync() // while the hash catches up
+			}
+			if err != nil {
+				cancel()
+				<-hashErr
+				if !errors.Is(err, errNoFastPath) {
+					return "", err
+				}
+				h.Reset()
+				if err := resetFile(tmp); err != nil {
+					return "", err
+				}
+			} else {
+				return MethodCopyFileRange, <-hashErr
+			}
+		}
+		return MethodReadWrite, copyReader(ctx, io.MultiWriter(tmp, h), io.NewSectionReader(src, off, n), n, opts.Progress)
+	})
+}
+
 // copyReader copies exactly size bytes of r to w (all of r when size is
 // negative), checking ctx between chunks.
 func copyReader(ctx context.Context, w io.Writer, r io.Reader, size int64, progress func(done, total int64)) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -147,4 +148,32 @@ func copyKernel(ctx context.Context, out, base *os.File, img *Image, progress fu
 		}
 	}
 	return out.Truncate(img.size)
+}
+
+// copyRangeKernel copies n bytes of src from off to the start of out with
+// copy_file_range. It returns errNoFastPath, before anything is copied,
+// when the kernel cannot copy between these files.
+func copyRangeKernel(ctx context.Context, out, src *os.File, off, n int64, progress func(done, total int64)) error {
+	inFd, outFd := int(src.Fd()), int(out.Fd())
+	roff, woff := off, int64(0)
+	for woff < n {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		c, err := unix.CopyFileRange(inFd, &roff, outFd, &woff, int(min(kernelChunk, n-woff)), 0)
+		if err != nil {
+			if woff == 0 && (errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EXDEV) ||
+				errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EPERM)) {
+				return errNoFastPath
+			}
+			return fmt.Errorf("copy_file_range at byte %d: %w", roff, err)
+		}
+		if c == 0 {
+			return fmt.Errorf("copy_file_range: the source ended at byte %d, expected %d bytes from %d: %w", roff, n, off, io.ErrUnexpectedEOF)
+		}
+		if progress != nil {
+			progress(woff, n)
+		}
+	}
+	return nil
 }

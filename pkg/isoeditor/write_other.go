@@ -12,3 +12,8 @@ import (
 func writeKernel(context.Context, *os.File, *os.File, *Image, hash.Hash, WriteOptions) (string, error) {
 	return "", errNoFastPath
 }
+
+// copyRangeKernel has no kernel-copy implementation off Linux.
+func copyRangeKernel(context.Context, *os.File, *os.File, int64, int64, func(done, total int64)) error {
+	return errNoFastPath
+}

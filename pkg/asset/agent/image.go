@@ -254,7 +254,8 @@ func (a *AgentISO) stageRootfs(ctx context.Context, dst string) (asset.Staged, e
 }
 
 // stageFromBase writes the file at isoPath in the base ISO, unchanged,
-// next to dst (creating its directory), with its checksum.
+// next to dst (creating its directory), with its checksum; the kernel
+// copies the bytes where it can.
 func stageFromBase(ctx context.Context, r Reporter, base, dst, isoPath string, mode os.FileMode) (*isoeditor.Staged, error) {
 	iso, f, err := isoeditor.OpenFile(base)
 	if err != nil {
@@ -265,19 +266,29 @@ func stageFromBase(ctx context.Context, r Reporter, base, dst, isoPath string, m
 	if err != nil {
 		return nil, fmt.Errorf("base ISO %s: %w", base, err)
 	}
-	return stageReader(ctx, r, dst, io.NewSectionReader(f, off, size), size, mode)
+	return stageWith(r, dst, func(update func(done, total int64)) (*isoeditor.Staged, error) {
+		return isoeditor.WriteFileRangeStaged(ctx, dst, f, off, size, isoeditor.WriteOptions{Perm: mode, Progress: update})
+	})
 }
 
 // stageReader writes size bytes of src next to dst (creating its
 // directory, removing dead runs' temporary files), with its checksum and
 // progress.
 func stageReader(ctx context.Context, r Reporter, dst string, src io.Reader, size int64, mode os.FileMode) (*isoeditor.Staged, error) {
+	return stageWith(r, dst, func(update func(done, total int64)) (*isoeditor.Staged, error) {
+		return isoeditor.WriteReaderStaged(ctx, dst, src, size, isoeditor.WriteOptions{Perm: mode, Progress: update})
+	})
+}
+
+// stageWith prepares dst's directory, removes dead runs' temporary files
+// and runs write with progress shown.
+func stageWith(r Reporter, dst string, write func(update func(done, total int64)) (*isoeditor.Staged, error)) (*isoeditor.Staged, error) {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", filepath.Dir(dst), err)
 	}
 	removeStaleTemps(r, dst)
 	update, finish := r.writeProgress(filepath.Base(dst))
-	st, err := isoeditor.WriteReaderStaged(ctx, dst, src, size, isoeditor.WriteOptions{Perm: mode, Progress: update})
+	st, err := write(update)
 	finish(err == nil)
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", dst, err)
