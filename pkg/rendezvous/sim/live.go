@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -898,25 +897,7 @@ func (l *Live) Handler() http.Handler {
 		w.WriteHeader(201)
 	})
 	handle("GET "+base+"/events", []string{u, wa}, func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		out := []rendezvous.Event{}
-		for _, e := range l.events {
-			if ie := q.Get("infra_env_id"); ie != "" && e.InfraEnvID != ie {
-				continue
-			}
-			if c := q.Get("cluster_id"); c != "" && e.ClusterID != c {
-				continue
-			}
-			if hid := q.Get("host_id"); hid != "" && e.HostID != hid {
-				continue
-			}
-			out = append(out, e)
-		}
-		sort.SliceStable(out, func(i, j int) bool { return out[i].EventTime.Before(out[j].EventTime) })
-		if q.Get("order") == "descending" {
-			slices.Reverse(out)
-		}
-		writeJSON(w, 200, out)
+		writeJSON(w, 200, queryEvents(l.events, r.URL.Query()))
 	})
 	// The lab's own endpoint (not in assisted-service): every request seen.
 	mux.HandleFunc("GET "+LabRequestsPath, func(w http.ResponseWriter, r *http.Request) {

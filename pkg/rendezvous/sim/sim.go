@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -597,24 +598,9 @@ func (s *Simulator) RESTHandler() http.Handler {
 		if !s.authorize(w, r, u, wa) {
 			return
 		}
-		q := r.URL.Query()
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		out := []rendezvous.Event{}
-		for _, e := range s.st.events {
-			if ie := q.Get("infra_env_id"); ie != "" && e.InfraEnvID != ie {
-				continue
-			}
-			if c := q.Get("cluster_id"); c != "" && e.ClusterID != c {
-				continue
-			}
-			out = append(out, e)
-		}
-		sort.SliceStable(out, func(i, j int) bool { return out[i].EventTime.Before(out[j].EventTime) })
-		if q.Get("order") == "descending" {
-			slices.Reverse(out)
-		}
-		writeJSON(w, 200, out)
+		writeJSON(w, 200, queryEvents(s.st.events, r.URL.Query()))
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var hdrs []string
@@ -739,4 +725,28 @@ func failingMsg(p *ClusterVersionPatch) string {
 		return p.Message
 	}
 	return ""
+}
+
+// queryEvents answers GET /v2/events: the events matching the query's
+// infra_env_id, cluster_id and host_id (each when given), by event time,
+// latest first with order=descending.
+func queryEvents(events []rendezvous.Event, q url.Values) []rendezvous.Event {
+	out := []rendezvous.Event{}
+	for _, e := range events {
+		if ie := q.Get("infra_env_id"); ie != "" && e.InfraEnvID != ie {
+			continue
+		}
+		if c := q.Get("cluster_id"); c != "" && e.ClusterID != c {
+			continue
+		}
+		if hid := q.Get("host_id"); hid != "" && e.HostID != hid {
+			continue
+		}
+		out = append(out, e)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].EventTime.Before(out[j].EventTime) })
+	if q.Get("order") == "descending" {
+		slices.Reverse(out)
+	}
+	return out
 }
