@@ -39,9 +39,10 @@ KARG_DEFAULT="rw coreos.liveiso=$VOLID ignition.firstboot ignition.platform.id=m
 # area, so the report always reaches the serial console whatever is embedded.
 KARG_FIXED="console=ttyS0,115200n8 panic=5"
 
-for tool in xorriso mformat mmd mcopy cpio gzip grub-mkimage dpkg-deb apt-get go; do
+for tool in xorriso mformat mmd mcopy cpio gzip grub-mkimage dpkg-deb apt-get; do
   command -v "$tool" >/dev/null || { echo "$0: $tool missing: run hack/install-e2e-deps.sh" >&2; exit 1; }
 done
+command -v go >/dev/null || { echo "$0: go missing: the minimal-ISO data is packed by go run ./hack/packminiso" >&2; exit 1; }
 
 debs=$CACHE/debs
 mkdir -p "$debs"
@@ -76,7 +77,8 @@ fi
 for p in busybox-static isolinux syslinux-common grub-efi-amd64-bin; do fetch "$p"; done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/boot-fixture.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+tmpout="$out.tmp.$$" # the mastered ISO until it is verified
+trap 'rm -rf "$work" "$tmpout"' EXIT
 pkgroot=$work/pkgs
 mkdir -p "$pkgroot"
 for d in "$debs"/*.deb; do dpkg-deb -x "$d" "$pkgroot"; done
@@ -295,7 +297,6 @@ master() { # TREE OUT
     -eltorito-alt-boot -e images/efiboot.img -no-emul-boot -isohybrid-gpt-basdat \
     "$1"
 }
-tmpout="$out.tmp.$$"
 master "$iso" "$tmpout"
 mini=$work/minimal-tree
 cp -a "$iso" "$mini"
