@@ -26,15 +26,23 @@ func writeFullWithMiniso(t testing.TB, o testiso.Options) (string, *testminiso.R
 	return p, res
 }
 
+// openMinimal opens the full ISO at p and its minimal ISO; the file is
+// closed when the test ends.
+func openMinimal(t *testing.T, p string) (*isoeditor.ISO, *isoeditor.Minimal) {
+	t.Helper()
+	iso, f, err := isoeditor.OpenFile(p)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	m, err := iso.Minimal()
+	require.NoError(t, err)
+	return iso, m
+}
+
 // The rebuilt minimal ISO reads back byte for byte at any offset, in any
 // order (forward and backward through the packed data).
 func TestMinimalReadAt(t *testing.T) {
 	p, res := writeFullWithMiniso(t, testiso.Options{Size: 8 << 20})
-	iso, f, err := isoeditor.OpenFile(p)
-	require.NoError(t, err)
-	defer f.Close()
-	m, err := iso.Minimal()
-	require.NoError(t, err)
+	iso, m := openMinimal(t, p)
 	want := res.MinimalBytes
 	require.Equal(t, int64(len(want)), m.Size())
 	assert.Less(t, m.Size(), iso.Size()/2, "the minimal ISO has no rootfs")
@@ -60,11 +68,7 @@ func TestMinimalReadAt(t *testing.T) {
 // the minimal ISO unchanged.
 func TestMinimalEdit(t *testing.T) {
 	p, res := writeFullWithMiniso(t, testiso.Options{Size: 8 << 20})
-	iso, f, err := isoeditor.OpenFile(p)
-	require.NoError(t, err)
-	defer f.Close()
-	m, err := iso.Minimal()
-	require.NoError(t, err)
+	_, m := openMinimal(t, p)
 	cfg := []byte(`{"ignition":{"version":"3.2.0"}}`)
 	const url = "http://10.0.0.1:8080/boot/agent.x86_64-rootfs.img"
 	img, err := m.Edit(isoeditor.Edit{Ignition: cfg, AppendKargs: []string{"console=ttyS0"}}, url)
@@ -112,11 +116,7 @@ func TestMinimalEditDigestMismatch(t *testing.T) {
 	_, err = fw.WriteAt([]byte{0xff, 0xfe}, res.Full.Files["images/pxeboot/initrd.img"].Offset+100)
 	require.NoError(t, err)
 	require.NoError(t, fw.Close())
-	iso, f, err := isoeditor.OpenFile(p)
-	require.NoError(t, err)
-	defer f.Close()
-	m, err := iso.Minimal()
-	require.NoError(t, err)
+	_, m := openMinimal(t, p)
 	img, err := m.Edit(isoeditor.Edit{Ignition: []byte(`{}`)}, "https://example.com/r.img")
 	require.NoError(t, err)
 	out := filepath.Join(t.TempDir(), "agent.x86_64.iso")

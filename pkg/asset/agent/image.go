@@ -257,18 +257,28 @@ func (a *AgentISO) stageRootfs(ctx context.Context, dst string) (asset.Staged, e
 // next to dst (creating its directory), with its checksum; the kernel
 // copies the bytes where it can.
 func stageFromBase(ctx context.Context, r Reporter, base, dst, isoPath string, mode os.FileMode) (*isoeditor.Staged, error) {
-	iso, f, err := isoeditor.OpenFile(base)
+	f, off, size, err := openBaseFile(base, isoPath)
 	if err != nil {
-		return nil, fmt.Errorf("base ISO: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	off, size, err := iso.FileExtent(isoPath)
-	if err != nil {
-		return nil, fmt.Errorf("base ISO %s: %w", base, err)
-	}
 	return stageWith(r, dst, func(update func(done, total int64)) (*isoeditor.Staged, error) {
 		return isoeditor.WriteFileRangeStaged(ctx, dst, f, off, size, isoeditor.WriteOptions{Perm: mode, Progress: update})
 	})
+}
+
+// openBaseFile opens the base ISO and finds the file at isoPath in it; the
+// caller closes f.
+func openBaseFile(base, isoPath string) (f *os.File, off, size int64, err error) {
+	iso, f, err := isoeditor.OpenFile(base)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("base ISO: %w", err)
+	}
+	if off, size, err = iso.FileExtent(isoPath); err != nil {
+		f.Close()
+		return nil, 0, 0, fmt.Errorf("base ISO %s: %w", base, err)
+	}
+	return f, off, size, nil
 }
 
 // stageReader writes size bytes of src next to dst (creating its

@@ -86,6 +86,20 @@ func newImageDir(t *testing.T) (dir, base string) {
 	return dir, base
 }
 
+// assertEmbedsAgentIgnition checks that the ISO at iso embeds exactly the
+// store's agent.ign.
+func assertEmbedsAgentIgnition(t *testing.T, s *asset.Store, iso string) {
+	t.Helper()
+	ign, err := asset.Fetch[*agent.AgentIgnition](context.Background(), s)
+	require.NoError(t, err)
+	edited, f, err := isoeditor.OpenFile(iso)
+	require.NoError(t, err)
+	got, err := edited.EmbeddedIgnition()
+	f.Close()
+	require.NoError(t, err)
+	assert.Equal(t, ign.Config, got)
+}
+
 // The ISO is resolved through the graph like any asset, but written only
 // by Persist: streamed, with the Ignition config of the AgentIgnition asset.
 func TestAgentISOIsWrittenByPersist(t *testing.T) {
@@ -123,14 +137,7 @@ func TestAgentISOIsWrittenByPersist(t *testing.T) {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
 
-	ign, err := asset.Fetch[*agent.AgentIgnition](context.Background(), s)
-	require.NoError(t, err)
-	edited, f, err := isoeditor.OpenFile(out)
-	require.NoError(t, err)
-	got, err := edited.EmbeddedIgnition()
-	f.Close()
-	require.NoError(t, err)
-	assert.Equal(t, ign.Config, got)
+	assertEmbedsAgentIgnition(t, s, out)
 
 	// The image assets stand for one run: none is kept in the state, and
 	// the next run writes the ISO again.

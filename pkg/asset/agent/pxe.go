@@ -175,15 +175,11 @@ func (a *PXEFiles) keep(fn func(ctx context.Context, dst string) (*isoeditor.Sta
 // stageKernel writes the kernel, gunzipped on aarch64.
 func (a *PXEFiles) stageKernel(ctx context.Context, dst string) (asset.Staged, error) {
 	return a.keep(func(ctx context.Context, dst string) (*isoeditor.Staged, error) {
-		iso, f, err := isoeditor.OpenFile(a.Base)
+		f, off, size, err := openBaseFile(a.Base, isoKernel)
 		if err != nil {
-			return nil, fmt.Errorf("base ISO: %w", err)
+			return nil, err
 		}
 		defer f.Close()
-		off, size, err := iso.FileExtent(isoKernel)
-		if err != nil {
-			return nil, fmt.Errorf("base ISO %s: %w", a.Base, err)
-		}
 		br := bufio.NewReader(io.NewSectionReader(f, off, size))
 		var src io.Reader = br
 		if magic, _ := br.Peek(2); a.arch == arch.AArch64 && bytes.Equal(magic, []byte{0x1f, 0x8b}) {
@@ -211,14 +207,9 @@ func (a *PXEFiles) stageInitrd(ctx context.Context, dst string) (asset.Staged, e
 
 // initrd is the PXE initrd's stream and size; closeBase closes the base.
 func (a *PXEFiles) initrd() (r io.Reader, n int64, closeBase func(), err error) {
-	iso, f, err := isoeditor.OpenFile(a.Base)
+	f, off, size, err := openBaseFile(a.Base, isoInitrd)
 	if err != nil {
-		return nil, 0, nil, fmt.Errorf("base ISO: %w", err)
-	}
-	off, size, err := iso.FileExtent(isoInitrd)
-	if err != nil {
-		f.Close()
-		return nil, 0, nil, fmt.Errorf("base ISO %s: %w", a.Base, err)
+		return nil, 0, nil, err
 	}
 	r, n = isoeditor.PXEInitrd(io.NewSectionReader(f, off, size), size, a.archive)
 	return r, n, func() { f.Close() }, nil
@@ -226,15 +217,11 @@ func (a *PXEFiles) initrd() (r io.Reader, n int64, closeBase func(), err error) 
 
 // readBase reads a small file of the base ISO.
 func (a *PXEFiles) readBase(p string) ([]byte, error) {
-	iso, f, err := isoeditor.OpenFile(a.Base)
+	f, off, size, err := openBaseFile(a.Base, p)
 	if err != nil {
-		return nil, fmt.Errorf("base ISO: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	off, size, err := iso.FileExtent(p)
-	if err != nil {
-		return nil, fmt.Errorf("base ISO %s: %w", a.Base, err)
-	}
 	if size > 64<<10 {
 		return nil, fmt.Errorf("base ISO %s: %s is %d bytes; at most 64 KiB expected", a.Base, p, size)
 	}
