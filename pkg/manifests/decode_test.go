@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
 func TestDecodeStrictUnknownFieldNamesLineAndSuggestion(t *testing.T) {
@@ -116,4 +118,37 @@ func FuzzDecodeStrict(f *testing.F) {
 		_, err := SplitManifests("openshift/x.yaml", data)
 		check(err)
 	})
+}
+
+func TestDecodeStrictReadsScalarsAsTextForStringFields(t *testing.T) {
+	var ac AgentConfig
+	_, err := DecodeStrict("agent-config.yaml", []byte("apiVersion: v1beta1\nrendezvousIP: true\nhosts:\n- hostname: a\n- hostname: b\n  interfaces:\n  - name: eth0\n    macAddress: 000000\n  rootDeviceHints: {serialNumber: 12345}\n"), &ac)
+	require.NoError(t, err)
+	assert.Equal(t, "true", ac.RendezvousIP)
+	assert.Equal(t, "000000", ac.Hosts[1].Interfaces[0].MACAddress, "text is kept exactly as written")
+	assert.Equal(t, "12345", ac.Hosts[1].RootDeviceHints.SerialNumber)
+}
+
+func TestDecodeStrictTypeMismatchInListHasIndexAndLine(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"scalar for a list", "apiVersion: v1beta1\nhosts:\n- hostname: a\n  interfaces: 3\n",
+			"agent-config.yaml:4: hosts[0].interfaces: Invalid value: expected a list, got a number"},
+		{"list for a mapping", "apiVersion: v1beta1\nhosts:\n- hostname: a\n  rootDeviceHints: [a]\n",
+			"agent-config.yaml:4: hosts[0].rootDeviceHints: Invalid value: expected a mapping, got a list"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var ac AgentConfig
+			_, err := DecodeStrict(assetdir.AgentConfig, []byte(tc.in), &ac)
+			require.Error(t, err)
+			assert.Equal(t, tc.want, err.Error())
+		})
+	}
+	// Quoted digits and free-form networkConfig stay accepted.
+	var ac AgentConfig
+	_, err := DecodeStrict(assetdir.AgentConfig, []byte("apiVersion: v1beta1\nhosts:\n- hostname: \"123\"\n  networkConfig:\n    interfaces: 3\n"), &ac)
+	require.NoError(t, err)
+	assert.Equal(t, "123", ac.Hosts[0].Hostname)
 }

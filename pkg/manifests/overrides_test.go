@@ -148,3 +148,15 @@ func TestOverridesVSphereLegacyFields(t *testing.T) {
 		"topology": map[string]any{"datacenter": "dc1", "computeCluster": "/dc1/host/cluster1", "datastore": "/dc1/datastore/ds1", "folder": "/dc1/vm/ostest",
 			"networks": []any{"VM Network"}, "resourcePool": "/dc1/host/cluster1/Resources"}}}, p["failureDomains"])
 }
+
+func TestInstallConfigOverrides(t *testing.T) {
+	ic := clusterIC(t)
+	s, err := installConfigOverrides(ic, nil)
+	require.NoError(t, err)
+	assert.Empty(t, s)
+	ic.FIPS = true
+	ic.CPUPartitioningMode = "AllNodes"
+	s, err = installConfigOverrides(ic, nil)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"fips":true,"cpuPartitioningMode":"AllNodes"}`, s)
+}

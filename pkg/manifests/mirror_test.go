@@ -43,3 +43,15 @@ pullSecret:`)
 	assertErrs(t, ValidateInstallConfig(ic, lines),
 		`install-config.yaml:23: imageDigestSources[1].sourcePolicy: Invalid value: "": conflicts with imageDigestSources[0] (NeverContactSource) for the same source quay.io/openshift-release-dev/ocp-release; give every entry of one source the same sourcePolicy`)
 }
+
+func TestGenerateRegistriesConf(t *testing.T) {
+	conf := GenerateRegistriesConf([]ImageDigestSource{{Source: "quay.io/openshift-release-dev/ocp-release",
+		Mirrors: []string{"mirror.local:5000/ocp/release"}, SourcePolicy: "NeverContactSource"}})
+	assert.Contains(t, conf, "[[registry]]\n  location = \"quay.io/openshift-release-dev/ocp-release\"\n  mirror-by-digest-only = true\n  blocked = true\n")
+	assert.Contains(t, conf, "[[registry.mirror]]\n    location = \"mirror.local:5000/ocp/release\"\n")
+	assert.Equal(t, []string{"quay.io/openshift-release-dev/ocp-release"}, RegistriesConfLocations(conf))
+	assert.True(t, MirrorCovers([]ImageDigestSource{{Source: "quay.io/openshift-release-dev/ocp-release"}}, "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64"))
+	assert.True(t, MirrorCovers([]ImageDigestSource{{Source: "quay.io/openshift-release-dev"}}, "quay.io/openshift-release-dev/ocp-release@sha256:abc"))
+	assert.False(t, MirrorCovers([]ImageDigestSource{{Source: "quay.io/other"}}, "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64"))
+	assert.Equal(t, DefaultRegistriesConf, GenerateRegistriesConf(nil))
+}
