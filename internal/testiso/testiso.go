@@ -62,6 +62,9 @@ type Options struct {
 	// Dense writes pseudo-random bytes over the whole filler instead of a
 	// sparse hole (costs real disk and time; used by benchmarks).
 	Dense bool
+	// Kernel, if non-nil, is images/pxeboot/vmlinuz instead of the
+	// synthetic kernel header of Arch.
+	Kernel []byte
 	// Extra are more files, by path (e.g. s390x's "generic.ins").
 	Extra map[string][]byte
 	// InitrdSize is the size of images/pxeboot/initrd.img (pseudo-random
@@ -262,7 +265,11 @@ func Write(f File, o Options) (*Layout, error) {
 		}
 		add("images/ignition.img", &node{data: ig})
 	}
-	add("images/pxeboot/vmlinuz", &node{data: kernel(o.Arch)})
+	k := o.Kernel
+	if k == nil {
+		k = kernel(o.Arch)
+	}
+	add("images/pxeboot/vmlinuz", &node{data: k})
 	initrd := make([]byte, o.InitrdSize)
 	fillPattern(initrd, 3)
 	add("images/pxeboot/initrd.img", &node{data: initrd})
@@ -710,6 +717,10 @@ func kernel(arch string) []byte {
 	}
 	return b
 }
+
+// KernelImage is the synthetic kernel header the image carries for arch
+// (for tests that wrap it, e.g. gzip it as aarch64 RHCOS ships it).
+func KernelImage(arch string) []byte { return kernel(arch) }
 
 // Bytes builds the image in memory (for small images: fuzz seeds, unit tests).
 func Bytes(o Options) ([]byte, *Layout, error) {

@@ -1,8 +1,12 @@
 package agent_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,4 +105,35 @@ func TestPXEFilesS390x(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "* minimal lpar ins file\nimages/agent.s390x-vmlinuz 0x00000000\nimages/agent.s390x-initrd.img 0x02000000\nimages/genericdvd.prm 0x00010480\nimages/agent.s390x-initrd.addrsize 0x00010408\n", string(gotIns))
 	assert.FileExists(t, filepath.Join(ba, "agent.s390x-generic.ins.sha256"))
+}
+
+// On aarch64 a gzip-compressed live kernel is written gunzipped (firmware
+// there boots an uncompressed Image), as upstream does.
+func TestPXEFilesAArch64Gunzip(t *testing.T) {
+	dir := t.TempDir()
+	ic := strings.Replace(icSNO, "controlPlane:\n", "controlPlane:\n  architecture: arm64\n", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.InstallConfig), []byte(ic), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.AgentConfig), []byte(acSimple), 0o644))
+	kernel := testiso.KernelImage("aarch64")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, err := zw.Write(kernel)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	base := filepath.Join(t.TempDir(), "base.iso")
+	_, err = testiso.WriteFile(base, testiso.Options{Size: 4 << 20, Arch: "aarch64", Kernel: gz.Bytes()})
+	require.NoError(t, err)
+	s := imageStore(t, dir, base, agent.Reporter{})
+	for _, a := range agent.PXETargets() {
+		_, err := s.Fetch(context.Background(), a)
+		require.NoError(t, err, a.Name())
+	}
+	require.NoError(t, s.Persist(context.Background(), agent.PXETargets()...))
+	got, err := os.ReadFile(filepath.Join(dir, "boot-artifacts", "agent.aarch64-vmlinuz"))
+	require.NoError(t, err)
+	assert.Equal(t, kernel, got)
+	sum, err := os.ReadFile(filepath.Join(dir, "boot-artifacts", "agent.aarch64-vmlinuz.sha256"))
+	require.NoError(t, err)
+	want := sha256.Sum256(kernel)
+	assert.Equal(t, hex.EncodeToString(want[:])+"  agent.aarch64-vmlinuz\n", string(sum))
 }
