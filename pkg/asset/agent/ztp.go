@@ -165,19 +165,30 @@ type ZTPManifest[T any, K ztpKind[T]] struct {
 	lines manifests.Lines
 }
 
-// ztpKind is what sets one ZTP manifest asset apart from the others.
+// ztpKind is what sets one ZTP manifest asset apart from the others: a
+// type whose spec describes it.
 type ztpKind[T any] interface {
-	// name is the asset's name.
-	name() string
+	spec() ztpSpec[T]
+}
+
+// ztpSpec describes one ZTP manifest asset.
+type ztpSpec[T any] struct {
+	// name is the asset's name, kind the manifest's kind in errors.
+	name, kind string
 	// file is the manifest's path in the asset directory.
-	file() string
+	file string
 	// stateKey is the manifest's key in the asset's state data.
-	stateKey() string
-	dependencies() []asset.Asset
-	generate(p asset.Parents) (*T, error)
+	stateKey string
+	parents  []asset.Asset
+	generate func(asset.Parents) (*T, error)
 	// check normalises and validates a user's copy on its own, returning
-	// warnings; nil when nothing is checked before AgentManifests.
-	check(m *T, lines manifests.Lines) ([]string, error)
+	// warnings; nil when AgentManifests checks it (against the others).
+	check func(*T, manifests.Lines) ([]string, error)
+}
+
+func specOf[T any, K ztpKind[T]]() ztpSpec[T] {
+	var k K
+	return k.spec()
 }
 
 // The ZTP manifests' assets.
@@ -201,15 +212,14 @@ type (
 )
 
 // Name implements asset.Asset.
-func (*ZTPManifest[T, K]) Name() string { var k K; return k.name() }
+func (*ZTPManifest[T, K]) Name() string { return specOf[T, K]().name }
 
 // Dependencies implements asset.Asset.
-func (*ZTPManifest[T, K]) Dependencies() []asset.Asset { var k K; return k.dependencies() }
+func (*ZTPManifest[T, K]) Dependencies() []asset.Asset { return specOf[T, K]().parents }
 
 // Generate implements asset.Asset.
 func (a *ZTPManifest[T, K]) Generate(_ context.Context, p asset.Parents) error {
-	var k K
-	m, err := k.generate(p)
+	m, err := specOf[T, K]().generate(p)
 	if err != nil {
 		return err
 	}
@@ -219,21 +229,23 @@ func (a *ZTPManifest[T, K]) Generate(_ context.Context, p asset.Parents) error {
 
 // Load implements asset.Loader.
 func (a *ZTPManifest[T, K]) Load(d asset.Dir) (bool, error) {
-	var k K
-	b, ok, err := readOptional(d, k.file())
+	sp := specOf[T, K]()
+	b, ok, err := readOptional(d, sp.file)
 	if !ok || err != nil {
 		return false, err
 	}
 	var m T
-	dec, err := manifests.DecodeStrict(k.file(), b, &m)
+	dec, err := manifests.DecodeStrict(sp.file, b, &m)
 	if err != nil {
 		return false, err
 	}
-	warns, err := k.check(&m, dec.Lines)
-	if err != nil {
-		return false, err
+	if sp.check != nil {
+		warns, err := sp.check(&m, dec.Lines)
+		if err != nil {
+			return false, fmt.Errorf("invalid %s configuration: %w", sp.kind, err)
+		}
+		a.Warn = append(a.Warn, warns...)
 	}
-	a.Warn = append(a.Warn, warns...)
 	a.addAll(dec.Warnings)
 	a.Manifest, a.lines = &m, dec.Lines
 	return true, nil
@@ -244,19 +256,18 @@ func (a *ZTPManifest[T, K]) Files() ([]asset.File, error) {
 	if a.Manifest == nil {
 		return nil, nil
 	}
-	var k K
+	file := specOf[T, K]().file
 	b, err := marshalYAML(a.Manifest)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", k.file(), err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	return []asset.File{{Path: k.file(), Data: b, Mode: assetdir.Mode(k.file())}}, nil
+	return []asset.File{{Path: file, Data: b, Mode: assetdir.Mode(file)}}, nil
 }
 
 // MarshalJSON encodes the asset for the state file as
 // {"warnings": [...], "<stateKey>": {...}}, the shape it had when each
 // manifest had its own type, so a state written then reads the same.
 func (a *ZTPManifest[T, K]) MarshalJSON() ([]byte, error) {
-	var k K
 	var b bytes.Buffer
 	b.WriteByte('{')
 	if len(a.Warn) > 0 {
@@ -275,7 +286,7 @@ func (a *ZTPManifest[T, K]) MarshalJSON() ([]byte, error) {
 		if b.Len() > 1 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, "%q:", k.stateKey())
+		fmt.Fprintf(&b, "%q:", specOf[T, K]().stateKey)
 		b.Write(m)
 	}
 	b.WriteByte('}')
@@ -284,7 +295,6 @@ func (a *ZTPManifest[T, K]) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes the asset from the state file.
 func (a *ZTPManifest[T, K]) UnmarshalJSON(data []byte) error {
-	var k K
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(data, &fields); err != nil {
 		return err
@@ -295,12 +305,24 @@ func (a *ZTPManifest[T, K]) UnmarshalJSON(data []byte) error {
 			return err
 		}
 	}
-	if m, ok := fields[k.stateKey()]; ok {
+	if m, ok := fields[specOf[T, K]().stateKey]; ok {
 		if err := json.Unmarshal(m, &a.Manifest); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// fromInstallConfig is the generator of a manifest made from
+// install-config.yaml alone.
+func fromInstallConfig[T any](file string, gen func(*manifests.InstallConfig) *T) func(asset.Parents) (*T, error) {
+	return func(p asset.Parents) (*T, error) {
+		ic, err := needInstallConfig(p, file)
+		if err != nil {
+			return nil, err
+		}
+		return gen(ic), nil
+	}
 }
 
 func needInstallConfig(p asset.Parents, file string) (*manifests.InstallConfig, error) {
@@ -313,117 +335,88 @@ func needInstallConfig(p asset.Parents, file string) (*manifests.InstallConfig, 
 
 type pullSecretKind struct{}
 
-func (pullSecretKind) name() string     { return "Agent PullSecret" }
-func (pullSecretKind) file() string     { return assetdir.PullSecret }
-func (pullSecretKind) stateKey() string { return "secret" }
-func (pullSecretKind) dependencies() []asset.Asset {
-	return []asset.Asset{&InstallConfig{}}
-}
-func (pullSecretKind) generate(p asset.Parents) (*manifests.Secret, error) {
-	ic, err := needInstallConfig(p, assetdir.PullSecret)
-	if err != nil {
-		return nil, err
+func (pullSecretKind) spec() ztpSpec[manifests.Secret] {
+	return ztpSpec[manifests.Secret]{
+		name: "Agent PullSecret", kind: "PullSecret", file: assetdir.PullSecret, stateKey: "secret",
+		parents:  []asset.Asset{&InstallConfig{}},
+		generate: fromInstallConfig(assetdir.PullSecret, manifests.GeneratePullSecret),
+		check: func(s *manifests.Secret, lines manifests.Lines) ([]string, error) {
+			manifests.NormalizeSecret(s)
+			return nil, manifests.ValidateSecret(s, lines)
+		},
 	}
-	return manifests.GeneratePullSecret(ic), nil
-}
-func (pullSecretKind) check(s *manifests.Secret, lines manifests.Lines) ([]string, error) {
-	manifests.NormalizeSecret(s)
-	if err := manifests.ValidateSecret(s, lines); err != nil {
-		return nil, fmt.Errorf("invalid PullSecret configuration: %w", err)
-	}
-	return nil, nil
 }
 
 type infraEnvKind struct{}
 
-func (infraEnvKind) name() string     { return "InfraEnv Config" }
-func (infraEnvKind) file() string     { return assetdir.InfraEnv }
-func (infraEnvKind) stateKey() string { return "infraEnv" }
-func (infraEnvKind) dependencies() []asset.Asset {
-	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &RendezvousIP{}}
-}
-func (infraEnvKind) generate(p asset.Parents) (*manifests.InfraEnv, error) {
-	ic, err := needInstallConfig(p, assetdir.InfraEnv)
-	if err != nil {
-		return nil, err
+func (infraEnvKind) spec() ztpSpec[manifests.InfraEnv] {
+	return ztpSpec[manifests.InfraEnv]{
+		name: "InfraEnv Config", kind: "InfraEnv", file: assetdir.InfraEnv, stateKey: "infraEnv",
+		parents: []asset.Asset{&InstallConfig{}, &AgentConfig{}, &RendezvousIP{}},
+		generate: func(p asset.Parents) (*manifests.InfraEnv, error) {
+			ic, err := needInstallConfig(p, assetdir.InfraEnv)
+			if err != nil {
+				return nil, err
+			}
+			return manifests.GenerateInfraEnv(ic, asset.Get[*AgentConfig](p).Config, asset.Get[*RendezvousIP](p).IP), nil
+		},
+		check: func(ie *manifests.InfraEnv, lines manifests.Lines) ([]string, error) {
+			manifests.NormalizeInfraEnv(ie)
+			return nil, manifests.ValidateInfraEnv(ie, lines)
+		},
 	}
-	return manifests.GenerateInfraEnv(ic, asset.Get[*AgentConfig](p).Config, asset.Get[*RendezvousIP](p).IP), nil
-}
-func (infraEnvKind) check(ie *manifests.InfraEnv, lines manifests.Lines) ([]string, error) {
-	manifests.NormalizeInfraEnv(ie)
-	if err := manifests.ValidateInfraEnv(ie, lines); err != nil {
-		return nil, fmt.Errorf("invalid InfraEnv configuration: %w", err)
-	}
-	return nil, nil
 }
 
 type aciKind struct{}
 
-func (aciKind) name() string     { return "AgentClusterInstall Config" }
-func (aciKind) file() string     { return assetdir.AgentClusterInstall }
-func (aciKind) stateKey() string { return "aci" }
-func (aciKind) dependencies() []asset.Asset {
-	return []asset.Asset{&InstallConfig{}, &AgentHosts{}, &ReleasePayload{}, &RendezvousIP{}}
-}
-func (aciKind) generate(p asset.Parents) (*manifests.AgentClusterInstall, error) {
-	ic, err := needInstallConfig(p, assetdir.AgentClusterInstall)
-	if err != nil {
-		return nil, err
+func (aciKind) spec() ztpSpec[manifests.AgentClusterInstall] {
+	return ztpSpec[manifests.AgentClusterInstall]{
+		name: "AgentClusterInstall Config", kind: "AgentClusterInstall", file: assetdir.AgentClusterInstall, stateKey: "aci",
+		parents: []asset.Asset{&InstallConfig{}, &AgentHosts{}, &ReleasePayload{}, &RendezvousIP{}},
+		generate: func(p asset.Parents) (*manifests.AgentClusterInstall, error) {
+			ic, err := needInstallConfig(p, assetdir.AgentClusterInstall)
+			if err != nil {
+				return nil, err
+			}
+			return manifests.GenerateAgentClusterInstall(ic, asset.Get[*AgentHosts](p).Hosts,
+				asset.Get[*ReleasePayload](p).Version, asset.Get[*RendezvousIP](p).IP)
+		},
+		check: func(aci *manifests.AgentClusterInstall, lines manifests.Lines) ([]string, error) {
+			warns := manifests.NormalizeACI(aci)
+			return warns, manifests.ValidateACI(aci, lines)
+		},
 	}
-	return manifests.GenerateAgentClusterInstall(ic, asset.Get[*AgentHosts](p).Hosts,
-		asset.Get[*ReleasePayload](p).Version, asset.Get[*RendezvousIP](p).IP)
-}
-func (aciKind) check(aci *manifests.AgentClusterInstall, lines manifests.Lines) ([]string, error) {
-	warns := manifests.NormalizeACI(aci)
-	if err := manifests.ValidateACI(aci, lines); err != nil {
-		return nil, fmt.Errorf("invalid AgentClusterInstall configuration: %w", err)
-	}
-	return warns, nil
 }
 
 type clusterDeploymentKind struct{}
 
-func (clusterDeploymentKind) name() string     { return "ClusterDeployment Config" }
-func (clusterDeploymentKind) file() string     { return assetdir.ClusterDeployment }
-func (clusterDeploymentKind) stateKey() string { return "cd" }
-func (clusterDeploymentKind) dependencies() []asset.Asset {
-	return []asset.Asset{&InstallConfig{}}
-}
-func (clusterDeploymentKind) generate(p asset.Parents) (*manifests.ClusterDeployment, error) {
-	ic, err := needInstallConfig(p, assetdir.ClusterDeployment)
-	if err != nil {
-		return nil, err
+func (clusterDeploymentKind) spec() ztpSpec[manifests.ClusterDeployment] {
+	return ztpSpec[manifests.ClusterDeployment]{
+		name: "ClusterDeployment Config", kind: "ClusterDeployment", file: assetdir.ClusterDeployment, stateKey: "cd",
+		parents:  []asset.Asset{&InstallConfig{}},
+		generate: fromInstallConfig(assetdir.ClusterDeployment, manifests.GenerateClusterDeployment),
+		check: func(cd *manifests.ClusterDeployment, lines manifests.Lines) ([]string, error) {
+			return nil, manifests.ValidateClusterDeployment(cd, lines)
+		},
 	}
-	return manifests.GenerateClusterDeployment(ic), nil
-}
-func (clusterDeploymentKind) check(cd *manifests.ClusterDeployment, lines manifests.Lines) ([]string, error) {
-	if err := manifests.ValidateClusterDeployment(cd, lines); err != nil {
-		return nil, fmt.Errorf("invalid ClusterDeployment configuration: %w", err)
-	}
-	return nil, nil
 }
 
 type clusterImageSetKind struct{}
 
-func (clusterImageSetKind) name() string     { return "ClusterImageSet Config" }
-func (clusterImageSetKind) file() string     { return assetdir.ClusterImageSet }
-func (clusterImageSetKind) stateKey() string { return "cis" }
-func (clusterImageSetKind) dependencies() []asset.Asset {
-	return []asset.Asset{&InstallConfig{}, &ReleasePayload{}}
-}
-
-// generate needs no install-config: only its namespace, when there is one.
-func (clusterImageSetKind) generate(p asset.Parents) (*manifests.ClusterImageSet, error) {
-	ns := ""
-	if ic := asset.Get[*InstallConfig](p).Config; ic != nil {
-		ns = ic.Metadata.Namespace
+// spec: the generator needs no install-config, only its namespace when
+// there is one; a user's copy is checked by AgentManifests, against the
+// release.
+func (clusterImageSetKind) spec() ztpSpec[manifests.ClusterImageSet] {
+	return ztpSpec[manifests.ClusterImageSet]{
+		name: "ClusterImageSet Config", kind: "ClusterImageSet", file: assetdir.ClusterImageSet, stateKey: "cis",
+		parents: []asset.Asset{&InstallConfig{}, &ReleasePayload{}},
+		generate: func(p asset.Parents) (*manifests.ClusterImageSet, error) {
+			ns := ""
+			if ic := asset.Get[*InstallConfig](p).Config; ic != nil {
+				ns = ic.Metadata.Namespace
+			}
+			r := asset.Get[*ReleasePayload](p)
+			return manifests.GenerateClusterImageSet(ns, r.Pinned, r.Version), nil
+		},
 	}
-	r := asset.Get[*ReleasePayload](p)
-	return manifests.GenerateClusterImageSet(ns, r.Pinned, r.Version), nil
-}
-
-// check leaves a user's copy to AgentManifests, which checks it against
-// the release.
-func (clusterImageSetKind) check(*manifests.ClusterImageSet, manifests.Lines) ([]string, error) {
-	return nil, nil
 }
