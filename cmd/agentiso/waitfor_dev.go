@@ -29,6 +29,7 @@ type simulateOptions struct {
 	listen     string
 	kubeListen string
 	speed      float64
+	hold       bool
 }
 
 func newDevSimulateCmd(g *globals) *cobra.Command {
@@ -43,12 +44,16 @@ checked against the public key in --dir like the real service (401/403).
 
 --scenario takes a YAML file or a built-in name: ` + strings.Join(sim.BuiltinNames(), ", ") + `.
 --speed N plays N scenario seconds per real second; run wait-for with the
-same --time-scale. Listen addresses default to .agentiso/dev-sim.json
+same --time-scale. --hold-until-seen (for tests at high speed on a busy
+machine) never lets the scenario pass a REST API state that no client has
+been served yet: the scenario clock waits for the poller, up to ` + sim.DefaultHoldTimeout.String() + `
+of real time per step. Listen addresses default to .agentiso/dev-sim.json
 (written by 'dev init-dir --local'), else <rendezvousIP>:8090 and the
 kubeconfig server's host:port. Runs until interrupted.`,
 		Example: `  agentiso dev init-dir --dir demo --rendezvous-ip 127.0.0.1 --local
   agentiso dev simulate --dir demo --scenario ha-happy --speed 60 &
-  agentiso wait-for install-complete --dir demo --time-scale 60`,
+  agentiso wait-for install-complete --dir demo --time-scale 60
+  agentiso dev simulate --dir demo --scenario sno-happy --speed 300 --hold-until-seen &`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd.Context(), g, *o) },
 	}
@@ -56,6 +61,7 @@ kubeconfig server's host:port. Runs until interrupted.`,
 	cmd.Flags().StringVar(&o.listen, "listen", "", "REST API listen address host:port")
 	cmd.Flags().StringVar(&o.kubeListen, "kube-listen", "", "Kubernetes API listen address host:port")
 	cmd.Flags().Float64Var(&o.speed, "speed", 1, "scenario seconds per real second")
+	cmd.Flags().BoolVar(&o.hold, "hold-until-seen", false, "hold each REST API state until a client has been served it (at most "+sim.DefaultHoldTimeout.String()+" per step)")
 	_ = cmd.MarkFlagRequired("scenario")
 	return cmd
 }
@@ -115,13 +121,13 @@ func runSimulate(ctx context.Context, g *globals, o simulateOptions) error {
 		return &exitError{code: 1, err: err}
 	}
 	s, err := sim.New(sim.Config{
-		Scenario: sc, Speed: o.speed, PublicKey: pub, RESTAddr: restAddr, KubeAddr: kubeAddr,
+		Scenario: sc, Speed: o.speed, HoldUntilSeen: o.hold, PublicKey: pub, RESTAddr: restAddr, KubeAddr: kubeAddr,
 		KubeServerCert: cert, ClientCAs: pool, ClusterName: clusterName, BaseDomain: baseDomain, Log: g.log,
 	})
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
-	g.log.Info("simulating", "scenario", sc.Name, "speed", o.speed, "rest", "http://"+s.RESTAddr()+rendezvous.APIPath, "kube", "https://"+s.KubeAddr())
+	g.log.Info("simulating", "scenario", sc.Name, "speed", o.speed, "hold", o.hold, "rest", "http://"+s.RESTAddr()+rendezvous.APIPath, "kube", "https://"+s.KubeAddr())
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := s.Run(ctx); err != nil {

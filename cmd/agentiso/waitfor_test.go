@@ -37,7 +37,7 @@ func startDirSim(t *testing.T, dir string, sc *sim.Scenario, speed float64) *sim
 	require.NoError(t, err)
 	pool, err := sim.ClientCAPool(in.signers)
 	require.NoError(t, err)
-	s, err := sim.New(sim.Config{Scenario: sc, Speed: speed, PublicKey: pub, RESTAddr: in.dev.RESTAddr, KubeAddr: in.dev.KubeAddr,
+	s, err := sim.New(sim.Config{Scenario: sc, Speed: speed, HoldUntilSeen: true, PublicKey: pub, RESTAddr: in.dev.RESTAddr, KubeAddr: in.dev.KubeAddr,
 		KubeServerCert: cert, ClientCAs: pool, ClusterName: in.dev.ClusterName, BaseDomain: in.dev.BaseDomain})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -41,7 +41,35 @@ type Config struct {
 	// ClusterName and BaseDomain make the console URL.
 	ClusterName, BaseDomain string
 	Log                     *slog.Logger
+	// HoldUntilSeen keeps the scenario from skipping REST states when the
+	// machine is slow: a step is not applied before every REST state of
+	// the steps before it has been served to a client at least once (see
+	// holdKinds). Scenario time is then the later of the scaled wall time
+	// and the time the earlier states were seen; later steps keep their
+	// spacing, so an outage still lasts its scaled length. With it the REST
+	// listener stays open while the scenario says "down", and a request
+	// then has its connection reset, which is how the simulator sees that a
+	// client looked. Only the REST API is held: Kubernetes states and the
+	// timing of steps that change nothing visible are as without it.
+	HoldUntilSeen bool
+	// HoldTimeout bounds one hold, for a client that stops reading what a
+	// step changed (wait-for stops polling REST after bootstrap). <= 0 means
+	// DefaultHoldTimeout.
+	HoldTimeout time.Duration
 }
+
+// DefaultHoldTimeout is how long, at most, HoldUntilSeen holds one step.
+const DefaultHoldTimeout = 10 * time.Second
+
+// holdKinds are the REST observations a step may wait for.
+type holdKinds uint8
+
+const (
+	seeCluster holdKinds = 1 << iota // GET /clusters or /clusters/{id}
+	seeHosts                         // the same with hosts, or GET /infra-envs/{id}/hosts
+	seeEvents                        // GET /events
+	seeDown                          // a request refused because the API is down
+)
 
 // Request records one REST request: which credential headers it carried and the answer.
 type Request struct {
@@ -60,6 +88,12 @@ type Simulator struct {
 	next     int
 	st       state
 	requests []Request
+	// With HoldUntilSeen: what the last applied step still waits to have
+	// served, how far (wall time) later steps have been pushed back, and a
+	// wake-up for Run when a hold ends.
+	pending holdKinds
+	shift   time.Duration
+	wake    chan struct{}
 
 	restAddr, kubeAddr string
 	restSrv, kubeSrv   *http.Server
@@ -104,7 +138,10 @@ func New(cfg Config) (*Simulator, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Simulator{cfg: cfg, log: cfg.Log, start: time.Now()}
+	if cfg.HoldTimeout <= 0 {
+		cfg.HoldTimeout = DefaultHoldTimeout
+	}
+	s := &Simulator{cfg: cfg, log: cfg.Log, start: time.Now(), wake: make(chan struct{}, 1)}
 	s.st.cluster = rendezvous.Cluster{Kind: "Cluster", ID: ClusterID, Href: "/api/assisted-install/v2/clusters/" + ClusterID,
 		Name: cfg.ClusterName, BaseDNSDomain: cfg.BaseDomain}
 	var err error
@@ -161,40 +198,116 @@ func (s *Simulator) Run(ctx context.Context) error {
 	s.mu.Unlock()
 	defer s.setREST(false)
 	defer s.setKube(false)
-	for _, st := range s.cfg.Scenario.Steps {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(time.Until(s.due(st))):
-		}
+	for {
 		s.mu.Lock()
 		s.catchUpLocked()
 		restUp, kubeUp := s.st.restUp, s.st.kubeUp
+		done := s.next >= len(s.cfg.Scenario.Steps)
+		var wakeAt time.Time
+		if !done {
+			wakeAt = s.due(s.cfg.Scenario.Steps[s.next])
+			if !wakeAt.After(time.Now()) { // held
+				wakeAt = wakeAt.Add(s.cfg.HoldTimeout)
+			}
+		}
 		s.mu.Unlock()
-		s.log.Debug("scenario step", "at", time.Duration(st.At).String(), "rest", restUp, "kube", kubeUp)
-		if err := s.setREST(restUp); err != nil {
+		// With HoldUntilSeen the listener stays open so that requests
+		// during an outage are seen (and reset by gate).
+		if err := s.setREST(restUp || s.cfg.HoldUntilSeen); err != nil {
 			return err
 		}
 		if err := s.setKube(kubeUp); err != nil {
 			return err
+		}
+		if done {
+			break
+		}
+		t := time.NewTimer(time.Until(wakeAt))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		case <-s.wake:
+			t.Stop()
 		}
 	}
 	<-ctx.Done()
 	return nil
 }
 
+// due is the wall time at which st is due, later steps pushed back by holds.
 func (s *Simulator) due(st Step) time.Time {
-	return s.start.Add(time.Duration(float64(st.At) / s.cfg.Speed))
+	return s.start.Add(time.Duration(float64(st.At)/s.cfg.Speed) + s.shift)
 }
 
-// catchUpLocked applies every step that is due.
+// catchUpLocked applies every step that is due and not held.
 func (s *Simulator) catchUpLocked() {
 	now := time.Now()
 	steps := s.cfg.Scenario.Steps
-	for s.next < len(steps) && !s.due(steps[s.next]).After(now) {
+	for s.next < len(steps) {
+		due := s.due(steps[s.next])
+		if due.After(now) {
+			return
+		}
+		if s.pending != 0 {
+			if now.Sub(due) < s.cfg.HoldTimeout {
+				return
+			}
+			s.log.Debug("scenario hold timed out", "at", time.Duration(steps[s.next].At).String(), "unseen", int(s.pending))
+		}
+		if s.cfg.HoldUntilSeen {
+			// The step applies now: push it and the later ones back.
+			s.shift += now.Sub(due)
+		}
 		s.applyLocked(steps[s.next])
 		s.next++
+		s.log.Debug("scenario step", "at", time.Duration(steps[s.next-1].At).String(), "rest", s.st.restUp, "kube", s.st.kubeUp)
 	}
+}
+
+// seenLocked records that a client was served what kinds show; when
+// nothing is left to see, Run is woken to apply the next step.
+func (s *Simulator) seenLocked(kinds holdKinds) {
+	if s.pending == 0 {
+		return
+	}
+	s.pending &^= kinds
+	if s.pending == 0 {
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// holdFor is what a client must be served after st is applied before the
+// next step may apply: what st changed that the REST API shows, everything
+// it shows when st brought it up, or a refused request when st took it
+// down (or left it down at the start). wasUp is whether the REST API was up
+// before st, first whether st is the first step, events how many events
+// there were before st.
+func (s *Simulator) holdFor(st Step, wasUp, first bool, events int) holdKinds {
+	if !s.cfg.HoldUntilSeen {
+		return 0
+	}
+	if !s.st.restUp {
+		if wasUp || first {
+			return seeDown
+		}
+		return 0
+	}
+	var k holdKinds
+	if s.st.registered && (!wasUp || st.Cluster != nil) {
+		k |= seeCluster
+	}
+	if len(s.st.hosts) > 0 && (!wasUp || len(st.Hosts) > 0) {
+		k |= seeHosts
+	}
+	if len(s.st.events) > 0 && (!wasUp || len(s.st.events) > events) {
+		k |= seeEvents
+	}
+	return k
 }
 
 // gate answers with a dropped connection when the scenario says the API is
@@ -205,6 +318,8 @@ func (s *Simulator) gate(w http.ResponseWriter, kube bool) bool {
 	up := s.st.restUp
 	if kube {
 		up = s.st.kubeUp
+	} else if !up {
+		s.seenLocked(seeDown)
 	}
 	s.mu.Unlock()
 	if up {
@@ -212,6 +327,9 @@ func (s *Simulator) gate(w http.ResponseWriter, kube bool) bool {
 	}
 	if hj, ok := w.(http.Hijacker); ok {
 		if c, _, err := hj.Hijack(); err == nil {
+			if tc, ok := c.(*net.TCPConn); ok {
+				_ = tc.SetLinger(0) // a reset, the nearest to a refused connection
+			}
 			_ = c.Close()
 			return false
 		}
@@ -340,6 +458,8 @@ func defaultHostStatusInfo(status string) string {
 }
 
 func (s *Simulator) applyLocked(st Step) {
+	wasUp, first, events := s.st.restUp, s.next == 0, len(s.st.events)
+	defer func() { s.pending = s.holdFor(st, wasUp, first, events) }()
 	now := s.scenarioTime(st.At)
 	switch st.REST {
 	case "up":
@@ -480,6 +600,13 @@ func (s *Simulator) clusterLocked(withHosts bool) rendezvous.Cluster {
 	return c
 }
 
+func clusterKinds(withHosts bool) holdKinds {
+	if withHosts {
+		return seeCluster | seeHosts
+	}
+	return seeCluster
+}
+
 func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
@@ -570,7 +697,9 @@ func (s *Simulator) RESTHandler() http.Handler {
 		defer s.mu.Unlock()
 		out := []rendezvous.Cluster{}
 		if s.st.registered {
-			out = append(out, s.clusterLocked(r.URL.Query().Get("with_hosts") == "true"))
+			withHosts := r.URL.Query().Get("with_hosts") == "true"
+			out = append(out, s.clusterLocked(withHosts))
+			s.seenLocked(clusterKinds(withHosts))
 		}
 		writeJSON(w, 200, out)
 	})
@@ -584,7 +713,9 @@ func (s *Simulator) RESTHandler() http.Handler {
 			writeJSON(w, 404, rendezvous.APIError{Kind: "Error", ID: 404, Href: r.URL.Path, Code: "404", Reason: "cluster " + r.PathValue("id") + " can not be found"})
 			return
 		}
-		writeJSON(w, 200, s.clusterLocked(r.URL.Query().Get("exclude-hosts") != "true"))
+		withHosts := r.URL.Query().Get("exclude-hosts") != "true"
+		writeJSON(w, 200, s.clusterLocked(withHosts))
+		s.seenLocked(clusterKinds(withHosts))
 	})
 	mux.HandleFunc("GET "+base+"/infra-envs/{id}/hosts", func(w http.ResponseWriter, r *http.Request) {
 		if !s.authorize(w, r, u, a) {
@@ -593,6 +724,7 @@ func (s *Simulator) RESTHandler() http.Handler {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		writeJSON(w, 200, s.clusterLocked(true).Hosts)
+		s.seenLocked(seeHosts)
 	})
 	mux.HandleFunc("GET "+base+"/events", func(w http.ResponseWriter, r *http.Request) {
 		if !s.authorize(w, r, u, wa) {
@@ -601,6 +733,7 @@ func (s *Simulator) RESTHandler() http.Handler {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		writeJSON(w, 200, queryEvents(s.st.events, r.URL.Query()))
+		s.seenLocked(seeEvents)
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var hdrs []string

@@ -56,14 +56,20 @@ func getFixture(t *testing.T) fixture {
 // startSim runs a simulator on loopback ports until the test ends.
 func startSim(t *testing.T, sc *Scenario, speed float64) *Simulator {
 	t.Helper()
+	return startSimWith(t, Config{Scenario: sc, Speed: speed})
+}
+
+// startSimWith fills in the addresses and credentials of cfg and runs it until the test ends.
+func startSimWith(t *testing.T, cfg Config) *Simulator {
+	t.Helper()
 	f := getFixture(t)
 	pub, err := f.auth.ECPublicKey()
 	require.NoError(t, err)
-	cert := f.cert
 	pool, err := ClientCAPool(f.signers)
 	require.NoError(t, err)
-	s, err := New(Config{Scenario: sc, Speed: speed, PublicKey: pub, RESTAddr: "127.0.0.1:0", KubeAddr: "127.0.0.1:0",
-		KubeServerCert: cert, ClientCAs: pool, ClusterName: "ocp", BaseDomain: "example.com"})
+	cfg.PublicKey, cfg.RESTAddr, cfg.KubeAddr, cfg.KubeServerCert, cfg.ClientCAs = pub, "127.0.0.1:0", "127.0.0.1:0", f.cert, pool
+	cfg.ClusterName, cfg.BaseDomain = "ocp", "example.com"
+	s, err := New(cfg)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -115,7 +121,7 @@ func TestScenarios(t *testing.T) {
 			t.Parallel()
 			sc, err := Builtin(name)
 			require.NoError(t, err)
-			s := startSim(t, sc, speed)
+			s := startSimWith(t, Config{Scenario: sc, Speed: speed, HoldUntilSeen: true})
 			rc, err := rendezvous.NewClient("http://"+s.RESTAddr()+rendezvous.APIPath, f.auth.WatcherAuthToken, 5*time.Second, nil)
 			require.NoError(t, err)
 			kc, err := rendezvous.NewKubeClient(f.kc, "https://"+s.KubeAddr(), 5*time.Second)
@@ -298,6 +304,106 @@ func TestRESTOutageIsConnectionRefused(t *testing.T) {
 		return err != nil && strings.Contains(err.Error(), "refused")
 	}, 2*time.Second, 5*time.Millisecond)
 	require.Eventually(t, ok, 2*time.Second, 5*time.Millisecond, "the API comes back on the same address")
+}
+
+// holdScenario reboots a host and then takes the REST API down 10
+// scenario seconds later: at speed 1000, 10 ms of wall time.
+const holdScenario = `steps:
+- {at: 0s, rest: up, cluster: {status: installing}, hosts: [{name: m0, role: master, status: installing-in-progress, stage: Installing}]}
+- {at: 10s, hosts: [{name: m0, stage: Rebooting}]}
+- {at: 20s, rest: down}
+- {at: 30s, kube: up}
+`
+
+// watcher returns a REST client with the watcher token.
+func watcher(t *testing.T, s *Simulator) *rendezvous.Client {
+	t.Helper()
+	c, err := rendezvous.NewClient("http://"+s.RESTAddr()+rendezvous.APIPath, getFixture(t).auth.WatcherAuthToken, time.Second, nil)
+	require.NoError(t, err)
+	return c
+}
+
+// stage polls the cluster and the events as wait-for does and returns the
+// host's stage, or "down" when the REST API does not answer.
+func stage(t *testing.T, c *rendezvous.Client) string {
+	t.Helper()
+	ctx := context.Background()
+	cl, err := c.GetCluster(ctx, ClusterID)
+	if err != nil {
+		return "down"
+	}
+	_, err = c.ListEvents(ctx, InfraEnvID)
+	require.NoError(t, err)
+	require.Len(t, cl.Hosts, 1)
+	return cl.Hosts[0].Progress.CurrentStage
+}
+
+// A poller that is late (a loaded machine) still sees every REST state of
+// the scenario, in order, with HoldUntilSeen.
+func TestHoldUntilSeenServesEveryState(t *testing.T) {
+	sc, err := ParseScenario("hold", []byte(holdScenario))
+	require.NoError(t, err)
+	s := startSimWith(t, Config{Scenario: sc, Speed: 1000, HoldUntilSeen: true})
+	c := watcher(t, s)
+	// The whole scenario is due after 30 ms; the client looks only now.
+	time.Sleep(200 * time.Millisecond)
+	assert.Equal(t, "Installing", stage(t, c))
+	time.Sleep(100 * time.Millisecond)
+	assert.Equal(t, "Rebooting", stage(t, c), "the reboot is held until a client was served it")
+	cl, err := c.GetCluster(context.Background(), ClusterID)
+	if err == nil { // the outage may already have begun, but not before 10 ms
+		assert.Equal(t, "Rebooting", cl.Hosts[0].Progress.CurrentStage)
+	}
+	require.Eventually(t, func() bool { return stage(t, c) == "down" }, 2*time.Second, 5*time.Millisecond)
+
+	// Without the hold the same late client finds the API gone.
+	s = startSimWith(t, Config{Scenario: sc, Speed: 1000})
+	c = watcher(t, s)
+	time.Sleep(200 * time.Millisecond)
+	assert.Equal(t, "down", stage(t, c))
+}
+
+// The state before the REST API first comes up (nothing answers) is a state
+// too: a client that starts late still finds the API down first.
+func TestHoldUntilSeenInitialOutage(t *testing.T) {
+	sc, err := ParseScenario("late", []byte("steps: [{at: 0s}, {at: 1s, rest: up, cluster: {status: ready}}]\n"))
+	require.NoError(t, err)
+	s := startSimWith(t, Config{Scenario: sc, Speed: 1000, HoldUntilSeen: true})
+	c := watcher(t, s)
+	time.Sleep(100 * time.Millisecond)
+	_, err = c.ListInfraEnvs(context.Background())
+	require.Error(t, err, "the first request finds the API down")
+	assert.NotContains(t, err.Error(), "refused", "the listener stays open so the outage can be seen")
+	require.Eventually(t, func() bool { _, err := c.ListInfraEnvs(context.Background()); return err == nil }, 2*time.Second, 5*time.Millisecond)
+}
+
+// An outage still lasts its scaled length after the hold: the hold shifts
+// later steps, it does not shorten them.
+func TestHoldUntilSeenKeepsGaps(t *testing.T) {
+	sc, err := ParseScenario("gap", []byte("steps: [{at: 0s, rest: up}, {at: 1s, rest: down}, {at: 4s, rest: up}]\n"))
+	require.NoError(t, err)
+	s := startSimWith(t, Config{Scenario: sc, Speed: 10, HoldUntilSeen: true})
+	c := watcher(t, s)
+	up := func() bool { _, err := c.ListInfraEnvs(context.Background()); return err == nil }
+	require.Eventually(t, up, 2*time.Second, 2*time.Millisecond)
+	require.Eventually(t, func() bool { return !up() }, 2*time.Second, 2*time.Millisecond)
+	down := time.Now()
+	require.Eventually(t, up, 2*time.Second, 2*time.Millisecond)
+	assert.GreaterOrEqual(t, time.Since(down), 250*time.Millisecond, "3 scenario seconds at speed 10 is 300 ms")
+}
+
+// A hold is bounded: with no client at all the scenario still plays to
+// its end after HoldTimeout per held step.
+func TestHoldUntilSeenTimesOut(t *testing.T) {
+	sc, err := ParseScenario("hold", []byte(holdScenario))
+	require.NoError(t, err)
+	s := startSimWith(t, Config{Scenario: sc, Speed: 1000, HoldUntilSeen: true, HoldTimeout: 20 * time.Millisecond})
+	require.Eventually(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.next == len(sc.Steps) && s.st.kubeUp
+	}, 2*time.Second, 5*time.Millisecond)
+	assert.Equal(t, "down", stage(t, watcher(t, s)))
 }
 
 func FuzzParseScenario(f *testing.F) {
