@@ -196,13 +196,20 @@ type devInitOptions struct {
 	local        bool
 }
 
-func freeLoopbackAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
+// freeLoopbackAddrs picks n distinct free loopback ports. The listeners
+// stay open until all are picked: closed one by one, the kernel may hand
+// out the same port twice.
+func freeLoopbackAddrs(n int) ([]string, error) {
+	var addrs []string
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer ln.Close()
+		addrs = append(addrs, ln.Addr().String())
 	}
-	a := ln.Addr().String()
-	return a, ln.Close()
+	return addrs, nil
 }
 
 // writeDevInputs generates credentials and writes every file wait-for and
@@ -231,12 +238,11 @@ func writeDevInputs(o devInitOptions) error {
 	}
 	if o.local {
 		ds := devSim{ClusterName: o.clusterName, BaseDomain: o.baseDomain}
-		if ds.RESTAddr, err = freeLoopbackAddr(); err != nil {
+		addrs, err := freeLoopbackAddrs(2)
+		if err != nil {
 			return err
 		}
-		if ds.KubeAddr, err = freeLoopbackAddr(); err != nil {
-			return err
-		}
+		ds.RESTAddr, ds.KubeAddr = addrs[0], addrs[1]
 		kc.Clusters[0].Cluster.Server = "https://" + ds.KubeAddr
 		b, err := json.MarshalIndent(ds, "", "  ")
 		if err != nil {

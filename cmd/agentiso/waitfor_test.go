@@ -170,3 +170,15 @@ func TestWaitForCorruptStateSaysUnreadable(t *testing.T) {
 	assert.ErrorContains(t, err, "unreadable")
 	assert.NotContains(t, err.Error(), "is missing")
 }
+
+// The REST and Kubernetes ports of `dev init-dir --local` are never the
+// same port: picked one after the other with the first closed, they could be.
+func TestFreeLoopbackAddrsDistinct(t *testing.T) {
+	for range 200 {
+		addrs, err := freeLoopbackAddrs(2)
+		require.NoError(t, err)
+		require.Len(t, addrs, 2)
+		require.NotEqual(t, addrs[0], addrs[1])
+		assert.True(t, strings.HasPrefix(addrs[0], "127.0.0.1:"), addrs[0])
+	}
+}
