@@ -100,6 +100,9 @@ type world struct {
 	route          Route
 	operators      []ClusterOperator
 	restCalls      int
+	// eventsLatency[i] is how long the i-th ListEvents call takes on the clock.
+	eventsLatency []time.Duration
+	eventsCalls   int
 }
 
 type step struct {
@@ -150,6 +153,12 @@ func (w *world) ListEvents(_ context.Context, id string) ([]Event, error) {
 	if !w.restUp {
 		return nil, errRefused
 	}
+	if w.eventsCalls < len(w.eventsLatency) {
+		w.clock.mu.Lock()
+		w.clock.now = w.clock.now.Add(w.eventsLatency[w.eventsCalls])
+		w.clock.mu.Unlock()
+	}
+	w.eventsCalls++
 	return w.events, nil
 }
 

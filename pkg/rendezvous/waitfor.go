@@ -372,7 +372,12 @@ func (w *Waiter) monitorREST(ctx context.Context, infraEnvs []InfraEnv) error {
 			return errors.New("Unable to retrieve cluster metadata from Agent Rest API: no clusterID known for the cluster")
 		}
 	}
+	// The ready rule needs two instants the status is known at: a
+	// slow answer or a slow events call must not count as time in ready.
+	// asked is no later than the moment the status was read, answered no earlier.
+	asked := w.o.Clock.Now()
 	c, err := w.o.REST.GetCluster(ctx, w.clusterID)
+	answered := w.o.Clock.Now()
 	if err != nil {
 		//lint:ignore ST1005 upstream's wording, which users search their logs for (docs/wait-for.md)
 		return &apiError{fmt.Errorf("Unable to retrieve cluster metadata from Agent Rest API: %w", err)}
@@ -412,16 +417,15 @@ func (w *Waiter) monitorREST(ctx context.Context, infraEnvs []InfraEnv) error {
 		}
 	}
 
-	now := w.o.Clock.Now()
 	switch c.Status {
 	case ClusterReady:
 		if prev == ClusterPreparing {
-			w.readySince = now
+			w.readySince = answered
 			return errors.New("failed to prepare cluster installation, retrying")
 		}
 		if w.readySince.IsZero() {
-			w.readySince = now
-		} else if now.Sub(w.readySince) > ReadyStuckAfter {
+			w.readySince = answered
+		} else if asked.Sub(w.readySince) > ReadyStuckAfter {
 			return &fatalError{errors.New("failed to progress after all hosts available")}
 		}
 		return valErr

@@ -116,6 +116,20 @@ func TestReadyBrieflyIsFine(t *testing.T) {
 	assert.Contains(t, err.Error(), "timed out", "only the timeout ends this wait")
 }
 
+// Rule: time spent waiting for an answer is not time in ready. Ready at
+// 0-50 s; the poll at 2 s reads ready and then waits 70 s for the events:
+// the status was known to be ready at 0 s and 2 s only, not for a minute.
+func TestReadySlowAnswerIsNotStuck(t *testing.T) {
+	c := newFakeClock()
+	w := newWorld(c, step{0, restUp}, step{0, status(ClusterReady)}, step{50 * time.Second, status(ClusterInstalling)})
+	w.eventsLatency = []time.Duration{0, 70 * time.Second}
+	r := &recordReporter{}
+	wt := newTestWaiter(w, c, r, func(o *Options) { o.BootstrapTimeout = 5 * time.Minute })
+	err := wt.WaitForBootstrapComplete(context.Background())
+	assert.Contains(t, err.Error(), "timed out", "only the timeout ends this wait")
+	assert.Equal(t, 1, r.count("Cluster installation in progress"))
+}
+
 // Rule: back to ready from preparing -> non-fatal "failed to prepare ... retrying" and the timer restarts.
 func TestBackToReadyFromPreparing(t *testing.T) {
 	c := newFakeClock()
