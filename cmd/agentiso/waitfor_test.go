@@ -59,8 +59,8 @@ func initDir(t *testing.T) string {
 // TestWaitForExitCodes runs the real wait-for command against every shipped
 // scenario and checks the exit code the scenario documents.
 func TestWaitForExitCodes(t *testing.T) {
-	// 300x, not faster: at 600x a scenario's short states last a few tens of
-	// milliseconds and a loaded CI machine can miss them.
+	// The simulator holds each REST state until wait-for was served it
+	// (HoldUntilSeen), so a loaded machine cannot make wait-for miss one.
 	const speed = 300
 	for _, name := range sim.BuiltinNames() {
 		t.Run(name, func(t *testing.T) {
