@@ -46,11 +46,13 @@ type Config struct {
 	// the steps before it has been served to a client at least once (see
 	// holdKinds). Scenario time is then the later of the scaled wall time
 	// and the time the earlier states were seen; later steps keep their
-	// spacing, so an outage still lasts its scaled length. With it the REST
-	// listener stays open while the scenario says "down", and a request
-	// then has its connection reset, which is how the simulator sees that a
-	// client looked. Only the REST API is held: Kubernetes states and the
-	// timing of steps that change nothing visible are as without it.
+	// spacing, so an outage still lasts its scaled length. With it both
+	// listeners stay open for the whole run, and while the scenario says
+	// "down" a request has its connection reset: that is how the simulator
+	// sees that a client looked, and no other process can take the port of
+	// an API that is down (a test running beside this one). Only the REST
+	// API is held: Kubernetes states and the timing of steps that change
+	// nothing visible are as without it.
 	HoldUntilSeen bool
 	// HoldTimeout bounds one hold, for a client that stops reading what a
 	// step changed (wait-for stops polling REST after bootstrap). <= 0 means
@@ -211,12 +213,13 @@ func (s *Simulator) Run(ctx context.Context) error {
 			}
 		}
 		s.mu.Unlock()
-		// With HoldUntilSeen the listener stays open so that requests
-		// during an outage are seen (and reset by gate).
+		// With HoldUntilSeen the listeners stay open so that requests
+		// during an outage are seen (and reset by gate) and their ports
+		// are not taken by another process meanwhile.
 		if err := s.setREST(restUp || s.cfg.HoldUntilSeen); err != nil {
 			return err
 		}
-		if err := s.setKube(kubeUp); err != nil {
+		if err := s.setKube(kubeUp || s.cfg.HoldUntilSeen); err != nil {
 			return err
 		}
 		if done {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -390,6 +391,26 @@ func TestHoldUntilSeenKeepsGaps(t *testing.T) {
 	down := time.Now()
 	require.Eventually(t, up, 2*time.Second, 2*time.Millisecond)
 	assert.GreaterOrEqual(t, time.Since(down), 250*time.Millisecond, "3 scenario seconds at speed 10 is 300 ms")
+}
+
+// With HoldUntilSeen the port of an API that is down stays taken, so a
+// process beside this one cannot bind it before the API comes up.
+func TestHoldUntilSeenKeepsPorts(t *testing.T) {
+	sc, err := ParseScenario("later", []byte("steps: [{at: 0s, rest: down}, {at: 1h, rest: up, kube: up}]\n"))
+	require.NoError(t, err)
+	s := startSimWith(t, Config{Scenario: sc, Speed: 1, HoldUntilSeen: true})
+	for _, addr := range []string{s.RESTAddr(), s.KubeAddr()} {
+		require.Eventually(t, func() bool {
+			ln, err := net.Listen("tcp", addr)
+			if err == nil {
+				_ = ln.Close()
+			}
+			return err != nil
+		}, 2*time.Second, 5*time.Millisecond, addr)
+	}
+	_, err = watcher(t, s).ListInfraEnvs(context.Background())
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "refused")
 }
 
 // A hold is bounded: with no client at all the scenario still plays to
