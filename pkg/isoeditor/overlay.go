@@ -54,9 +54,6 @@ func NewImage(base io.ReaderAt, size int64, overlays ...Overlay) (*Image, error)
 // Size is the image size in bytes (equal to the base's).
 func (m *Image) Size() int64 { return m.size }
 
-// Base is the base reader.
-func (m *Image) Base() io.ReaderAt { return m.base }
-
 // Overlays returns the sorted overlays.
 func (m *Image) Overlays() []Overlay { return m.overlays }
 
