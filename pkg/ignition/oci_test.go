@@ -76,6 +76,22 @@ func TestOCIUserDataUnitEnabled(t *testing.T) {
 	assert.False(t, strings.Contains(u, "StandardOutput=syslog"), "syslog output is obsolete in systemd")
 }
 
+// TestOCIUserDataUnitOrder: the unit starts once NetworkManager has started,
+// as upstream's (openshift/installer
+// data/data/agent/systemd/units/oci-eval-user-data.service), not after
+// network-online.target: the user data may be what brings the network
+// online (a keyfile for a secondary NIC, iSCSI), and the script's curl
+// retries plus Restart=on-failure cover a metadata service not reachable
+// yet.
+func TestOCIUserDataUnitOrder(t *testing.T) {
+	cfg, _ := mustBuild(t, snoInput())
+	u, ok := unitContents(cfg, "oci-eval-user-data.service")
+	require.True(t, ok)
+	assert.Equal(t, []string{"NetworkManager.service"}, unitKeys(u, "After"))
+	assert.Empty(t, unitKeys(u, "Wants"), "nothing pulled in: network-online.target would hold the script back")
+	assert.Equal(t, []string{"on-failure"}, unitKeys(u, "Restart"))
+}
+
 // TestReleaseImageDigest sources release-image.sh with a podman stub: the
 // pulled release is addressed by its own manifest digest (.Digest, not the
 // first of RepoDigests, which may name another repository), and by its tag
