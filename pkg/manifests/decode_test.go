@@ -113,7 +113,8 @@ func FuzzDecodeStrict(f *testing.F) {
 				list = append(list, *o.(*NMStateConfig))
 				lines = append(lines, infos[i].Lines)
 			}
-			check(ValidateNMStateConfigs(list, lines, &ie))
+			check(ValidateNMStateConfigs(list, lines))
+			check(CheckNMStateConfigLabels(list, lines, &ie, nil, false))
 		}
 		_, err := SplitManifests("openshift/x.yaml", data)
 		check(err)

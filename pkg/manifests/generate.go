@@ -13,6 +13,14 @@ import (
 // Label that ties NMStateConfigs to their InfraEnv.
 const InfraEnvLabel = "infraenvs.agent-install.openshift.io"
 
+// NMStateConfigLabels are the labels of the NMStateConfigs agentiso
+// generates and, the same map, its InfraEnv's nmStateConfigLabelSelector:
+// the agent-installer-client requires the two to be equal (see
+// CheckNMStateConfigLabels).
+func NMStateConfigLabels(ic *InstallConfig) map[string]string {
+	return map[string]string{InfraEnvLabel: ic.ClusterName()}
+}
+
 // ArchToRPM is the RPM spelling (InfraEnv, ISO file names) of an
 // architecture setting, "" being arch.Default; an unsupported one is kept
 // as it is, for validation to report where it was written.
@@ -88,7 +96,7 @@ func GenerateInfraEnv(ic *InstallConfig, ac *AgentConfig, rendezvousIP string) *
 			CPUArchitecture:            ArchToRPM(ic.ControlPlane.Architecture),
 			SSHAuthorizedKey:           strings.Trim(strings.TrimSpace(ic.SSHKey), "|\t\n"),
 			PullSecretRef:              &LocalObjectRef{Name: PullSecretName(name)},
-			NMStateConfigLabelSelector: LabelSelector{MatchLabels: map[string]string{InfraEnvLabel: name}},
+			NMStateConfigLabelSelector: LabelSelector{MatchLabels: NMStateConfigLabels(ic)},
 			AdditionalTrustBundle:      ic.AdditionalTrustBundle,
 			Proxy:                      NoProxyWithRendezvous(ic, rendezvousIP),
 		},
@@ -115,7 +123,7 @@ func GenerateNMStateConfigs(ic *InstallConfig, hosts []Host) []NMStateConfig {
 		out = append(out, NMStateConfig{
 			TypeMeta: TypeMeta{APIVersion: "agent-install.openshift.io/v1beta1", Kind: "NMStateConfig"},
 			Metadata: ObjectMeta{Name: fmt.Sprintf("%s-%d", ic.ClusterName(), i), Namespace: ic.Metadata.Namespace,
-				Labels: map[string]string{InfraEnvLabel: ic.ClusterName()}},
+				Labels: NMStateConfigLabels(ic)},
 			Spec: NMStateConfigSpec{Config: h.NetworkConfig, Interfaces: h.Interfaces},
 		})
 	}

@@ -293,8 +293,6 @@ spec:
   - name: eth0
     macAddress: 52:54:00:00:00:01
 `
-	ie := &InfraEnv{}
-	ie.Spec.NMStateConfigLabelSelector.MatchLabels = map[string]string{InfraEnvLabel: "ostest"}
 	tests := []struct {
 		name  string
 		pairs []string
@@ -302,7 +300,6 @@ spec:
 	}{
 		{"valid", nil, nil},
 		{"no labels", []string{"  labels:\n    infraenvs.agent-install.openshift.io: ostest\n", ""}, []string{"metadata.labels: Required value: document 1 (master-0) does not have any label set"}},
-		{"labels do not match", []string{"io: ostest", "io: other"}, []string{"infraEnv and master-0 NMState Config labels do not match"}},
 		{"dash MAC", []string{"52:54:00:00:00:01", "52-54-00-00-00-01"}, []string{"MAC address 52-54-00-00-00-01 for host 0 is incorrectly formatted, use XX:XX:XX:XX:XX:XX format"}},
 		{"duplicate interface", []string{"    macAddress: 52:54:00:00:00:01\n", "    macAddress: 52:54:00:00:00:01\n  - name: eth0\n    macAddress: 52:54:00:00:00:02\n"}, []string{"MACs and Interfaces for host 0 must be unique"}},
 		{"config without interface table", []string{"  interfaces:\n  - name: eth0\n    macAddress: 52:54:00:00:00:01\n", ""}, []string{"spec.interfaces: Required value: at least one interface for host 0 must be provided"}},
@@ -310,9 +307,84 @@ spec:
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			n, lines := decodeT[NMStateConfig](t, assetdir.NMStateConfig, edit(t, doc, tc.pairs...))
-			assertErrs(t, ValidateNMStateConfigs([]NMStateConfig{*n}, []Lines{lines}, ie), tc.want...)
+			assertErrs(t, ValidateNMStateConfigs([]NMStateConfig{*n}, []Lines{lines}), tc.want...)
 		})
 	}
+}
+
+// TestCheckNMStateConfigLabels: the labels must equal the selector
+// exactly, as the real agent-installer-client compares them
+// (cmd/agentbasedinstaller/register.go, release-4.18 ... master).
+func TestCheckNMStateConfigLabels(t *testing.T) {
+	const doc = `apiVersion: agent-install.openshift.io/v1beta1
+kind: NMStateConfig
+metadata:
+  name: master-0
+  namespace: cluster0
+  labels:
+    infraenvs.agent-install.openshift.io: ostest
+spec:
+  interfaces:
+  - name: eth0
+    macAddress: 52:54:00:00:00:01
+`
+	const infraEnv = `apiVersion: agent-install.openshift.io/v1beta1
+kind: InfraEnv
+metadata:
+  name: ostest
+  namespace: cluster0
+spec:
+  pullSecretRef:
+    name: ostest-pull-secret
+  nmStateConfigLabelSelector:
+    matchLabels:
+      infraenvs.agent-install.openshift.io: ostest
+`
+	tests := []struct {
+		name      string
+		docPairs  []string
+		iePairs   []string
+		generated bool
+		want      []string
+	}{
+		{"equal", nil, nil, false, nil},
+		{"extra label on the NMStateConfig", []string{"io: ostest\n", "io: ostest\n    site: a\n"}, nil, false, []string{
+			`nmstateconfig.yaml:7: metadata.labels: Invalid value: "{infraenvs.agent-install.openshift.io: ostest, site: a}": labels do not match the InfraEnv: document 1 (master-0) must carry exactly the labels of cluster-manifests/infraenv.yaml:11 spec.nmStateConfigLabelSelector.matchLabels {infraenvs.agent-install.openshift.io: ostest} (no label missing, none extra)`}},
+		{"label missing", nil, []string{"io: ostest\n", "io: ostest\n      site: a\n"}, false, []string{
+			`metadata.labels: Invalid value: "{infraenvs.agent-install.openshift.io: ostest}": labels do not match the InfraEnv`}},
+		{"other value", []string{"io: ostest", "io: other"}, nil, false, []string{
+			`set metadata.labels to {infraenvs.agent-install.openshift.io: ostest}`}},
+		{"empty selector", nil, []string{"  nmStateConfigLabelSelector:\n    matchLabels:\n      infraenvs.agent-install.openshift.io: ostest\n", ""}, false, []string{
+			`cluster-manifests/infraenv.yaml:7: spec.nmStateConfigLabelSelector.matchLabels: Required value: cluster-manifests/nmstateconfig.yaml holds 1 NMStateConfig(s)`}},
+		{"generated, selector equal", nil, nil, true, nil},
+		{"generated, user selector differs", nil, []string{"io: ostest\n", "io: ostest\n      site: a\n"}, true, []string{
+			`cluster-manifests/infraenv.yaml:11: spec.nmStateConfigLabelSelector.matchLabels: Invalid value: "{infraenvs.agent-install.openshift.io: ostest, site: a}": the NMStateConfigs agentiso generates from the hosts' networkConfig carry the labels {infraenvs.agent-install.openshift.io: ostest}`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			n, lines := decodeT[NMStateConfig](t, assetdir.NMStateConfig, edit(t, doc, tc.docPairs...))
+			ie, ieLines := decodeT[InfraEnv](t, assetdir.InfraEnv, edit(t, infraEnv, tc.iePairs...))
+			assertErrs(t, CheckNMStateConfigLabels([]NMStateConfig{*n}, []Lines{lines}, ie, ieLines, tc.generated), tc.want...)
+		})
+	}
+	// No NMStateConfig: nothing to compare, whatever the selector.
+	assert.NoError(t, CheckNMStateConfigLabels(nil, nil, &InfraEnv{}, nil, false))
+}
+
+// TestGeneratedLabelsEqualSelector: what agentiso generates from
+// install-config.yaml and agent-config.yaml always passes the client's rule.
+func TestGeneratedLabelsEqualSelector(t *testing.T) {
+	ic, _ := decodeT[InstallConfig](t, assetdir.InstallConfig, baseInstallConfig)
+	ic.SetDefaults()
+	ac, _ := decodeT[AgentConfig](t, assetdir.AgentConfig, baseAgentConfig)
+	hosts, _ := ResolveHosts(ic, ac)
+	ie := GenerateInfraEnv(ic, ac, "192.168.111.20")
+	list := GenerateNMStateConfigs(ic, hosts)
+	require.Len(t, list, 2)
+	for _, n := range list {
+		assert.Equal(t, ie.Spec.NMStateConfigLabelSelector.MatchLabels, n.Metadata.Labels)
+	}
+	assert.NoError(t, CheckNMStateConfigLabels(list, nil, ie, nil, true))
 }
 
 // hostsOf decodes an agent-config hosts list and resolves it.

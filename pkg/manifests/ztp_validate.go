@@ -3,6 +3,7 @@ package manifests
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -222,9 +223,10 @@ func ValidateClusterImageSet(cis *ClusterImageSet, lines Lines, releaseImage str
 	return e.err()
 }
 
-// ValidateNMStateConfigs checks user NMStateConfigs: labels must exist and
-// match the InfraEnv selector; interface tables must be well formed.
-func ValidateNMStateConfigs(list []NMStateConfig, lines []Lines, ie *InfraEnv) error {
+// ValidateNMStateConfigs checks user NMStateConfigs one by one: each must
+// carry labels, and its interface table and NMState must be well formed.
+// CheckNMStateConfigLabels checks the labels against the InfraEnv.
+func ValidateNMStateConfigs(list []NMStateConfig, lines []Lines) error {
 	var all ErrorList
 	for i, n := range list {
 		var l Lines
@@ -235,14 +237,6 @@ func ValidateNMStateConfigs(list []NMStateConfig, lines []Lines, ie *InfraEnv) e
 		doc := fmt.Sprintf("document %d (%s)", i+1, n.Metadata.Name)
 		if len(n.Metadata.Labels) == 0 {
 			e.required("metadata.labels", "%s does not have any label set; add %s: <infraenv name>", doc, InfraEnvLabel)
-		} else if ie != nil {
-			want := ie.Spec.NMStateConfigLabelSelector.MatchLabels
-			for k, v := range want {
-				if n.Metadata.Labels[k] != v {
-					e.required("metadata.labels", "infraEnv and %s NMState Config labels do not match. Expected: %v Found: %v", n.Metadata.Name, want, n.Metadata.Labels)
-					break
-				}
-			}
 		}
 		if len(n.Spec.Config) > 0 && string(n.Spec.Config) != "null" {
 			validateNMState(e, "spec.config", n.Spec.Config)
@@ -264,4 +258,75 @@ func ValidateNMStateConfigs(list []NMStateConfig, lines []Lines, ie *InfraEnv) e
 		all = append(all, e.list...)
 	}
 	return all.OrNil()
+}
+
+// selectorPath is where an InfraEnv names the labels of its NMStateConfigs.
+const selectorPath = "spec.nmStateConfigLabelSelector.matchLabels"
+
+// CheckNMStateConfigLabels checks that every NMStateConfig's labels equal
+// the InfraEnv's spec.nmStateConfigLabelSelector.matchLabels exactly: no
+// label missing, none extra. That is the rule of the real
+// agent-installer-client (assisted-service cmd/agentbasedinstaller/
+// register.go, validateNMStateConfigAndInfraEnv, the same on
+// release-4.18 ... release-4.23 and master): it compares the two label
+// maps as a whole, before registering the infra-env, and fails on any
+// difference; agent-register-infraenv.service then restarts it forever
+// and no host is ever configured. The client also refuses an empty
+// selector and an NMStateConfig without labels. It reads only the first
+// document of nmstateconfig.yaml; agentiso checks them all.
+//
+// ieLines locates the InfraEnv's fields (nil when agentiso generated it).
+// generated says the NMStateConfigs are agentiso's own, made from
+// agent-config.yaml hosts: a mismatch is then reported at the user's
+// infraenv.yaml.
+func CheckNMStateConfigLabels(list []NMStateConfig, lines []Lines, ie *InfraEnv, ieLines Lines, generated bool) error {
+	if len(list) == 0 || ie == nil {
+		return nil
+	}
+	want := ie.Spec.NMStateConfigLabelSelector.MatchLabels
+	ieErrs := newErrs(assetdir.InfraEnv, ieLines)
+	if len(want) == 0 {
+		ieErrs.required(selectorPath, "%s holds %d NMStateConfig(s), and the agent-installer-client refuses to register an InfraEnv whose selector has no labels while NMStateConfigs exist; set it to the NMStateConfigs' labels, e.g. {%s: %s}",
+			assetdir.NMStateConfig, len(list), InfraEnvLabel, ie.Metadata.Name)
+		return ieErrs.err()
+	}
+	if generated {
+		got := list[0].Metadata.Labels
+		if !maps.Equal(got, want) {
+			ieErrs.invalid(selectorPath, formatLabels(want),
+				"the NMStateConfigs agentiso generates from the hosts' networkConfig carry the labels %s, and the agent-installer-client requires the selector to equal them exactly (it retries forever otherwise); set matchLabels to %s, or supply %s with labels %s",
+				formatLabels(got), formatLabels(got), assetdir.NMStateConfig, formatLabels(want))
+		}
+		return ieErrs.err()
+	}
+	var all ErrorList
+	where := assetdir.InfraEnv
+	if n := ieLines.Line(selectorPath); n > 0 {
+		where = fmt.Sprintf("%s:%d", assetdir.InfraEnv, n)
+	}
+	for i, n := range list {
+		if len(n.Metadata.Labels) == 0 || maps.Equal(n.Metadata.Labels, want) {
+			continue // no labels at all is reported by ValidateNMStateConfigs
+		}
+		var l Lines
+		if i < len(lines) {
+			l = lines[i]
+		}
+		e := newErrs(assetdir.NMStateConfig, l)
+		e.invalid("metadata.labels", formatLabels(n.Metadata.Labels),
+			"labels do not match the InfraEnv: document %d (%s) must carry exactly the labels of %s %s %s (no label missing, none extra), or the agent-installer-client refuses the InfraEnv and retries forever; set metadata.labels to %s",
+			i+1, n.Metadata.Name, where, selectorPath, formatLabels(want), formatLabels(want))
+		all = append(all, e.list...)
+	}
+	return all.OrNil()
+}
+
+// formatLabels renders labels as a YAML flow mapping with sorted keys.
+func formatLabels(m map[string]string) string {
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ": " + m[k]
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }

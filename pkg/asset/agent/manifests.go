@@ -58,7 +58,8 @@ func (a *AgentManifests) Generate(_ context.Context, p asset.Parents) error {
 	if rel := asset.Get[*ReleasePayload](p); a.ClusterImageSet == nil || a.ClusterImageSet.Spec.ReleaseImage != rel.PullSpec {
 		collect(manifests.ValidateClusterImageSet(a.ClusterImageSet, cis.lines, rel.Pinned))
 	}
-	collect(manifests.ValidateNMStateConfigs(a.NMStateConfigs, nm.lines, a.InfraEnv))
+	collect(manifests.ValidateNMStateConfigs(a.NMStateConfigs, nm.lines))
+	collect(manifests.CheckNMStateConfigLabels(a.NMStateConfigs, nm.lines, a.InfraEnv, asset.Get[*InfraEnv](p).lines, !nm.user))
 	collect(a.crossReferences())
 	icA, acA := asset.Get[*InstallConfig](p), asset.Get[*AgentConfig](p)
 	lines := map[string]manifests.Lines{assetdir.InstallConfig: icA.lines, assetdir.AgentConfig: acA.lines}

@@ -43,6 +43,9 @@ type NMStateConfigs struct {
 	Warnings
 	Configs []manifests.NMStateConfig `json:"configs,omitempty"`
 	lines   []manifests.Lines
+	// user is set when the configs come from the user's file, not from
+	// agent-config.yaml hosts.
+	user bool
 }
 
 // Name implements asset.Asset.
@@ -78,6 +81,7 @@ func (a *NMStateConfigs) Load(d asset.Dir) (bool, error) {
 		a.lines = append(a.lines, infos[i].Lines)
 		a.addAll(infos[i].Warnings)
 	}
+	a.user = true
 	return true, nil
 }
 
