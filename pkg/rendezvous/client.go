@@ -19,6 +19,20 @@ const Port = 8090
 // APIPath is the v2 REST base path.
 const APIPath = "/api/assisted-install/v2"
 
+// Bounds on one answer from either API (docs/wait-for.md, "Limits"). A real
+// answer stays far below both: assisted-service returns at most 5000 events
+// per list (defaultEventLimit, release-4.16 ... release-4.23
+// internal/events/event.go), a host is a dozen objects (its inventory is a
+// JSON string), and the cluster API answers wait-for reads are a few hundred
+// KiB. A hostile server could otherwise make a small answer decode into
+// gigabytes: each `{}` of an event list becomes a ~150-byte struct.
+const (
+	// MaxAnswerBytes is the largest answer body read.
+	MaxAnswerBytes = 32 << 20
+	// MaxAnswerObjects is the most JSON objects and arrays one answer may hold.
+	MaxAnswerObjects = 100_000
+)
+
 // WatcherHeader carries the watcher token; no other credential is ever sent.
 const WatcherHeader = "Watcher-Authorization"
 
@@ -99,18 +113,66 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) er
 		return err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	body, err := readAnswer(resp.Body)
 	if err != nil {
 		return fmt.Errorf("GET %s: read body: %w", u.String(), err)
 	}
 	if resp.StatusCode/100 != 2 {
 		return &StatusError{Method: "GET", URL: u.String(), StatusCode: resp.StatusCode, Message: Sanitize(errorMessage(body))}
 	}
+	if err := checkObjects(body); err != nil {
+		return fmt.Errorf("GET %s: %w", u.String(), err)
+	}
 	if err := json.Unmarshal(body, out); err != nil {
 		return fmt.Errorf("GET %s: decode answer: %w", u.String(), err)
 	}
 	sanitizeDecoded(out)
 	return nil
+}
+
+// readAnswer reads a whole answer body of at most MaxAnswerBytes; a larger
+// one is an error rather than a silently cut document.
+func readAnswer(r io.Reader) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r, MaxAnswerBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > MaxAnswerBytes {
+		return nil, fmt.Errorf("the answer is larger than %d MiB, which no real answer reaches: refusing it", MaxAnswerBytes>>20)
+	}
+	return body, nil
+}
+
+// checkObjects refuses, before it is decoded, an answer holding more than
+// MaxAnswerObjects JSON objects and arrays.
+func checkObjects(body []byte) error {
+	if countObjects(body, MaxAnswerObjects) > MaxAnswerObjects {
+		return fmt.Errorf("the answer holds more than %d JSON objects and arrays, which no real answer reaches: refusing it", MaxAnswerObjects)
+	}
+	return nil
+}
+
+// countObjects counts the '{' and '[' of body outside strings, stopping
+// once the count passes stop. A malformed document is left to the decoder.
+func countObjects(body []byte, stop int) int {
+	n, inString, escaped := 0, false, false
+	for _, b := range body {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && b == '\\':
+			escaped = true
+		case inString:
+			inString = b != '"'
+		case b == '"':
+			inString = true
+		case b == '{' || b == '[':
+			if n++; n > stop {
+				return n
+			}
+		}
+	}
+	return n
 }
 
 // sameOriginRedirects is the CheckRedirect of every client that carries a

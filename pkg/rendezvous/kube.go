@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -160,7 +159,7 @@ func (k *KubeClient) get(ctx context.Context, path string, out any) error {
 		return err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	body, err := readAnswer(resp.Body)
 	if err != nil {
 		return fmt.Errorf("GET %s: read body: %w", path, err)
 	}
@@ -170,6 +169,9 @@ func (k *KubeClient) get(ctx context.Context, path string, out any) error {
 		}
 		_ = json.Unmarshal(body, &st)
 		return &StatusError{Method: "GET", URL: k.server + path, StatusCode: resp.StatusCode, Message: Sanitize(st.Message)}
+	}
+	if err := checkObjects(body); err != nil {
+		return fmt.Errorf("GET %s: %w", path, err)
 	}
 	if err := json.Unmarshal(body, out); err != nil {
 		return fmt.Errorf("GET %s: decode answer: %w", path, err)

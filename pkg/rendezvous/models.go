@@ -150,6 +150,11 @@ func ParseValidations(info string) ([]Validation, error) {
 	if info == "" {
 		return nil, nil
 	}
+	// It is JSON inside a JSON string: the answer's own bound on objects
+	// did not count it.
+	if err := checkObjects([]byte(info)); err != nil {
+		return nil, fmt.Errorf("unable to verify validations: %w", err)
+	}
 	var m map[string][]Validation
 	if err := json.Unmarshal([]byte(info), &m); err != nil {
 		return nil, fmt.Errorf("unable to verify validations: %w", err)

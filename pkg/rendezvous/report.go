@@ -73,11 +73,16 @@ func (p *PlainReporter) Log(l slog.Level, msg string) {
 	fmt.Fprintf(p.w, "%s %-5s %s\n", p.clock.Now().UTC().Format(time.RFC3339), levelName(l), termsafe.Text(msg))
 }
 
-// Hosts writes a debug line per host whose status, stage or progress changed.
+// Hosts writes a debug line per host whose status, stage or progress
+// changed. Only the hosts of the last call are remembered.
 func (p *PlainReporter) Hosts(rows []HostRow) {
+	p.mu.Lock()
+	last := p.last
+	p.last = make(map[string]HostRow, len(rows))
+	p.mu.Unlock()
 	for _, r := range rows {
 		p.mu.Lock()
-		prev, ok := p.last[r.Name]
+		prev, ok := last[r.Name]
 		p.last[r.Name] = r
 		p.mu.Unlock()
 		if ok && prev.Status == r.Status && prev.Stage == r.Stage && prev.Percent == r.Percent {

@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Defaults of the wait loop.
@@ -21,6 +25,11 @@ const (
 	ReadyStuckAfter = time.Minute
 	// SSHProbeAfter is when, with no API ever seen, the rendezvous host is probed on port 22.
 	SSHProbeAfter = 2 * time.Minute
+	// MaxKeptEvents is how many of the newest events are kept for the
+	// failure report: one full answer of assisted-service (docs/wait-for.md).
+	MaxKeptEvents = 5000
+	// maxKeptEventMessage is how much of each kept event message is kept.
+	maxKeptEventMessage = 2048
 )
 
 // Exit codes of the wait-for commands.
@@ -115,10 +124,13 @@ type Waiter struct {
 	lastStatus  string
 	readySince  time.Time
 	validations map[string]Validation
-	eventsSeen  int
-	lastEvent   string
-	events      []Event
-	lastMsg     map[string]string
+	// validationsSeen collects the keys of one answer's validations.
+	validationsSeen map[string]bool
+	eventsSeen      int
+	lastEvent       string
+	events          []Event // a ring of at most MaxKeptEvents (keepEvent)
+	eventsNext      int     // where the ring's next event goes once it is full
+	lastMsg         map[string]string
 
 	cvVersion  string
 	cvMessage  string
@@ -399,6 +411,9 @@ func (w *Waiter) monitorREST(ctx context.Context, infraEnvs []InfraEnv) error {
 	}
 	w.o.Reporter.Hosts(hostRows(c))
 
+	// Validation state is kept for what this answer holds only: a host
+	// that is gone (or renamed) does not stay in the map for ever.
+	w.validationsSeen = make(map[string]bool, len(w.validations))
 	var valErr error
 	if err := w.checkValidations("Cluster validation: ", "cluster", c.ValidationsInfo); err != nil {
 		valErr = err
@@ -408,6 +423,8 @@ func (w *Waiter) monitorREST(ctx context.Context, infraEnvs []InfraEnv) error {
 			valErr = err
 		}
 	}
+	maps.DeleteFunc(w.validations, func(k string, _ Validation) bool { return !w.validationsSeen[k] })
+	w.validationsSeen = nil
 	if w.infraEnvID != "" {
 		evs, err := w.o.REST.ListEvents(ctx, w.infraEnvID)
 		if err != nil {
@@ -466,6 +483,8 @@ func hostRows(c *Cluster) []HostRow {
 	return rows
 }
 
+// checkValidations logs what changed in one validations_info and records
+// its validations (in validationsSeen too, while monitorREST collects it).
 func (w *Waiter) checkValidations(prefix, key, info string) error {
 	vs, err := ParseValidations(info)
 	if err != nil {
@@ -473,8 +492,11 @@ func (w *Waiter) checkValidations(prefix, key, info string) error {
 	}
 	for _, v := range vs {
 		k := key + "/" + v.ID
-		prev, seen := w.validations[k]
+		prev, known := w.validations[k]
 		w.validations[k] = v
+		if w.validationsSeen != nil {
+			w.validationsSeen[k] = true
+		}
 		failing := v.Status == ValidationFailure || v.Status == ValidationError
 		msg := prefix + v.Message
 		if failing {
@@ -483,7 +505,7 @@ func (w *Waiter) checkValidations(prefix, key, info string) error {
 			}
 		}
 		switch {
-		case !seen:
+		case !known:
 			switch {
 			case v.Status == ValidationSuccess:
 				w.o.Reporter.Log(slog.LevelDebug, msg)
@@ -518,7 +540,7 @@ func (w *Waiter) reportEvents(evs []Event) {
 		start = max(len(evs)-1, 0)
 	}
 	for _, e := range evs[start:] {
-		w.events = append(w.events, e)
+		w.keepEvent(e)
 		if e.Message == w.lastEvent {
 			continue
 		}
@@ -530,6 +552,41 @@ func (w *Waiter) reportEvents(evs []Event) {
 		}
 	}
 	w.eventsSeen = len(evs)
+}
+
+// keepEvent adds e to the history printed by the failure report. Only the
+// newest MaxKeptEvents are kept, each with the fields the report prints and
+// at most maxKeptEventMessage bytes of message, so a hostile API cannot grow
+// the history without bound (say, by shrinking and regrowing its list).
+func (w *Waiter) keepEvent(e Event) {
+	kept := Event{
+		EventTime: e.EventTime,
+		Severity:  cutText(e.Severity, 64),
+		Message:   cutText(e.Message, maxKeptEventMessage),
+	}
+	if len(w.events) < MaxKeptEvents {
+		w.events = append(w.events, kept)
+		return
+	}
+	w.events[w.eventsNext] = kept
+	w.eventsNext = (w.eventsNext + 1) % MaxKeptEvents
+}
+
+// keptEvents is the kept history, oldest first.
+func (w *Waiter) keptEvents() []Event {
+	return append(slices.Clone(w.events[w.eventsNext:]), w.events[:w.eventsNext]...)
+}
+
+// cutText returns a copy of s cut to at most n bytes on a character
+// boundary, with "..." when it was cut.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return strings.Clone(s)
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }
 
 func (w *Waiter) installTick(ctx context.Context) (bool, time.Duration, error) {
@@ -577,9 +634,9 @@ func (w *Waiter) printComplete() {
 }
 
 func (w *Waiter) reportFailure(ctx context.Context, phase Phase) {
-	if len(w.events) > 0 {
+	if evs := w.keptEvents(); len(evs) > 0 {
 		w.log(slog.LevelDebug, "Printing the event list gathered from the Agent Rest API")
-		for _, e := range w.events {
+		for _, e := range evs {
 			w.log(slog.LevelDebug, "%s %s %s", e.EventTime.UTC().Format(time.RFC3339), e.Severity, e.Message)
 		}
 	}
