@@ -178,6 +178,9 @@ ExecStart=/usr/bin/update-ca-trust extract
 WantedBy=sysinit.target
 EOF
 # RHCOS's chronyd reads /etc/chrony.conf; Debian's reads /etc/chrony/chrony.conf.
+# As on RHCOS, the image has its own /etc/chrony.conf (Debian's defaults)
+# before Ignition runs: the ISO appends the extra NTP sources to it.
+cp "$r/etc/chrony/chrony.conf" "$r/etc/chrony.conf"
 mkdir -p "$r/etc/systemd/system/chrony.service.d"
 cat >"$r/etc/systemd/system/chrony.service.d/rhcos-path.conf" <<'EOF'
 [Service]

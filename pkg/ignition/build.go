@@ -355,12 +355,20 @@ func rendezvousEnv(in *Input) []byte {
 	return []byte(b.String())
 }
 
-func chronyConf(sources []string) []byte {
+// chronyAppend is what is appended to the live system's /etc/chrony.conf:
+// one server line per extra NTP source, and nothing else. Upstream's agent
+// ignition (openshift/installer pkg/asset/agent/image/ignition.go,
+// addNTPSources) replaces the file with those servers plus makestep,
+// rtcsync and logdir, which drops RHCOS's pool, its DHCP-provided sources
+// (sourcedir /run/chrony-dhcp), driftfile, keyfile and leapsectz; appending
+// keeps every RHCOS default and adds the sources. The leading newline
+// guards against a file that does not end in one.
+func chronyAppend(sources []string) []byte {
 	var b strings.Builder
+	b.WriteString("\n# additionalNTPSources, added by agentiso\n")
 	for _, s := range sources {
 		fmt.Fprintf(&b, "server %s iburst\n", s)
 	}
-	b.WriteString("makestep 1.0 3\nrtcsync\nlogdir /var/log/chrony\n")
 	return []byte(b.String())
 }
 
@@ -453,7 +461,10 @@ func (b *builder) addGenerated(in *Input) error {
 		addf(CABundlePath, 0o600, in.CABundle, true)
 	}
 	if len(in.NTPSources) > 0 {
-		addf(ChronyPath, 0o644, chronyConf(in.NTPSources), false)
+		// Appended to RHCOS's own file, never replacing it.
+		if err := b.addFile(ChronyPath, 0o644, chronyAppend(in.NTPSources), false, true); err != nil {
+			return err
+		}
 	}
 	for _, g := range gens {
 		if err := b.addFile(g.path, g.mode, g.contents, g.compress, false); err != nil {

@@ -228,7 +228,7 @@ func TestHostFiles(t *testing.T) {
 	assert.False(t, ok)
 
 	assert.Equal(t, "52:54:01:AA:AA:A1=eth0", get("/etc/assisted/network/host0/mac_interface.ini"))
-	assert.Equal(t, "server ntp1.example.com iburst\nserver 192.168.111.1 iburst\nmakestep 1.0 3\nrtcsync\nlogdir /var/log/chrony\n", get(ChronyPath))
+	assert.Equal(t, "\n# additionalNTPSources, added by agentiso\nserver ntp1.example.com iburst\nserver 192.168.111.1 iburst\n", get(ChronyPath))
 
 	proxy := get("/etc/systemd/system.conf.d/10-default-env.conf")
 	assert.Equal(t, "[Manager]\n"+
@@ -244,6 +244,35 @@ func TestHostFiles(t *testing.T) {
 		assert.Equal(t, string(m.Contents), get("/etc/assisted/extra-manifests/"+m.FileName))
 	}
 	assert.Equal(t, testPullSecret+"\n", get("/root/.docker/config.json"))
+}
+
+// TestChronyKeepsRHCOSDefaults: the extra NTP sources are appended to the
+// live system's /etc/chrony.conf (Ignition append: no contents, no
+// overwrite), so RHCOS's own pool, DHCP sources (sourcedir
+// /run/chrony-dhcp), driftfile and the rest stay. Only server lines are
+// added: nothing that would repeat or override an RHCOS directive.
+func TestChronyKeepsRHCOSDefaults(t *testing.T) {
+	cfg, _ := mustBuild(t, haInput())
+	var found bool
+	for _, f := range cfg.Storage.Files {
+		if f.Path != ChronyPath {
+			continue
+		}
+		found = true
+		assert.Nil(t, f.Contents.Source, "chrony.conf must not be replaced")
+		assert.False(t, f.Overwrite != nil && *f.Overwrite, "chrony.conf must not be overwritten")
+		require.Len(t, f.Append, 1)
+		require.NotNil(t, f.Mode)
+		assert.Equal(t, 0o644, *f.Mode)
+	}
+	require.True(t, found, "the NTP sources reach chrony.conf")
+	added, _ := fileContents(t, cfg, ChronyPath)
+	for _, line := range strings.Split(strings.TrimSpace(string(added)), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		assert.Regexp(t, `^server \S+ iburst$`, line)
+	}
 }
 
 func TestNoProxyFileWithoutProxy(t *testing.T) {
