@@ -29,7 +29,7 @@ func (*AgentManifests) Name() string { return "Agent Manifests" }
 // Dependencies implements asset.Asset.
 func (*AgentManifests) Dependencies() []asset.Asset {
 	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &AgentHosts{}, &ReleasePayload{}, &RendezvousIP{}, &PullSecret{}, &InfraEnv{},
-		&NMStateConfigs{}, &AgentClusterInstall{}, &ClusterDeployment{}, &ClusterImageSet{}}
+		&NMStateConfigs{}, &AgentClusterInstall{}, &ClusterDeployment{}, &ClusterImageSet{}, &ReleaseSupport{}}
 }
 
 // Generate implements asset.Asset.

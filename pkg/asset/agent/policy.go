@@ -1,0 +1,53 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/releasepolicy"
+)
+
+// ReleaseSupport is the supported-release policy's verdict on the release
+// being installed (pkg/releasepolicy, docs/release.md "Supported
+// releases"): its rules (authentication, fencing, hardware, how the
+// release is matched), or an error for a release below the floor. It is
+// decided again on every run, so a state written by an older agentiso, or
+// for another pinned default, cannot carry a release past the policy.
+type ReleaseSupport struct {
+	Warnings
+	releasepolicy.Support
+}
+
+// Name implements asset.Asset.
+func (*ReleaseSupport) Name() string { return "Release Support" }
+
+// Dependencies implements asset.Asset.
+func (*ReleaseSupport) Dependencies() []asset.Asset { return []asset.Asset{&ReleasePayload{}} }
+
+// Volatile implements asset.Volatile: the policy of this build, not kept.
+func (*ReleaseSupport) Volatile() {}
+
+// Generate implements asset.Asset.
+func (a *ReleaseSupport) Generate(_ context.Context, p asset.Parents) error {
+	rel := asset.Get[*ReleasePayload](p)
+	s, err := releasepolicy.For(rel.Version)
+	var unsupported *releasepolicy.UnsupportedError
+	switch {
+	case errors.As(err, &unsupported) && rel.Source == ReleaseFromPinned:
+		// The build's own pinned default (4.16.3) is below the floor; it
+		// is removed from the build in the change that follows this one
+		// (docs/release.md, "Why there is no default release").
+		return nil
+	case err != nil && rel.Source == ReleaseFromOffline:
+		return fmt.Errorf("release %s (--release-version %s): %w", rel.PullSpec, rel.Version, err)
+	case err != nil:
+		return fmt.Errorf("release %s: %w", rel.PullSpec, err)
+	}
+	a.Support = s
+	if w := s.Warning(); w != "" {
+		a.Warn = append(a.Warn, w)
+	}
+	return nil
+}

@@ -1,0 +1,221 @@
+// Package releasepolicy is agentiso's supported-release policy: one table, by OpenShift minor release, of what the real assisted-service and agent-installer client of that release expect from the ISO (authentication, two-node fencing, hardware requirements, how the install's release is matched), and the refusal of releases below the floor.
+package releasepolicy
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Minor is an OpenShift minor release, e.g. 4.20.
+type Minor struct{ Major, Minor int }
+
+func (m Minor) String() string { return fmt.Sprintf("%d.%d", m.Major, m.Minor) }
+
+// Less reports whether m is older than o.
+func (m Minor) Less(o Minor) bool {
+	return m.Major < o.Major || (m.Major == o.Major && m.Minor < o.Minor)
+}
+
+// Branch is the openshift/assisted-service branch of m ("release-4.20").
+func (m Minor) Branch() string { return "release-" + m.String() }
+
+// Floor is the oldest release agentiso supports: the first whose
+// assisted-service knows the authentication agentiso writes (see
+// AuthAgentInstallerLocal).
+func Floor() Minor { return ruleSet[0].Minor }
+
+// NewestChecked is the newest release branch agentiso was checked against
+// (openshift/assisted-service release-4.23; master behaves the same).
+func NewestChecked() Minor { return ruleSet[len(ruleSet)-1].Minor }
+
+// ParseMinor reads the major and minor numbers of an OpenShift version:
+// "4.20", "4.20.3", "4.21.0-rc.1", "4.22.0-0.nightly-2026-01-01-000000".
+func ParseMinor(version string) (Minor, error) {
+	f := strings.SplitN(version, ".", 3)
+	if len(f) < 2 {
+		return Minor{}, fmt.Errorf("OpenShift version %q is not major.minor[.patch]", version)
+	}
+	minor := f[1]
+	if len(f) == 2 {
+		// "4.20-rc" is no version; "4.20" is.
+		if i := strings.IndexAny(minor, "-+"); i >= 0 {
+			return Minor{}, fmt.Errorf("OpenShift version %q is not major.minor[.patch]", version)
+		}
+	}
+	ma, err1 := strconv.Atoi(f[0])
+	mi, err2 := strconv.Atoi(minor)
+	if err1 != nil || err2 != nil || ma < 0 || mi < 0 || f[0] != strconv.Itoa(ma) || minor != strconv.Itoa(mi) {
+		return Minor{}, fmt.Errorf("OpenShift version %q is not major.minor[.patch]", version)
+	}
+	return Minor{ma, mi}, nil
+}
+
+// Auth is how the rendezvous host's assisted-service authenticates the
+// agent, the installer client and the user.
+type Auth string
+
+// AuthAgentInstallerLocal: AUTH_TYPE=agent-installer-local; ECDSA-signed
+// JWTs whose only claim is auth_scheme (agentAuth, userAuth, watcherAuth);
+// the agent-installer client reads the user token from USER_AUTH_TOKEN.
+// assisted-service release-4.18 ... release-4.23 and master:
+// pkg/auth/authenticator.go (TypeAgentLocal), pkg/auth/agent_local_authz_handler.go
+// (claims["auth_scheme"]), cmd/agentbasedinstaller/client/main.go
+// (envconfig USER_AUTH_TOKEN).
+const AuthAgentInstallerLocal Auth = "agent-installer-local"
+
+// Fencing is what a release's service and client do with two-node
+// fencing credentials (the per-release rules are applied in pkg/manifests
+// and pkg/ignition).
+type Fencing string
+
+const (
+	// FencingNone: neither the service nor the client knows fencing
+	// (release-4.18 ... release-4.20: no "fencing" in internal/ nor
+	// cmd/agentbasedinstaller); two control-plane replicas need an arbiter.
+	FencingNone Fencing = "none"
+	// FencingServiceOnly: the service requires fencing credentials for a
+	// two-node cluster, the client has no fencing code (release-4.21).
+	FencingServiceOnly Fencing = "service only"
+	// FencingHostnameFile: the client reads the fencing credentials from
+	// the hostname-keyed file only (release-4.22).
+	FencingHostnameFile Fencing = "hostname-keyed file"
+	// FencingPerHostMAC: the client reads the per-host, MAC-keyed files
+	// (release-4.23 and master).
+	FencingPerHostMAC Fencing = "per-host MAC-keyed files"
+)
+
+// Match is how the installer client and the service find the entry of
+// RELEASE_IMAGES that the ClusterImageSet names.
+type Match string
+
+const (
+	// MatchVersion: the client reads the version of the ClusterImageSet's
+	// spec.releaseImage from the payload (oc adm release info, through
+	// OPENSHIFT_INSTALL_RELEASE_IMAGE_MIRROR) and registers the cluster
+	// with it; the service takes the RELEASE_IMAGES entry whose version is
+	// exactly that x.y.z (release-4.18 ... release-4.21:
+	// cmd/agentbasedinstaller/register.go getReleaseVersionAndCpuArch,
+	// internal/versions/rest_api_versions.go GetReleaseImage).
+	MatchVersion Match = "version"
+	// MatchURL: the client registers the cluster with the ClusterImageSet's
+	// spec.releaseImage as ocp_release_image, and the service takes the
+	// RELEASE_IMAGES entry whose url is that exact string (release-4.22,
+	// release-4.23, master: CreateClusterParams with models.ReleaseImage
+	// URL, internal/bminventory/inventory.go getReleaseImage ->
+	// GetReleaseImageByURL "url = ?").
+	MatchURL Match = "url"
+)
+
+// Role is one role's minimum hardware (assisted-service's
+// data/default_hw_requirements.json).
+type Role struct {
+	CPUCores int
+	RAMMiB   int
+	DiskGB   int
+}
+
+// Hardware is a release's default HW_VALIDATOR_REQUIREMENTS, per role;
+// a zero Arbiter means the release's default names no arbiter.
+type Hardware struct {
+	Master, Arbiter, Worker, SNO Role
+}
+
+// Rule is what one OpenShift minor release's assisted-service and
+// agent-installer client expect.
+type Rule struct {
+	Minor    Minor
+	Auth     Auth
+	Fencing  Fencing
+	Match    Match
+	Hardware Hardware
+}
+
+// Branch is the assisted-service branch the rule was read from.
+func (r Rule) Branch() string { return r.Minor.Branch() }
+
+var (
+	master  = Role{CPUCores: 4, RAMMiB: 16384, DiskGB: 100}
+	worker  = Role{CPUCores: 2, RAMMiB: 8192, DiskGB: 100}
+	sno8    = Role{CPUCores: 8, RAMMiB: 16384, DiskGB: 100}
+	sno4    = Role{CPUCores: 4, RAMMiB: 16384, DiskGB: 100}
+	arb100  = Role{CPUCores: 2, RAMMiB: 8192, DiskGB: 100}
+	arb50   = Role{CPUCores: 2, RAMMiB: 8192, DiskGB: 50}
+	hw418   = Hardware{Master: master, Worker: worker, SNO: sno8}
+	hw420   = Hardware{Master: master, Arbiter: arb100, Worker: worker, SNO: sno8}
+	hw422   = Hardware{Master: master, Arbiter: arb50, Worker: worker, SNO: sno4}
+	v4      = func(m int) Minor { return Minor{4, m} }
+	ruleSet = []Rule{
+		// data/default_hw_requirements.json: 4.18 and 4.19 name no arbiter;
+		// 4.20 and 4.21 add it (100 GB disk); 4.22 lowers its disk to 50 GB
+		// and single-node to 4 cores ({"version":"4.22","match_type":"min_version"}).
+		{Minor: v4(18), Auth: AuthAgentInstallerLocal, Fencing: FencingNone, Match: MatchVersion, Hardware: hw418},
+		{Minor: v4(19), Auth: AuthAgentInstallerLocal, Fencing: FencingNone, Match: MatchVersion, Hardware: hw418},
+		{Minor: v4(20), Auth: AuthAgentInstallerLocal, Fencing: FencingNone, Match: MatchVersion, Hardware: hw420},
+		{Minor: v4(21), Auth: AuthAgentInstallerLocal, Fencing: FencingServiceOnly, Match: MatchVersion, Hardware: hw420},
+		{Minor: v4(22), Auth: AuthAgentInstallerLocal, Fencing: FencingHostnameFile, Match: MatchURL, Hardware: hw422},
+		{Minor: v4(23), Auth: AuthAgentInstallerLocal, Fencing: FencingPerHostMAC, Match: MatchURL, Hardware: hw422},
+	}
+)
+
+// Rules returns the policy table, oldest release first: Floor ...
+// NewestChecked.
+func Rules() []Rule { return append([]Rule(nil), ruleSet...) }
+
+// Support is the policy's answer for one release version.
+type Support struct {
+	Rule
+	// Version is the release version asked about.
+	Version string
+	// Newer is true for a release newer than NewestChecked: it gets the
+	// rules of NewestChecked, with a warning.
+	Newer bool
+}
+
+// Warning is non-empty for a release newer than agentiso was checked
+// against.
+func (s Support) Warning() string {
+	if !s.Newer {
+		return ""
+	}
+	return fmt.Sprintf("OpenShift %s is newer than the newest release this agentiso was checked against (assisted-service %s): it is built with the rules of %s (authentication %s, fencing %s, release matched by %s)",
+		s.Version, NewestChecked().Branch(), NewestChecked(), s.Auth, s.Fencing, s.Match)
+}
+
+// UnsupportedError is a release below Floor.
+type UnsupportedError struct {
+	Version string
+	Minor   Minor
+}
+
+func (e *UnsupportedError) Error() string {
+	why := "its assisted-service predates the agent-installer-local authentication the ISO uses"
+	switch e.Minor {
+	case Minor{4, 16}:
+		why = "its assisted-service does not know AUTH_TYPE=agent-installer-local and exits at start (assisted-service release-4.16 has no pkg/auth/agent_local_authenticator.go)"
+	case Minor{4, 17}:
+		why = "its assisted-service requires an infra_env_id claim in every token and its installer client reads AGENT_AUTH_TOKEN, while the ISO writes auth_scheme tokens and USER_AUTH_TOKEN (assisted-service release-4.17)"
+	}
+	return fmt.Sprintf("OpenShift %s is not supported: agentiso supports OpenShift %s and later (%s ... %s checked), because %s; use a %s or later release (--release-image, with --release-version for --offline)",
+		e.Version, Floor(), Floor(), NewestChecked(), why, Floor())
+}
+
+// For returns the rules of release version ("4.20.3"). A release below
+// Floor is an *UnsupportedError; one newer than NewestChecked gets the
+// rules of NewestChecked and Newer set.
+func For(version string) (Support, error) {
+	m, err := ParseMinor(version)
+	if err != nil {
+		return Support{}, err
+	}
+	if m.Less(Floor()) {
+		return Support{}, &UnsupportedError{Version: version, Minor: m}
+	}
+	for _, r := range ruleSet {
+		if r.Minor == m {
+			return Support{Rule: r, Version: version}, nil
+		}
+	}
+	last := ruleSet[len(ruleSet)-1]
+	return Support{Rule: last, Version: version, Newer: true}, nil
+}
