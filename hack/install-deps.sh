@@ -9,5 +9,7 @@
 #                 lets podman build its pause image offline
 #   jq, xz-utils - the embedded scripts use jq, and agent-gather writes
 #                 .tar.xz: the tests run those scripts against fakes
+#   tmux        - a real terminal for wait-for's live table
+#                 (cmd/agentiso/testdata/script/waitfor_tmux_terminal.txtar)
 set -euo pipefail
-exec bash "$(dirname "$0")/apt-install.sh" install-deps shellcheck systemd ignition xorriso podman catatonit jq xz-utils
+exec bash "$(dirname "$0")/apt-install.sh" install-deps shellcheck systemd ignition xorriso podman catatonit jq xz-utils tmux

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/seed-a052040e/agentiso/internal/console"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
@@ -201,11 +202,11 @@ func (o *imageOptions) assetOptions(g *globals) *agent.ImageOptions {
 	if !g.log.Enabled(context.Background(), slog.LevelInfo) {
 		return opts
 	}
-	tty := isTerminal(g.errOut)
-	opts.Report.Progress, opts.Report.TTY = g.errOut, tty
+	t := console.Inspect(g.errOut)
+	opts.Report.Progress, opts.Report.TTY = console.NewLevelWriter(g.errOut, slog.LevelInfo, t.Colour), t.TTY
 	opts.Report.WriteProgress = func(name string) (func(done, total int64), func(ok bool)) {
-		p := newWriteProgress(g.errOut, tty, name)
-		return p.update, p.done
+		p := console.NewWriteProgress(g.errOut, t, name)
+		return p.Update, p.Done
 	}
 	return opts
 }

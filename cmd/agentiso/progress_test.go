@@ -30,7 +30,7 @@ func TestProgressFollowsLogLevel(t *testing.T) {
 				_, _ = io.WriteString(r.Progress, "Downloading base.iso: 50%\n")
 			}
 			if tc.shown {
-				assert.Equal(t, "INFO Writing agent.x86_64.iso: 25%\nDownloading base.iso: 50%\n", errOut.String())
+				assert.Equal(t, "INFO Writing agent.x86_64.iso: 25%\nINFO Downloading base.iso: 50%\n", errOut.String())
 			} else {
 				assert.Empty(t, errOut.String())
 			}

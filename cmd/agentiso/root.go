@@ -9,14 +9,13 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/seed-a052040e/agentiso/internal/config"
-	"github.com/seed-a052040e/agentiso/internal/termsafe"
+	"github.com/seed-a052040e/agentiso/internal/console"
 )
 
 // globals holds what every command shares: the asset directory, the
@@ -89,7 +88,7 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 		case <-finished:
 			return
 		}
-		fmt.Fprintln(errOut, "ERROR interrupted")
+		_, _ = io.WriteString(errOut, console.Line(slog.LevelError, "interrupted", console.Inspect(errOut).Colour))
 		os.Exit(130)
 	}()
 	err := root.ExecuteContext(ctx)
@@ -97,10 +96,10 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 		return 0
 	}
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		fmt.Fprintln(errOut, "ERROR interrupted; nothing was left half-written")
+		_, _ = io.WriteString(errOut, console.Line(slog.LevelError, "interrupted; nothing was left half-written", console.Inspect(errOut).Colour))
 		return 130
 	}
-	fmt.Fprintf(errOut, "ERROR %s\n", termsafe.Text(strings.TrimSpace(err.Error())))
+	_, _ = io.WriteString(errOut, console.Line(slog.LevelError, strings.TrimSpace(err.Error()), console.Inspect(errOut).Colour))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
@@ -148,7 +147,7 @@ where it comes from.`,
 	}
 	root.PersistentFlags().StringVar(&g.dir, "dir", ".", "asset directory: inputs are read from it, outputs and state are written to it")
 	root.PersistentFlags().StringVar(&g.configFile, configFlag, "", "config file (default $XDG_CONFIG_HOME/agentiso/config.yaml, else the system's user config directory; env "+config.EnvVar(configFlag)+"): keys named like the flags")
-	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error (progress lines are info: warn and error hide them)")
+	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: trace, debug, info, warn or error (progress lines are info: warn and error hide them; outcomes and errors always show)")
 	root.AddCommand(newVersionCmd(g))
 	root.AddCommand(newCreateCmd(g))
 	root.AddCommand(newGraphCmd(g))
@@ -163,21 +162,13 @@ where it comes from.`,
 	return root
 }
 
-// newLogger returns the one logger used by every command: plain
-// "LEVEL message key=value" lines on w.
+// newLogger returns the one logger used by every command: "LEVEL
+// message" lines on w (internal/console), coloured on a terminal unless
+// NO_COLOR is set.
 func newLogger(w io.Writer, level string) (*slog.Logger, error) {
-	var lv slog.Level
-	switch strings.ToLower(level) {
-	case "debug", "trace":
-		lv = slog.LevelDebug
-	case "info", "":
-		lv = slog.LevelInfo
-	case "warn", "warning":
-		lv = slog.LevelWarn
-	case "error":
-		lv = slog.LevelError
-	default:
-		return nil, fmt.Errorf("invalid --log-level %q: use debug, info, warn or error", level)
+	lv, err := console.ParseLevel(level)
+	if err != nil {
+		return nil, err
 	}
-	return slog.New(&lineHandler{mu: &sync.Mutex{}, w: w, level: lv}), nil
+	return slog.New(console.NewHandler(w, lv, console.Inspect(w).Colour)), nil
 }

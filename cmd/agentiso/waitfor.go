@@ -8,13 +8,12 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/seed-a052040e/agentiso/internal/console"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 )
 
@@ -91,22 +90,6 @@ Exit code 5 when bootstrap fails, 6 when the installation fails.`,
 	return cmd
 }
 
-func parseReportLevel(s string) (slog.Level, error) {
-	switch strings.ToLower(s) {
-	case "trace":
-		return rendezvous.LevelTrace, nil
-	case "debug":
-		return slog.LevelDebug, nil
-	case "info", "":
-		return slog.LevelInfo, nil
-	case "warn", "warning":
-		return slog.LevelWarn, nil
-	case "error":
-		return slog.LevelError, nil
-	}
-	return 0, fmt.Errorf("invalid --log-level %q: use trace, debug, info, warn or error", s)
-}
-
 func runWaitFor(ctx context.Context, g *globals, o waitForOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -114,7 +97,7 @@ func runWaitFor(ctx context.Context, g *globals, o waitForOptions) error {
 	if o.timeout < 0 || o.timeScale <= 0 {
 		return &exitError{code: 1, err: errors.New("--timeout must be positive and --time-scale greater than zero")}
 	}
-	lvl, err := parseReportLevel(g.logLevel)
+	lvl, err := console.ParseLevel(g.logLevel)
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
@@ -135,14 +118,10 @@ func runWaitFor(ctx context.Context, g *globals, o waitForOptions) error {
 		clock = &rendezvous.ScaledClock{Scale: o.timeScale}
 	}
 	var rep rendezvous.Reporter
-	if isTerminal(g.errOut) {
-		tr := rendezvous.NewTerminalReporter(g.errOut, lvl, clock)
-		if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
-			tr.SetWidth(n)
-		}
-		rep = tr
+	if t := console.Inspect(g.errOut); t.TTY {
+		rep = rendezvous.NewTerminalReporter(g.errOut, lvl, t.Colour, t.Width)
 	} else {
-		rep = rendezvous.NewPlainReporter(g.errOut, lvl, clock)
+		rep = rendezvous.NewPlainReporter(g.errOut, lvl)
 	}
 	if in.restURLSource != "" {
 		rep.Log(slog.LevelInfo, fmt.Sprintf("Using the rendezvous API at %s (from %s)", in.restURL, in.restURLSource))
@@ -153,7 +132,7 @@ func runWaitFor(ctx context.Context, g *globals, o waitForOptions) error {
 	w := rendezvous.NewWaiter(rendezvous.Options{
 		REST: rest, Kube: kube, Reporter: rep, Clock: clock,
 		BootstrapTimeout: o.timeout, InstallTimeout: o.timeout,
-		KubeconfigPath: in.kubeconfigPath, PasswordPath: in.passwordPath,
+		KubeconfigPath: in.kubeconfigPath, PasswordPath: in.passwordPath, RendezvousIP: ip,
 		ProbeSSH: func(ctx context.Context) error {
 			d := net.Dialer{Timeout: 5 * time.Second}
 			c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(ip, "22"))
@@ -170,10 +149,11 @@ func runWaitFor(ctx context.Context, g *globals, o waitForOptions) error {
 	} else {
 		err = w.WaitForBootstrapComplete(ctx)
 		if err == nil {
-			rep.Log(slog.LevelInfo, "Bootstrap is complete")
-			rep.Log(slog.LevelInfo, "The cluster is ready when 'agentiso wait-for install-complete' succeeds")
+			rep.Result("Bootstrap is complete")
+			rep.Result("The cluster is ready when 'agentiso wait-for install-complete' succeeds")
 		}
 	}
+	rep.Close(err == nil)
 	var we *rendezvous.WaitError
 	switch {
 	case err == nil:

@@ -95,6 +95,13 @@ func NewClient(baseURL, watcherToken string, requestTimeout time.Duration, httpC
 func (c *Client) URL() string { return c.base.String() }
 
 func (c *Client) get(ctx context.Context, path string, q url.Values, out any) error {
+	_, err := c.getDated(ctx, path, q, out)
+	return err
+}
+
+// getDated is get that also returns the Date of the answer (zero when
+// the server sent none or an unreadable one).
+func (c *Client) getDated(ctx context.Context, path string, q url.Values, out any) (time.Time, error) {
 	u := *c.base
 	u.Path += path
 	if q != nil {
@@ -104,30 +111,31 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) er
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	req.Header.Set(WatcherHeader, c.token)
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	defer resp.Body.Close()
 	body, err := readAnswer(resp.Body)
 	if err != nil {
-		return fmt.Errorf("GET %s: read body: %w", u.String(), err)
+		return time.Time{}, fmt.Errorf("GET %s: read body: %w", u.String(), err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return &StatusError{Method: "GET", URL: u.String(), StatusCode: resp.StatusCode, Message: Sanitize(errorMessage(body))}
+		return time.Time{}, &StatusError{Method: "GET", URL: u.String(), StatusCode: resp.StatusCode, Message: Sanitize(errorMessage(body))}
 	}
 	if err := checkObjects(body); err != nil {
-		return fmt.Errorf("GET %s: %w", u.String(), err)
+		return time.Time{}, fmt.Errorf("GET %s: %w", u.String(), err)
 	}
 	if err := json.Unmarshal(body, out); err != nil {
-		return fmt.Errorf("GET %s: decode answer: %w", u.String(), err)
+		return time.Time{}, fmt.Errorf("GET %s: decode answer: %w", u.String(), err)
 	}
 	sanitizeDecoded(out)
-	return nil
+	date, _ := http.ParseTime(resp.Header.Get("Date"))
+	return date, nil
 }
 
 // readAnswer reads a whole answer body of at most MaxAnswerBytes; a larger
@@ -222,9 +230,11 @@ func (c *Client) ListClusters(ctx context.Context) ([]Cluster, error) {
 // GetCluster is GET /v2/clusters/{id}, which includes hosts.
 func (c *Client) GetCluster(ctx context.Context, id string) (*Cluster, error) {
 	out := &Cluster{}
-	if err := c.get(ctx, "/clusters/"+url.PathEscape(id), nil, out); err != nil {
+	date, err := c.getDated(ctx, "/clusters/"+url.PathEscape(id), nil, out)
+	if err != nil {
 		return nil, err
 	}
+	out.ServerTime = date
 	return out, nil
 }
 

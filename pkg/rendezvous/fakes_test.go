@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/seed-a052040e/agentiso/internal/console"
 )
 
 // fakeClock advances instantly: After(d) moves time forward by d.
@@ -38,12 +40,23 @@ type logLine struct {
 }
 
 type recordReporter struct {
-	lines []logLine
-	rows  [][]HostRow
+	lines   []logLine
+	rows    [][]HostRow
+	results []string
+	stale   []string
+	closed  int
 }
 
 func (r *recordReporter) Log(l slog.Level, msg string) { r.lines = append(r.lines, logLine{l, msg}) }
 func (r *recordReporter) Hosts(rows []HostRow)         { r.rows = append(r.rows, rows) }
+func (r *recordReporter) Stale(note string)            { r.stale = append(r.stale, note) }
+func (r *recordReporter) Close(bool)                   { r.closed++ }
+
+// Result is recorded as an INFO line too: what a person reads.
+func (r *recordReporter) Result(msg string) {
+	r.results = append(r.results, msg)
+	r.lines = append(r.lines, logLine{slog.LevelInfo, msg})
+}
 
 func (r *recordReporter) count(msg string) int {
 	n := 0
@@ -77,7 +90,7 @@ func (r *recordReporter) index(msg string) int {
 func (r *recordReporter) String() string {
 	var b strings.Builder
 	for _, l := range r.lines {
-		fmt.Fprintf(&b, "%s %s\n", levelName(l.level), l.msg)
+		fmt.Fprintf(&b, "%s %s\n", console.LevelName(l.level), l.msg)
 	}
 	return b.String()
 }

@@ -76,7 +76,7 @@ func TestWaiterForgetsValidationsOfVanishedHosts(t *testing.T) {
 	require.Greater(t, n, 20)
 	assert.LessOrEqual(t, len(wt.validations), 1)
 
-	p := NewPlainReporter(io.Discard, 0, c)
+	p := NewPlainReporter(io.Discard, 0)
 	for i := range 100 {
 		p.Hosts([]HostRow{{Name: fmt.Sprintf("h-%d", i)}})
 	}

@@ -54,6 +54,9 @@ type Cluster struct {
 	Hosts           []Host     `json:"hosts,omitempty"`
 	TotalHostCount  int64      `json:"total_host_count,omitempty"`
 	ReadyHostCount  int64      `json:"ready_host_count,omitempty"`
+	// ServerTime is the Date of the answer: the server's clock when it
+	// answered (zero when it sent none). Not part of the JSON model.
+	ServerTime time.Time `json:"-"`
 }
 
 // Progress is the cluster progress object.

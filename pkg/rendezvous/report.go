@@ -9,12 +9,14 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
+	"github.com/seed-a052040e/agentiso/internal/console"
 	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
 
 // LevelTrace is below Debug; used for validations that are neither passing nor failing.
-const LevelTrace = slog.LevelDebug - 4
+const LevelTrace = console.LevelTrace
 
 // HostRow is one line of the host table.
 type HostRow struct {
@@ -24,7 +26,11 @@ type HostRow struct {
 	StatusInfo string
 	Stage      string
 	Percent    int64
+	// LastChange is the server's time of the host's last status or stage
+	// change; Age is how long ago that was by the server's own clock (the
+	// Date of its answer), never by the workstation's.
 	LastChange time.Time
+	Age        time.Duration
 }
 
 // Reporter receives everything wait-for has to say.
@@ -33,45 +39,52 @@ type Reporter interface {
 	Log(level slog.Level, msg string)
 	// Hosts reports the current host table (after every successful REST poll).
 	Hosts(rows []HostRow)
+	// Stale says the host table no longer follows the install (its source,
+	// the rendezvous API, went away) and why; Hosts starts following again.
+	Stale(note string)
+	// Result reports the outcome of the wait: shown whatever the level.
+	Result(msg string)
+	// Close ends the report: the live table is removed on success and
+	// left, finalised, on failure.
+	Close(success bool)
 }
 
-func levelName(l slog.Level) string {
-	switch {
-	case l < slog.LevelDebug:
-		return "TRACE"
-	case l < slog.LevelInfo:
-		return "DEBUG"
-	case l < slog.LevelWarn:
-		return "INFO"
-	case l < slog.LevelError:
-		return "WARN"
-	}
-	return "ERROR"
-}
-
-// PlainReporter writes timestamped lines with no escape codes, for logs and CI.
+// PlainReporter writes one "LEVEL message" line per message (internal/console),
+// with no escape codes, for logs and CI.
 type PlainReporter struct {
-	mu    sync.Mutex
-	w     io.Writer
-	min   slog.Level
-	clock Clock
-	last  map[string]HostRow
+	mu   sync.Mutex
+	w    io.Writer
+	min  slog.Level
+	last map[string]HostRow
 }
 
 // NewPlainReporter writes messages at min level and above to w.
-func NewPlainReporter(w io.Writer, min slog.Level, clock Clock) *PlainReporter {
-	return &PlainReporter{w: w, min: min, clock: clock, last: map[string]HostRow{}}
+func NewPlainReporter(w io.Writer, min slog.Level) *PlainReporter {
+	return &PlainReporter{w: w, min: min, last: map[string]HostRow{}}
 }
 
-// Log writes "<RFC3339> LEVEL message".
+// Log writes "LEVEL message".
 func (p *PlainReporter) Log(l slog.Level, msg string) {
 	if l < p.min {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "%s %-5s %s\n", p.clock.Now().UTC().Format(time.RFC3339), levelName(l), termsafe.Text(msg))
+	_, _ = io.WriteString(p.w, console.Line(l, msg, false))
 }
+
+// Result writes an INFO line whatever the level.
+func (p *PlainReporter) Result(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, _ = io.WriteString(p.w, console.Line(slog.LevelInfo, msg, false))
+}
+
+// Stale writes the note as a debug line.
+func (p *PlainReporter) Stale(note string) { p.Log(slog.LevelDebug, "Host table: "+note) }
+
+// Close does nothing: plain output has no live table.
+func (p *PlainReporter) Close(bool) {}
 
 // Hosts writes a debug line per host whose status, stage or progress
 // changed. Only the hosts of the last call are remembered.
@@ -105,62 +118,86 @@ type TerminalReporter struct {
 	mu     sync.Mutex
 	w      io.Writer
 	min    slog.Level
-	clock  Clock
-	rows   []HostRow
-	drawn  int // lines of the table currently on screen
 	colour bool
-	width  int
+	width  func() int
+	rows   []HostRow
+	note   string // why the table is stale, "" while it follows the install
+	closed bool
+	// drawn holds the length in columns of each table line on screen and
+	// drawnAt the terminal width they were drawn at.
+	drawn   []int
+	drawnAt int
 }
 
-// SetWidth cuts table lines to the terminal width so that none wraps (a
-// wrapped line would break the in-place redraw). 0 means no limit.
-func (t *TerminalReporter) SetWidth(w int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.width = w
-}
-
-// NewTerminalReporter writes to a terminal w.
-func NewTerminalReporter(w io.Writer, min slog.Level, clock Clock) *TerminalReporter {
-	return &TerminalReporter{w: w, min: min, clock: clock, colour: true}
-}
-
-func (t *TerminalReporter) erase(b *bytes.Buffer) {
-	if t.drawn > 0 {
-		fmt.Fprintf(b, "\x1b[%dA\r\x1b[J", t.drawn)
-		t.drawn = 0
+// NewTerminalReporter writes to a terminal w, colouring levels when colour
+// is set. width returns the terminal's current width (0: no limit); it is
+// asked at every redraw, so the table follows resizes and no line wraps (a
+// wrapped line would break the in-place redraw).
+func NewTerminalReporter(w io.Writer, min slog.Level, colour bool, width func() int) *TerminalReporter {
+	if width == nil {
+		width = func() int { return 0 }
 	}
+	return &TerminalReporter{w: w, min: min, colour: colour, width: width}
 }
 
-func (t *TerminalReporter) draw(b *bytes.Buffer) {
-	if len(t.rows) == 0 {
+// erase moves up over the table on screen and clears to the end. A table
+// drawn wider than the terminal now is has been reflowed by the terminal
+// (as tmux, VTE, iTerm2 and Windows Terminal do): each line now takes
+// ceil(length/width) rows.
+func (t *TerminalReporter) erase(b *bytes.Buffer, width int) {
+	if len(t.drawn) == 0 {
+		return
+	}
+	rows := 0
+	for _, n := range t.drawn {
+		if width > 0 && width < t.drawnAt && n > width {
+			rows += (n + width - 1) / width
+		} else {
+			rows++
+		}
+	}
+	fmt.Fprintf(b, "\x1b[%dA\r\x1b[J", rows)
+	t.drawn = nil
+}
+
+func (t *TerminalReporter) draw(b *bytes.Buffer, width int) {
+	if len(t.rows) == 0 || t.closed {
 		return
 	}
 	var tb bytes.Buffer
+	if t.note != "" {
+		fmt.Fprintf(&tb, "Hosts (stale: %s)\n", t.note)
+	}
 	tw := tabwriter.NewWriter(&tb, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "HOST\tROLE\tSTATUS\tSTAGE\tPROGRESS\tLAST CHANGE")
-	now := t.clock.Now()
 	for _, r := range t.rows {
 		pct, last := "", ""
 		if r.Stage != "" {
 			pct = fmt.Sprintf("%d%%", r.Percent)
 		}
 		if !r.LastChange.IsZero() {
-			last = fmt.Sprintf("%s (%s ago)", r.LastChange.Local().Format("15:04:05"), now.Sub(r.LastChange).Truncate(time.Second))
+			last = fmt.Sprintf("%s (%s ago)", r.LastChange.Local().Format("15:04:05"), max(r.Age, 0).Truncate(time.Second))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.String(r.Name), termsafe.String(r.Role), termsafe.String(r.Status), termsafe.String(r.Stage), pct, last)
 	}
 	_ = tw.Flush()
 	lines := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
+	t.drawn, t.drawnAt = make([]int, 0, len(lines)), width
 	for _, l := range lines {
-		l = strings.TrimRight(l, " ")
-		if t.width > 0 && len(l) > t.width-1 {
-			l = l[:t.width-1]
-		}
+		l = cut(strings.TrimRight(l, " "), width-1)
 		b.WriteString(l)
 		b.WriteByte('\n')
+		t.drawn = append(t.drawn, utf8.RuneCountInString(l))
 	}
-	t.drawn = len(lines)
+}
+
+// cut shortens s to n runes; n < 0 means no limit. The table holds only
+// escaped text (internal/termsafe): one rune, one column.
+func cut(s string, n int) string {
+	if n < 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
 }
 
 // Log prints the message above the table.
@@ -168,33 +205,63 @@ func (t *TerminalReporter) Log(l slog.Level, msg string) {
 	if l < t.min {
 		return
 	}
+	t.print(l, msg)
+}
+
+// Result prints an INFO line above the table whatever the level.
+func (t *TerminalReporter) Result(msg string) { t.print(slog.LevelInfo, msg) }
+
+func (t *TerminalReporter) print(l slog.Level, msg string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var b bytes.Buffer
-	t.erase(&b)
-	name := levelName(l)
-	if t.colour {
-		switch {
-		case l >= slog.LevelError:
-			name = "\x1b[31m" + name + "\x1b[0m"
-		case l >= slog.LevelWarn:
-			name = "\x1b[33m" + name + "\x1b[0m"
-		case l < slog.LevelInfo:
-			name = "\x1b[2m" + name + "\x1b[0m"
-		}
-	}
-	fmt.Fprintf(&b, "%s %s %s\n", t.clock.Now().Local().Format("15:04:05"), name, termsafe.Text(msg))
-	t.draw(&b)
+	width := t.width()
+	t.erase(&b, width)
+	b.WriteString(console.Line(l, msg, t.colour))
+	t.draw(&b, width)
 	_, _ = t.w.Write(b.Bytes())
 }
 
-// Hosts redraws the table.
+// Hosts redraws the table; it follows the install again.
 func (t *TerminalReporter) Hosts(rows []HostRow) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.rows = append(t.rows[:0:0], rows...)
+	t.note = ""
+	t.redraw()
+}
+
+// Stale redraws the table under a line that says it is stale and why.
+func (t *TerminalReporter) Stale(note string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.note == note {
+		return
+	}
+	t.note = note
+	t.redraw()
+}
+
+func (t *TerminalReporter) redraw() {
 	var b bytes.Buffer
-	t.erase(&b)
-	t.draw(&b)
+	width := t.width()
+	t.erase(&b, width)
+	t.draw(&b, width)
+	_, _ = t.w.Write(b.Bytes())
+}
+
+// Close removes the live table. After a failure the last table stays on
+// screen, drawn once more as it was last seen, as a record of where the
+// hosts stood; after a success it would only contradict the result.
+func (t *TerminalReporter) Close(success bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var b bytes.Buffer
+	width := t.width()
+	t.erase(&b, width)
+	if !success {
+		t.draw(&b, width)
+	}
+	t.closed, t.drawn = true, nil
 	_, _ = t.w.Write(b.Bytes())
 }

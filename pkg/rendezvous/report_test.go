@@ -2,6 +2,7 @@ package rendezvous
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -13,17 +14,17 @@ import (
 
 func TestPlainReporterNoEscapes(t *testing.T) {
 	var b bytes.Buffer
-	c := newFakeClock()
-	p := NewPlainReporter(&b, slog.LevelInfo, c)
+	p := NewPlainReporter(&b, slog.LevelInfo)
 	p.Log(slog.LevelInfo, "Cluster is ready for install")
 	p.Log(slog.LevelDebug, "hidden")
 	p.Log(slog.LevelWarn, "Host m0 validation: bad")
 	p.Hosts([]HostRow{{Name: "m0", Role: "master", Status: "installing", Stage: "Writing image to disk", Percent: 40}})
-	assert.Equal(t, "2026-01-01T12:00:00Z INFO  Cluster is ready for install\n2026-01-01T12:00:00Z WARN  Host m0 validation: bad\n", b.String())
+	// The one format of every command (internal/console): "LEVEL message".
+	assert.Equal(t, "INFO Cluster is ready for install\nWARNING Host m0 validation: bad\n", b.String())
 	assert.NotContains(t, b.String(), "\x1b")
 
 	b.Reset()
-	d := NewPlainReporter(&b, slog.LevelDebug, c)
+	d := NewPlainReporter(&b, slog.LevelDebug)
 	row := HostRow{Name: "m0", Role: "master", Status: "installing", Stage: "Writing image to disk", Percent: 40}
 	d.Hosts([]HostRow{row})
 	d.Hosts([]HostRow{row})
@@ -32,12 +33,24 @@ func TestPlainReporterNoEscapes(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(b.String(), "Host m0 [master]: installing, stage Writing image to disk"), b.String())
 }
 
+// The outcome is shown whatever the level: a success at --log-level error
+// says so.
+func TestReportersShowTheResultAtAnyLevel(t *testing.T) {
+	var p, tb bytes.Buffer
+	NewPlainReporter(&p, slog.LevelError).Result("Install complete!")
+	assert.Equal(t, "INFO Install complete!\n", p.String())
+	tr := NewTerminalReporter(&tb, slog.LevelError, false, nil)
+	tr.Log(slog.LevelInfo, "hidden")
+	tr.Result("Install complete!")
+	assert.Equal(t, "INFO Install complete!\n", tb.String())
+}
+
 func TestTerminalReporterRedraws(t *testing.T) {
 	var b bytes.Buffer
 	c := newFakeClock()
-	tr := NewTerminalReporter(&b, slog.LevelInfo, c)
+	tr := NewTerminalReporter(&b, slog.LevelInfo, true, nil)
 	tr.Hosts([]HostRow{
-		{Name: "master-0", Role: "master (bootstrap)", Status: "installing-in-progress", Stage: "Waiting for control plane", Percent: 30, LastChange: c.Now().Add(-12 * time.Second)},
+		{Name: "master-0", Role: "master (bootstrap)", Status: "installing-in-progress", Stage: "Waiting for control plane", Percent: 30, LastChange: c.Now().Add(-12 * time.Second), Age: 12 * time.Second},
 		{Name: "master-1", Role: "master", Status: "installing-in-progress", Stage: "Rebooting", Percent: 60},
 	})
 	first := b.String()
@@ -51,18 +64,97 @@ func TestTerminalReporterRedraws(t *testing.T) {
 	tr.Log(slog.LevelWarn, "Host master-1 validation: NTP")
 	out := b.String()
 	assert.True(t, strings.HasPrefix(out, "\x1b[3A\r\x1b[J"), "erases the 3-line table: %q", out)
-	assert.Contains(t, out, "\x1b[33mWARN\x1b[0m Host master-1 validation: NTP\n")
+	assert.Contains(t, out, "\x1b[33mWARNING\x1b[0m Host master-1 validation: NTP\n")
 	assert.True(t, strings.HasSuffix(out, "60%\n"), "table redrawn below the message: %q", out)
+}
+
+// NO_COLOR (colour false) leaves no escape but the redraw's.
+func TestTerminalReporterNoColour(t *testing.T) {
+	var b bytes.Buffer
+	tr := NewTerminalReporter(&b, slog.LevelInfo, false, nil)
+	tr.Log(slog.LevelError, "boom")
+	tr.Log(slog.LevelWarn, "careful")
+	assert.Equal(t, "ERROR boom\nWARNING careful\n", b.String())
+}
+
+// A server clock ahead of the workstation's never shows a negative age.
+func TestTerminalReporterNeverNegativeAge(t *testing.T) {
+	var b bytes.Buffer
+	tr := NewTerminalReporter(&b, slog.LevelInfo, false, nil)
+	tr.Hosts([]HostRow{{Name: "m0", Role: "master", Status: "known", LastChange: time.Now(), Age: -18 * time.Second}})
+	assert.Contains(t, b.String(), "(0s ago)")
+	assert.NotContains(t, b.String(), "-18s")
 }
 
 func TestTerminalReporterWidth(t *testing.T) {
 	var b bytes.Buffer
-	tr := NewTerminalReporter(&b, slog.LevelInfo, newFakeClock())
-	tr.SetWidth(30)
+	tr := NewTerminalReporter(&b, slog.LevelInfo, false, func() int { return 30 })
 	tr.Hosts([]HostRow{{Name: "a-very-long-host-name.example.com", Role: "master", Status: "installing-in-progress"}})
 	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
 		assert.LessOrEqual(t, len(l), 29, l)
 	}
+}
+
+// The width is asked at every redraw: a resize is followed, and a table
+// drawn wider than the terminal now is (which the terminal has reflowed)
+// is erased with all the rows it now takes.
+func TestTerminalReporterFollowsResizes(t *testing.T) {
+	var b bytes.Buffer
+	width := 120
+	tr := NewTerminalReporter(&b, slog.LevelInfo, false, func() int { return width })
+	rows := []HostRow{
+		{Name: "master-0.cluster.example.com", Role: "master (bootstrap)", Status: "installing-in-progress", Stage: "Waiting for control plane", Percent: 30},
+		{Name: "master-1.cluster.example.com", Role: "master", Status: "installing-in-progress", Stage: "Rebooting", Percent: 60},
+	}
+	tr.Hosts(rows)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	require.Len(t, lines, 3)
+	var rowsAt40 int
+	for _, l := range lines {
+		require.Less(t, len(l), 120)
+		rowsAt40 += (len(l) + 39) / 40
+	}
+	require.Greater(t, rowsAt40, 3, "the table is wider than 40 columns")
+
+	width = 40
+	b.Reset()
+	tr.Hosts(rows)
+	out := b.String()
+	assert.True(t, strings.HasPrefix(out, fmt.Sprintf("\x1b[%dA\r\x1b[J", rowsAt40)), "erases the reflowed table: %q", out)
+	for _, l := range strings.Split(strings.TrimSuffix(strings.SplitN(out, "\x1b[J", 2)[1], "\n"), "\n") {
+		assert.LessOrEqual(t, len(l), 39, l)
+	}
+	b.Reset()
+	tr.Log(slog.LevelInfo, "next")
+	assert.True(t, strings.HasPrefix(b.String(), "\x1b[3A\r\x1b[J"), "drawn at 40 columns, the table takes 3 rows: %q", b.String())
+}
+
+// When the rendezvous API goes away the table says it is stale; at the end
+// it goes away on success and stays, finalised, on failure.
+func TestTerminalReporterStaleAndClose(t *testing.T) {
+	var b bytes.Buffer
+	tr := NewTerminalReporter(&b, slog.LevelInfo, false, nil)
+	rows := []HostRow{{Name: "m0", Role: "master", Status: "installing-in-progress", Stage: "Rebooting", Percent: 60}}
+	tr.Hosts(rows)
+	b.Reset()
+	tr.Stale("as last reported at 12:00:00; the rendezvous API went away")
+	assert.Equal(t, "\x1b[2A\r\x1b[J"+"Hosts (stale: as last reported at 12:00:00; the rendezvous API went away)\n", strings.SplitN(b.String(), "HOST", 2)[0])
+	b.Reset()
+	tr.Close(true)
+	assert.Equal(t, "\x1b[3A\r\x1b[J", b.String(), "the table is removed on success")
+	b.Reset()
+	tr.Log(slog.LevelInfo, "after")
+	assert.Equal(t, "INFO after\n", b.String(), "nothing is redrawn after Close")
+
+	b.Reset()
+	tr = NewTerminalReporter(&b, slog.LevelInfo, false, nil)
+	tr.Hosts(rows)
+	b.Reset()
+	tr.Close(false)
+	assert.True(t, strings.HasPrefix(b.String(), "\x1b[2A\r\x1b[J"+"HOST"), "the table stays after a failure: %q", b.String())
+	b.Reset()
+	tr.Log(slog.LevelError, "failed")
+	assert.Equal(t, "ERROR failed\n", b.String(), "the final table is not erased by later lines")
 }
 
 func TestHint(t *testing.T) {

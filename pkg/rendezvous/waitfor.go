@@ -106,6 +106,9 @@ type Options struct {
 	// KubeconfigPath and PasswordPath appear in the completion message.
 	KubeconfigPath string
 	PasswordPath   string
+	// RendezvousIP is named in the messages and hints that point at the
+	// rendezvous host ("" when unknown).
+	RendezvousIP string
 }
 
 // Waiter runs the bootstrap-complete and install-complete waits. It is not safe for concurrent use.
@@ -128,8 +131,10 @@ type Waiter struct {
 	validationsSeen map[string]bool
 	eventsSeen      int
 	lastEvent       string
-	events          []Event // a ring of at most MaxKeptEvents (keepEvent)
-	eventsNext      int     // where the ring's next event goes once it is full
+	events          []Event   // a ring of at most MaxKeptEvents (keepEvent)
+	eventsNext      int       // where the ring's next event goes once it is full
+	lastAnswer      time.Time // local clock time of the last cluster answer
+	unreachableSaid bool
 	lastMsg         map[string]string
 
 	cvVersion  string
@@ -251,6 +256,9 @@ func (w *Waiter) WaitForInstallComplete(ctx context.Context) error {
 	if err := w.WaitForBootstrapComplete(ctx); err != nil {
 		return err
 	}
+	if w.restSeen {
+		w.o.Reporter.Stale(w.staleNote())
+	}
 	done, err := w.loop(ctx, w.o.InstallTimeout, w.installTick)
 	if errors.Is(err, ErrInterrupted) {
 		return err
@@ -282,11 +290,22 @@ func (w *Waiter) bootstrapTick(ctx context.Context) (bool, time.Duration, error)
 	if !kubeLive && !restLive {
 		if !w.restSeen && !w.kubeSeen {
 			if w.o.Clock.Now().Sub(w.start) > SSHProbeAfter && (w.o.ProbeSSH == nil || w.o.ProbeSSH(ctx) != nil) {
-				w.log(slog.LevelInfo, "Cannot access Rendezvous Host. There may be a network configuration problem, check console for additional info")
+				// Said once (then at debug level): it names the address,
+				// and repeating it every 30 s would push everything else away.
+				lvl := slog.LevelWarn
+				if w.unreachableSaid {
+					lvl = slog.LevelDebug
+				}
+				w.unreachableSaid = true
+				w.log(lvl, "Cannot access Rendezvous Host %s: neither its API (port %d) nor SSH (port 22) answers. "+
+					"There may be a network configuration problem, check its console for additional info; still trying every %s", w.hostName(), Port, InitSleep)
 			} else {
 				w.log(slog.LevelInfo, "Waiting for cluster install to initialize. Sleeping for 30 seconds")
 			}
 			return false, InitSleep, nil
+		}
+		if w.restSeen {
+			w.o.Reporter.Stale(w.staleNote())
 		}
 		if !w.kubeSeen {
 			return false, 0, &apiError{errors.New("cluster bootstrap did not complete yet: the rendezvous host's API went away (node zero reboots to join the cluster); waiting for the cluster API")}
@@ -313,7 +332,24 @@ func (w *Waiter) bootstrapTick(ctx context.Context) (bool, time.Duration, error)
 	if restLive {
 		return false, 0, w.monitorREST(ctx, infraEnvs)
 	}
+	if w.restSeen {
+		w.o.Reporter.Stale(w.staleNote())
+	}
 	return false, 0, nil
+}
+
+// hostName is the rendezvous host as messages name it.
+func (w *Waiter) hostName() string {
+	if w.o.RendezvousIP == "" {
+		return "(address unknown)"
+	}
+	return w.o.RendezvousIP
+}
+
+// staleNote says why the host table stopped following the install.
+func (w *Waiter) staleNote() string {
+	return fmt.Sprintf("as of %s: the rendezvous API went away (node zero reboots to join the cluster)",
+		w.lastAnswer.Local().Format("15:04:05"))
 }
 
 func liveText(err error) string {
@@ -394,6 +430,7 @@ func (w *Waiter) monitorREST(ctx context.Context, infraEnvs []InfraEnv) error {
 		//lint:ignore ST1005 upstream's wording, which users search their logs for (docs/wait-for.md)
 		return &apiError{fmt.Errorf("Unable to retrieve cluster metadata from Agent Rest API: %w", err)}
 	}
+	w.lastAnswer = answered
 	prev := w.lastStatus
 	w.lastStatus = c.Status
 	w.log(slog.LevelDebug, "poll: cluster %s (%s), %d hosts", c.Status, c.StatusInfo, len(c.Hosts))
@@ -409,7 +446,7 @@ func (w *Waiter) monitorREST(ctx context.Context, infraEnvs []InfraEnv) error {
 			}
 		}
 	}
-	w.o.Reporter.Hosts(hostRows(c))
+	w.o.Reporter.Hosts(hostRows(c, serverNow(c)))
 
 	// Validation state is kept for what this answer holds only: a host
 	// that is gone (or renamed) does not stay in the map for ever.
@@ -457,7 +494,32 @@ func (w *Waiter) monitorREST(ctx context.Context, infraEnvs []InfraEnv) error {
 	return valErr
 }
 
-func hostRows(c *Cluster) []HostRow {
+// serverNow is the server's clock when it answered: the Date of the answer
+// (one-second resolution), else the newest time in the answer. Host ages
+// are measured on it so that a workstation clock that is off (or a
+// different time zone) does not show "-18s ago".
+func serverNow(c *Cluster) time.Time {
+	if !c.ServerTime.IsZero() {
+		return c.ServerTime
+	}
+	var newest time.Time
+	see := func(t *time.Time) {
+		if t != nil && t.After(newest) {
+			newest = *t
+		}
+	}
+	see(c.StatusUpdatedAt)
+	for i := range c.Hosts {
+		h := &c.Hosts[i]
+		see(h.StatusUpdatedAt)
+		if h.Progress != nil {
+			see(h.Progress.StageUpdatedAt)
+		}
+	}
+	return newest
+}
+
+func hostRows(c *Cluster, now time.Time) []HostRow {
 	rows := make([]HostRow, 0, len(c.Hosts))
 	for _, h := range c.Hosts {
 		role := h.Role
@@ -476,6 +538,9 @@ func hostRows(c *Cluster) []HostRow {
 			if p.StageUpdatedAt != nil && p.StageUpdatedAt.After(r.LastChange) {
 				r.LastChange = *p.StageUpdatedAt
 			}
+		}
+		if !r.LastChange.IsZero() && !now.IsZero() {
+			r.Age = max(now.Sub(r.LastChange), 0)
 		}
 		rows = append(rows, r)
 	}
@@ -626,11 +691,12 @@ func (w *Waiter) installTick(ctx context.Context) (bool, time.Duration, error) {
 	return true, 0, nil
 }
 
+// printComplete reports the success: shown whatever --log-level says.
 func (w *Waiter) printComplete() {
-	w.log(slog.LevelInfo, "Install complete!")
-	w.log(slog.LevelInfo, "To access the cluster as the system:admin user when using 'oc', run\n    export KUBECONFIG=%s", w.o.KubeconfigPath)
-	w.log(slog.LevelInfo, "Access the OpenShift web-console here: %s", w.consoleURL)
-	w.log(slog.LevelInfo, "Login to the console with user: %q, and the password in %s", "kubeadmin", w.o.PasswordPath)
+	w.o.Reporter.Result("Install complete!")
+	w.o.Reporter.Result(fmt.Sprintf("To access the cluster as the system:admin user when using 'oc', run\n    export KUBECONFIG=%s", w.o.KubeconfigPath))
+	w.o.Reporter.Result(fmt.Sprintf("Access the OpenShift web-console here: %s", w.consoleURL))
+	w.o.Reporter.Result(fmt.Sprintf("Login to the console with user: %q, and the password in %s", "kubeadmin", w.o.PasswordPath))
 }
 
 func (w *Waiter) reportFailure(ctx context.Context, phase Phase) {
@@ -644,10 +710,14 @@ func (w *Waiter) reportFailure(ctx context.Context, phase Phase) {
 		w.logClusterOperators(ctx)
 	}
 	if phase == PhaseBootstrap {
-		w.log(slog.LevelError, "To see why, log in to the rendezvous host (ssh core@<rendezvous IP>) and read its installer logs:")
+		ip := w.o.RendezvousIP
+		if ip == "" {
+			ip = "<rendezvous IP>"
+		}
+		w.log(slog.LevelError, "To see why, log in to the rendezvous host (ssh core@%s) and read its installer logs:", ip)
 		w.log(slog.LevelError, "sudo journalctl -b -u assisted-service -u agent-register-cluster -u start-cluster-installation -u agent")
 		w.log(slog.LevelError, "For a bug report, collect the host's troubleshooting data (secrets masked) with:")
-		w.log(slog.LevelError, "ssh core@<rendezvous IP> agent-gather -O >agent-gather.tar.xz")
+		w.log(slog.LevelError, "ssh core@%s agent-gather -O >agent-gather.tar.xz", ip)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,7 +20,9 @@ func exitCode(t *testing.T, err error) int {
 }
 
 // Rule: neither API ever seen -> "Waiting ... Sleeping for 30 seconds", and a 30 s sleep.
-// After 2 minutes with the SSH probe failing -> "Cannot access Rendezvous Host".
+// After 2 minutes with the SSH probe failing -> "Cannot access Rendezvous
+// Host <ip>", said once as a warning and then only at debug level; the
+// failure hints name the address too.
 func TestInitWaitThenCannotAccess(t *testing.T) {
 	c := newFakeClock()
 	w := newWorld(c)
@@ -28,14 +31,26 @@ func TestInitWaitThenCannotAccess(t *testing.T) {
 	wt := newTestWaiter(w, c, r, func(o *Options) {
 		o.BootstrapTimeout = 4 * time.Minute
 		o.ProbeSSH = func(context.Context) error { probed++; return errors.New("no route to host") }
+		o.RendezvousIP = "192.0.2.10"
 	})
 	err := wt.WaitForBootstrapComplete(context.Background())
 	assert.Equal(t, ExitBootstrapFailed, exitCode(t, err))
 	assert.Contains(t, err.Error(), "bootstrap process timed out")
 	// t=0,30,60,90,120 -> waiting (5 polls); 150..240 -> cannot access (4 polls).
 	assert.Equal(t, 5, r.count("Waiting for cluster install to initialize. Sleeping for 30 seconds"), r)
-	assert.Equal(t, 4, r.count("Cannot access Rendezvous Host. There may be a network configuration problem, check console for additional info"), r)
+	assert.Equal(t, 4, r.count("Cannot access Rendezvous Host 192.0.2.10: neither its API (port 8090) nor SSH (port 22) answers. There may be a network configuration problem"), r)
+	lvl, _ := r.level("Cannot access Rendezvous Host")
+	assert.Equal(t, slog.LevelWarn, lvl, "the first one is a warning")
+	shown := 0
+	for _, l := range r.lines {
+		if strings.Contains(l.msg, "Cannot access") && l.level >= slog.LevelInfo {
+			shown++
+		}
+	}
+	assert.Equal(t, 1, shown, "shown once at the default level")
 	assert.Equal(t, 4, probed)
+	assert.Equal(t, 2, r.count("ssh core@192.0.2.10"), "the hints name the address")
+	assert.Zero(t, r.count("<rendezvous IP>"))
 	for _, s := range c.sleeps {
 		assert.Equal(t, InitSleep, s)
 	}
@@ -348,6 +363,57 @@ type reporterFunc func(slog.Level, string)
 
 func (f reporterFunc) Log(l slog.Level, m string) { f(l, m) }
 func (f reporterFunc) Hosts([]HostRow)            {}
+func (f reporterFunc) Stale(string)               {}
+func (f reporterFunc) Result(m string)            { f(slog.LevelInfo, m) }
+func (f reporterFunc) Close(bool)                 {}
 
 // ConsoleURL is the console URL once install-complete has seen the route.
 func (w *Waiter) ConsoleURL() string { return w.consoleURL }
+
+// LAST CHANGE ages come from the server's clock (the Date of its answer),
+// not the workstation's: here the workstation runs 1 hour behind.
+func TestHostAgesOnTheServerClock(t *testing.T) {
+	c := newFakeClock()
+	server := c.Now().Add(time.Hour)
+	changed := server.Add(-90 * time.Second)
+	w := newWorld(c, step{0, restUp}, step{0, status(ClusterInstalling,
+		Host{ID: "h1", RequestedHostname: "m0", Role: "master", Status: "installing-in-progress", StatusUpdatedAt: &changed})},
+		step{0, func(w *world) { w.cluster.ServerTime = server }})
+	r := &recordReporter{}
+	wt := newTestWaiter(w, c, r, func(o *Options) { o.BootstrapTimeout = time.Second })
+	_ = wt.WaitForBootstrapComplete(context.Background())
+	require.NotEmpty(t, r.rows)
+	assert.Equal(t, 90*time.Second, r.rows[0][0].Age)
+
+	// With no Date, the newest time in the answer stands for the server's now.
+	w = newWorld(c, step{0, restUp}, step{0, status(ClusterInstalling,
+		Host{ID: "h1", RequestedHostname: "m0", Role: "master", Status: "installing-in-progress", StatusUpdatedAt: &changed},
+		Host{ID: "h2", RequestedHostname: "m1", Role: "master", Status: "installing-in-progress", StatusUpdatedAt: &server})})
+	r = &recordReporter{}
+	wt = newTestWaiter(w, c, r, func(o *Options) { o.BootstrapTimeout = time.Second })
+	_ = wt.WaitForBootstrapComplete(context.Background())
+	require.NotEmpty(t, r.rows)
+	assert.Equal(t, 90*time.Second, r.rows[0][0].Age)
+	assert.Zero(t, r.rows[0][1].Age)
+}
+
+// When the rendezvous API goes away the host table is marked stale, and
+// the success is reported as a result (shown at any --log-level).
+func TestTableStaleWhenRESTGoesAndResultOnSuccess(t *testing.T) {
+	c := newFakeClock()
+	w := newWorld(c,
+		step{0, restUp},
+		step{0, status(ClusterInstalling, Host{ID: "h1", RequestedHostname: "m0", Role: "master", Status: "installing-in-progress"})},
+		step{10 * time.Second, func(w *world) { w.restUp = false }},
+		step{20 * time.Second, func(w *world) { w.kubeUp = true; w.bootstrap = "complete" }},
+		step{20 * time.Second, cvConds("True", "False", "False", "Done", "1")},
+		step{20 * time.Second, admittedRoute},
+	)
+	r := &recordReporter{}
+	wt := newTestWaiter(w, c, r)
+	require.NoError(t, wt.WaitForInstallComplete(context.Background()))
+	require.NotEmpty(t, r.stale)
+	assert.Contains(t, r.stale[0], "as of ")
+	assert.Contains(t, r.stale[0], "the rendezvous API went away")
+	assert.Contains(t, r.results, "Install complete!")
+}

@@ -191,6 +191,12 @@ func (s *Simulator) Requests() []Request {
 // scenarioTime maps a scenario offset to the reported wall time.
 func (s *Simulator) scenarioTime(at Duration) time.Time { return s.start.Add(time.Duration(at)) }
 
+// scenarioNowLocked is the scenario time of the wall clock's now: the
+// inverse of due.
+func (s *Simulator) scenarioNowLocked() time.Time {
+	return s.scenarioTime(Duration(float64(time.Since(s.start)-s.shift) * s.cfg.Speed))
+}
+
 // Run plays the scenario and serves until ctx is done. After the last step
 // the final state is served until ctx is cancelled. The state is also
 // brought up to date on every request, so a late timer never serves a stale step.
@@ -717,6 +723,9 @@ func (s *Simulator) RESTHandler() http.Handler {
 			return
 		}
 		withHosts := r.URL.Query().Get("exclude-hosts") != "true"
+		// The Date of the answer is on the scenario's clock, as its
+		// timestamps are: wait-for measures host ages on it.
+		w.Header().Set("Date", s.scenarioNowLocked().UTC().Format(http.TimeFormat))
 		writeJSON(w, 200, s.clusterLocked(withHosts))
 		s.seenLocked(clusterKinds(withHosts))
 	})

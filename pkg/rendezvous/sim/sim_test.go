@@ -130,7 +130,7 @@ func TestScenarios(t *testing.T) {
 			var out bytes.Buffer
 			clock := &rendezvous.ScaledClock{Scale: speed}
 			w := rendezvous.NewWaiter(rendezvous.Options{
-				REST: rc, Kube: kc, Clock: clock, Reporter: rendezvous.NewPlainReporter(&out, slog.LevelInfo, clock),
+				REST: rc, Kube: kc, Clock: clock, Reporter: rendezvous.NewPlainReporter(&out, slog.LevelInfo),
 				BootstrapTimeout: time.Duration(sc.Expect.Timeout), InstallTimeout: time.Duration(sc.Expect.Timeout),
 				KubeconfigPath: "/dir/auth/kubeconfig", PasswordPath: "/dir/auth/kubeadmin-password",
 			})

@@ -376,7 +376,7 @@ func TestLiveFlowSNO(t *testing.T) {
 	rc, err := rendezvous.NewClient(srv.URL+rendezvous.APIPath, auth.WatcherAuthToken, 5*time.Second, srv.Client())
 	require.NoError(t, err)
 	var report syncBuffer
-	w := rendezvous.NewWaiter(rendezvous.Options{REST: rc, Kube: downKube{}, Reporter: rendezvous.NewPlainReporter(&report, slog.LevelDebug, rendezvous.RealClock{}),
+	w := rendezvous.NewWaiter(rendezvous.Options{REST: rc, Kube: downKube{}, Reporter: rendezvous.NewPlainReporter(&report, slog.LevelDebug),
 		PollInterval: 100 * time.Millisecond, BootstrapTimeout: 3 * time.Second})
 	err = w.WaitForBootstrapComplete(ctx)
 	var we *rendezvous.WaitError

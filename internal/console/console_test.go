@@ -1,0 +1,71 @@
+package console
+
+import (
+	"bytes"
+	"log/slog"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLineFormat(t *testing.T) {
+	assert.Equal(t, "INFO hello\n", Line(slog.LevelInfo, "hello", false))
+	assert.Equal(t, "WARNING careful\n", Line(slog.LevelWarn, "careful", false))
+	assert.Equal(t, "\x1b[31mERROR\x1b[0m boom\n", Line(slog.LevelError, "boom", true))
+	assert.Equal(t, "TRACE x\n", Line(LevelTrace, "x", false))
+	assert.Equal(t, `INFO a\x1b[2Jb`+"\n", Line(slog.LevelInfo, "a\x1b[2Jb", false), "text is made terminal-safe")
+}
+
+func TestParseLevel(t *testing.T) {
+	for _, s := range Levels {
+		_, err := ParseLevel(s)
+		require.NoError(t, err, s)
+	}
+	_, err := ParseLevel("loud")
+	assert.EqualError(t, err, `invalid --log-level "loud": use trace, debug, info, warn or error`)
+}
+
+// Not a terminal: no colour, no width limit, whatever the environment.
+func TestInspectNotATerminal(t *testing.T) {
+	env := map[string]string{"COLUMNS": "100"}
+	var b bytes.Buffer
+	tm := InspectEnv(&b, func(k string) string { return env[k] })
+	assert.False(t, tm.TTY)
+	assert.False(t, tm.Colour)
+	assert.Zero(t, tm.Width())
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	require.NoError(t, err)
+	defer f.Close()
+	assert.False(t, InspectEnv(f, func(k string) string { return env[k] }).TTY)
+}
+
+func TestHandlerFormat(t *testing.T) {
+	var b bytes.Buffer
+	lg := slog.New(NewHandler(&b, slog.LevelInfo, false))
+	lg.Debug("hidden")
+	lg.Info("Wrote", "file", "a b")
+	lg.Warn("careful")
+	assert.Equal(t, "INFO Wrote file=\"a b\"\nWARNING careful\n", b.String())
+}
+
+// Text written by others (the download progress) gets the level label at
+// every line start, and after a carriage return on a terminal.
+func TestLevelWriter(t *testing.T) {
+	var b bytes.Buffer
+	w := NewLevelWriter(&b, slog.LevelInfo, false)
+	_, _ = w.Write([]byte("Downloading x: 1"))
+	_, _ = w.Write([]byte("0%\nDownloaded x\n\rDownloading y\rDownloading y 5%\n"))
+	assert.Equal(t, "INFO Downloading x: 10%\nINFO Downloaded x\n\rINFO Downloading y\rINFO Downloading y 5%\n", b.String())
+}
+
+func TestWriteProgressPlain(t *testing.T) {
+	var b bytes.Buffer
+	p := NewWriteProgress(&b, Term{}, "agent.iso")
+	for i := int64(0); i <= 100; i += 5 {
+		p.Update(i, 100)
+	}
+	p.Done(true)
+	assert.Equal(t, "INFO Writing agent.iso: 25%\nINFO Writing agent.iso: 50%\nINFO Writing agent.iso: 75%\n", b.String())
+}
