@@ -441,7 +441,10 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 	}
 	for _, st := range streamed {
 		for _, o := range st.Streams() {
-			p := filepath.Join(s.dir, filepath.FromSlash(o.Path))
+			p, err := s.outputPath(o.Path)
+			if err != nil {
+				return fmt.Errorf("write %w", err)
+			}
 			sg, err := o.Stage(ctx, p)
 			if err != nil {
 				return err
@@ -461,8 +464,11 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 		}
 		written := map[string]fileState{}
 		for _, f := range w.files {
-			p := filepath.Join(s.dir, filepath.FromSlash(f.Path))
-			if old, err := os.ReadFile(p); err == nil && string(old) == string(f.Data) {
+			p, err := s.outputPath(f.Path)
+			if err != nil {
+				return fmt.Errorf("write %w", err)
+			}
+			if old, err := readRegular(p); err == nil && string(old) == string(f.Data) {
 				if err := os.Chmod(p, f.Mode); err != nil {
 					return fmt.Errorf("write %s: %w", f.Path, err)
 				}
@@ -485,8 +491,16 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 			if _, still := written[rel]; still || rec.User || !isLocalSlashPath(rel) {
 				continue
 			}
-			p := filepath.Join(s.dir, filepath.FromSlash(rel))
-			if b, err := os.ReadFile(p); err == nil && hashBytes(b) == rec.SHA256 {
+			p, err := s.outputPath(rel)
+			if err != nil {
+				s.log.Warn("not removing a stale output", "file", rel, "reason", err)
+				continue
+			}
+			if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+				s.log.Warn("not removing a stale output: it is no longer a regular file (a symbolic link?)", "file", rel)
+				continue
+			}
+			if b, err := readRegular(p); err == nil && hashBytes(b) == rec.SHA256 {
 				if err := undo.save(p); err != nil {
 					return fmt.Errorf("remove stale %s: %w", rel, err)
 				}
@@ -513,6 +527,48 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 		}
 	}
 	return nil
+}
+
+// outputPath is where the asset-directory path rel is on disk, once its
+// directories are checked to resolve inside the asset directory. The
+// directory's content and its state file may have been crafted, and a
+// directory symlink (link -> ../elsewhere) would otherwise carry a write or
+// a removal outside: checking the path as text is not enough. (A directory
+// not created yet is checked through its nearest existing ancestor.)
+func (s *Store) outputPath(rel string) (string, error) {
+	p := filepath.Join(s.dir, filepath.FromSlash(rel))
+	root, err := filepath.EvalSymlinks(s.dir)
+	if err != nil {
+		return "", fmt.Errorf("%s: resolve the asset directory: %w", rel, err)
+	}
+	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+		r, err := filepath.EvalSymlinks(d)
+		if errors.Is(err, fs.ErrNotExist) && d != s.dir && filepath.Dir(d) != d {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", rel, err)
+		}
+		if in, err := filepath.Rel(root, r); err != nil || (in != "." && !filepath.IsLocal(in)) {
+			shown, _ := filepath.Rel(s.dir, d)
+			return "", fmt.Errorf("%s: %s leads outside the asset directory (to %s): agentiso writes and removes files only inside it; "+
+				"replace the symbolic link with a directory", rel, filepath.ToSlash(shown), r)
+		}
+		return p, nil
+	}
+}
+
+// readRegular reads p if it is a regular file, without following a
+// symbolic link in its place.
+func readRegular(p string) ([]byte, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", p)
+	}
+	return os.ReadFile(p)
 }
 
 // stagedOutput is a staged output and its place.
@@ -577,8 +633,11 @@ func (s *Store) SaveState() error {
 	if err != nil {
 		return fmt.Errorf("encode state: %w", err)
 	}
-	p := filepath.Join(s.dir, filepath.FromSlash(assetdir.State))
-	if old, err := os.ReadFile(p); err == nil && string(old) == string(b) {
+	p, err := s.outputPath(assetdir.State)
+	if err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	if old, err := readRegular(p); err == nil && string(old) == string(b) {
 		return nil
 	}
 	if err := fsutil.WriteFileAtomic(p, b, assetdir.Mode(assetdir.State)); err != nil {

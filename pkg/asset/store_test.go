@@ -291,6 +291,67 @@ func TestStoreNeverRemovesOutsideTheAssetDirectory(t *testing.T) {
 	}
 }
 
+// A directory symlink inside the asset directory must not carry a removal
+// (or a write) outside it: paths are resolved, not only checked as text.
+func TestStoreNeverRemovesThroughASymlinkedDirectory(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "cluster")
+	victimDir := filepath.Join(parent, "victim")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.MkdirAll(victimDir, 0o755))
+	victim := filepath.Join(victimDir, "authorized_keys")
+	require.NoError(t, os.WriteFile(victim, []byte("precious"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "input.txt"), []byte("no"), 0o644))
+	require.NoError(t, os.Symlink("../victim", filepath.Join(dir, "link")))
+	// A symlinked file is not followed either.
+	require.NoError(t, os.Symlink("../victim/authorized_keys", filepath.Join(dir, "keys")))
+	sum := hashBytes([]byte("precious"))
+	for _, p := range []string{"link/authorized_keys", "keys"} {
+		state := `{"version":1,"assets":{"Optional":{"hash":"","data":null,"files":{"` + p + `":{"sha256":"` + sum + `"}}}}}`
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, assetdir.StateDir), 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.State), []byte(state), 0o600))
+		var logs strings.Builder
+		s, err := NewStore(dir, slog.New(slog.NewTextHandler(&logs, nil)))
+		require.NoError(t, err, p)
+		a, err := s.Fetch(context.Background(), &optional{})
+		require.NoError(t, err, p)
+		require.NoError(t, s.Persist(context.Background(), a), p)
+		require.FileExists(t, victim, "state path %q", p)
+		assert.Contains(t, logs.String(), "level=WARN", "the refusal is said out loud, not at debug level")
+		assert.Contains(t, logs.String(), p)
+	}
+
+	// A write through the same link is refused with the reason.
+	require.NoError(t, os.Remove(filepath.Join(dir, "link")))
+	require.NoError(t, os.Symlink("../victim", filepath.Join(dir, "out")))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "input.txt"), []byte("yes"), 0o644))
+	s, err := NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	a, err := s.Fetch(context.Background(), &optional{})
+	require.NoError(t, err)
+	err = s.Persist(context.Background(), a)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "outside the asset directory")
+	assert.NoFileExists(t, filepath.Join(victimDir, "opt.txt"))
+}
+
+// The state file is not written through a symlinked state directory.
+func TestStoreNeverSavesStateThroughASymlink(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "cluster")
+	require.NoError(t, os.MkdirAll(filepath.Join(parent, "elsewhere"), 0o755))
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.Symlink("../elsewhere", filepath.Join(dir, assetdir.StateDir)))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "input.txt"), []byte("hello"), 0o644))
+	s, err := NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	a, err := s.Fetch(context.Background(), &upper{})
+	require.NoError(t, err)
+	err = s.Persist(context.Background(), a)
+	require.ErrorContains(t, err, "outside the asset directory")
+	assert.NoFileExists(t, filepath.Join(parent, "elsewhere", filepath.Base(assetdir.State)))
+}
+
 // big is a streamed output beside upper: big.bin holds upper's text. Its
 // stage and commit can be made to fail, and record what they saw.
 type big struct {
