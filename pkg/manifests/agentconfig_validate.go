@@ -120,12 +120,8 @@ func validateHostEntries(e *errs, hosts []AgentHost) {
 			}
 			macOwner[key] = ip
 		}
-		if len(h.InstallerArgs) > 0 {
-			for j, a := range h.InstallerArgs {
-				if strings.TrimSpace(a) == "" {
-					e.invalid(fmt.Sprintf("%s.installerArgs[%d]", p, j), a, "empty coreos-installer argument")
-				}
-			}
+		for _, pr := range CheckInstallerArgs(h.InstallerArgs) {
+			e.invalid(fmt.Sprintf("%s.installerArgs[%d]", p, pr.Index), h.InstallerArgs[pr.Index], "%s", pr.Msg)
 		}
 		if h.IgnitionConfigOverride != "" {
 			var probe struct {
