@@ -145,6 +145,10 @@ func validateHostEntries(e *errs, hosts []AgentHost) {
 		if len(h.Interfaces) == 0 {
 			e.required(p+".interfaces", "at least one interface for host %d must be provided when networkConfig is set, mapping each NIC name to its MAC", i)
 		}
+		for _, c := range nc.MACConflicts(h.Interfaces) {
+			cfgPath := fmt.Sprintf("%s.networkConfig.interfaces[%d].mac-address", p, c.Config)
+			e.invalid(fmt.Sprintf("%s.interfaces[%d].macAddress", p, c.Table), c.TableMAC, "%s", macConflictDetail(c, e.where(cfgPath)))
+		}
 		names := nc.InterfaceNames()
 		for j, itf := range h.Interfaces {
 			if itf.Name != "" && !slices.Contains(names, itf.Name) {

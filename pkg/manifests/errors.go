@@ -116,6 +116,12 @@ func (e *errs) unsupported(path string, v any, supported ...string) {
 	e.add(path, TypeUnsupported, v, "supported values: %s", strings.Join(q, ", "))
 }
 
+// where renders the place of path in e's file: "file:line path", or
+// "file path" when the line is not known.
+func (e *errs) where(path string) string {
+	return strings.TrimSuffix(locate(e.file, e.lines.Line(path)), ": ") + " " + path
+}
+
 func (e *errs) err() error {
 	if len(e.list) == 0 {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 
@@ -41,6 +42,7 @@ type NetworkConfig struct {
 	Interfaces []struct {
 		Name string   `json:"name"`
 		Type string   `json:"type"`
+		MAC  string   `json:"mac-address"`
 		IPv4 *ipBlock `json:"ipv4"`
 		IPv6 *ipBlock `json:"ipv6"`
 	} `json:"interfaces"`
@@ -117,4 +119,43 @@ func validateDNSSearch(e *errs, path string, raw json.RawMessage) {
 			e.invalid(p, s, "%s", why)
 		}
 	}
+}
+
+// MACConflict is an interface-table entry whose MAC differs from the
+// mac-address the NMState gives the interface of the same name.
+type MACConflict struct {
+	Table               int    // index in the interface table (hosts[].interfaces, spec.interfaces)
+	Config              int    // index in the NMState interfaces list
+	Name                string // the interface name both use
+	TableMAC, ConfigMAC string
+}
+
+// MACConflicts finds the entries of an interface table (name -> MAC) whose
+// MAC is not the mac-address the NMState document sets on the interface of
+// the same name. The ISO's mac_interface.ini is written from the table and
+// the keyfile from the NMState, so such a host would get a keyfile bound to
+// one NIC and a name mapping that points at another.
+func (nc *NetworkConfig) MACConflicts(table []HostInterface) []MACConflict {
+	var out []MACConflict
+	for t, itf := range table {
+		if itf.Name == "" || itf.MACAddress == "" {
+			continue
+		}
+		for c, ci := range nc.Interfaces {
+			if ci.Name != itf.Name || ci.MAC == "" {
+				continue
+			}
+			if !strings.EqualFold(NormalizeMAC(ci.MAC), NormalizeMAC(itf.MACAddress)) {
+				out = append(out, MACConflict{Table: t, Config: c, Name: itf.Name, TableMAC: itf.MACAddress, ConfigMAC: ci.MAC})
+			}
+		}
+	}
+	return out
+}
+
+// macConflictDetail says what is wrong with a MACConflict, naming where
+// the other MAC is written (cfgWhere: file:line and field path).
+func macConflictDetail(c MACConflict, cfgWhere string) string {
+	return fmt.Sprintf("interface %s has MAC %s here but mac-address %s in %s: the ISO's mac_interface.ini would map %s to one NIC while its keyfile binds to another; write the same MAC in both places",
+		c.Name, c.TableMAC, c.ConfigMAC, cfgWhere, c.Name)
 }

@@ -240,6 +240,12 @@ func ValidateNMStateConfigs(list []NMStateConfig, lines []Lines) error {
 		}
 		if len(n.Spec.Config) > 0 && string(n.Spec.Config) != "null" {
 			validateNMState(e, "spec.config", n.Spec.Config)
+			if nc, err := ParseNetworkConfig(n.Spec.Config); err == nil {
+				for _, c := range nc.MACConflicts(n.Spec.Interfaces) {
+					cfgPath := fmt.Sprintf("spec.config.interfaces[%d].mac-address", c.Config)
+					e.invalid(fmt.Sprintf("spec.interfaces[%d].macAddress", c.Table), c.TableMAC, "%s: %s", doc, macConflictDetail(c, e.where(cfgPath)))
+				}
+			}
 		}
 		if len(n.Spec.Config) > 0 && len(n.Spec.Interfaces) == 0 {
 			e.required("spec.interfaces", "at least one interface for host %d must be provided", i)
