@@ -227,3 +227,59 @@ func TestApplyHostOverridesKeepsCopyNetwork(t *testing.T) {
 	assert.Equal(t, []string{"--append-karg", "ip=eth0:dhcp", "--save-partlabel", "data*"}, h.hostArgs("m0"), out)
 	assert.Contains(t, out, "Ignition config override set on host m0")
 }
+
+// overridesHost is the HA fixture's node zero, ready to run
+// apply-host-overrides.sh; a sleep ends the script (a retry loop).
+func overridesHost(t *testing.T) *scriptHost {
+	t.Helper()
+	cfg, _ := mustBuild(t, haInput())
+	h := newScriptHost(t, cfg)
+	h.env = append(h.env, strings.Split(strings.TrimSpace(h.read(RendezvousEnvPath)), "\n")...)
+	h.env = append(h.env, "INFRA_ENV_ID="+testInfraEnv)
+	h.fake("sleep", `kill -TERM "${PPID}"`)
+	return h
+}
+
+// TestApplyHostOverridesSkipsDirWithoutMACs: a host directory without
+// mac_addresses can never be matched to a host; it is reported and
+// skipped, the others applied, and the script ends (it used to retry it
+// forever).
+func TestApplyHostOverridesSkipsDirWithoutMACs(t *testing.T) {
+	h := overridesHost(t)
+	h.write(HostConfigDir+"/ghost/"+InstallerArgsFile, `["--append-karg","nosmt"]`, 0o644)
+	h.write(HostConfigDir+"/ghost/role", "worker", 0o644)
+	h.fakeHostsService([]map[string]any{registeredHost("m0", []string{"52:54:01:aa:aa:a1"}, "")}, "")
+	out, err := h.run("/usr/local/bin/apply-host-overrides.sh")
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "ghost: no mac_addresses file, so no host can be matched to it: its installer arguments and Ignition override are NOT applied")
+	assert.Equal(t, []string{"--append-karg", "ip=eth0:dhcp", "--save-partlabel", "data*"}, h.hostArgs("m0"), out)
+	assert.NotContains(t, h.calls(), "sleep", "nothing left to retry")
+	assert.Contains(t, out, "All installer arguments and Ignition overrides applied")
+}
+
+// TestApplyHostOverridesStopsOnRefusal: HTTP 400 is assisted-service
+// refusing the arguments (or the override) for good: reported with the
+// service's reason, not retried.
+func TestApplyHostOverridesStopsOnRefusal(t *testing.T) {
+	h := overridesHost(t)
+	h.fakeHostsService([]map[string]any{registeredHost("m0", []string{"52:54:01:aa:aa:a1"}, "")}, "400")
+	out, err := h.run("/usr/local/bin/apply-host-overrides.sh")
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "PATCH installer-args for host m0 refused with HTTP 400")
+	assert.Contains(t, out, "installer arguments NOT applied to host m0")
+	assert.Contains(t, out, "Ignition config override NOT applied to host m0")
+	assert.NotContains(t, h.calls(), "sleep", "a refusal is not retried")
+	patches, _ := os.ReadFile(h.path("patches.log"))
+	assert.Equal(t, 2, strings.Count(string(patches), "\n"), "one PATCH each: %s", patches)
+}
+
+// TestApplyHostOverridesRetriesServerErrors: anything but 201 and 400 (the
+// service not ready, a 5xx) is retried.
+func TestApplyHostOverridesRetriesServerErrors(t *testing.T) {
+	h := overridesHost(t)
+	h.fakeHostsService([]map[string]any{registeredHost("m0", []string{"52:54:01:aa:aa:a1"}, "")}, "503")
+	out, err := h.run("/usr/local/bin/apply-host-overrides.sh")
+	require.Error(t, err, "ended by the fake sleep: %s", out)
+	assert.Contains(t, out, "PATCH installer-args for host m0 returned HTTP 503")
+	assert.Contains(t, h.calls(), "sleep 15")
+}

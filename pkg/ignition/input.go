@@ -140,9 +140,9 @@ type Host struct {
 	// Role is master, arbiter, worker or empty (auto-assign).
 	Role string
 	// MACs are the host's interface MAC addresses; the first one is
-	// interfaces[0]. A host may have none (hostname, role and hints only,
-	// as upstream accepts): then no mac_addresses or hostnames file is
-	// written for it.
+	// interfaces[0]. A host without any may carry nothing but a Hostname
+	// (then no mac_addresses or hostnames file is written for it): every
+	// other setting is found by MAC.
 	MACs []string
 	// RootDeviceHintsYAML is the host's rootDeviceHints as YAML; optional.
 	RootDeviceHintsYAML []byte
@@ -396,6 +396,13 @@ func (in *Input) validateHosts(p *problems) {
 			if !macRE.MatchString(mac) {
 				p.add("Hosts[%d].MACs[%d]: %q is not a MAC address", i, k, mac)
 			}
+		}
+		// Everything in a host's directory is found by its mac_addresses:
+		// the agent-installer-client skips a directory without one, and
+		// apply-host-overrides.sh could never match it to a host.
+		if len(h.MACs) == 0 && (h.Role != "" || hasContent(h.RootDeviceHintsYAML) || len(h.InstallerArgs) > 0 ||
+			h.IgnitionConfigOverride != "" || hasContent(h.FencingCredentialsYAML)) {
+			p.add("Hosts[%d].MACs: none, so its role, root device hints, installer arguments, Ignition override or fencing credentials could never be applied to a machine", i)
 		}
 		for k, a := range h.InstallerArgs {
 			if a == "" || !utf8.ValidString(a) {

@@ -92,6 +92,13 @@ func validateHostEntries(e *errs, hosts []AgentHost) {
 		if h.RootDeviceHints != nil {
 			validateRootDeviceHints(e, p+".rootDeviceHints", h.RootDeviceHints)
 		}
+		// With networkConfig, the missing table is reported below.
+		if len(h.Interfaces) == 0 && (len(h.NetworkConfig) == 0 || string(h.NetworkConfig) == "null") {
+			if dropped := settingsNeedingMAC(h); len(dropped) > 0 {
+				e.required(p+".interfaces", "%s lists no interfaces, so no machine can be matched to it: the agent-installer-client (assisted-service cmd/agentbasedinstaller/host_config.go, release-4.18 ... master) skips a host configuration without MAC addresses, and agentiso's overrides find hosts by MAC too, so its %s would never apply; add interfaces: [{name: <nic>, macAddress: <MAC>}] for at least one of its NICs, or remove the entry",
+					hostLabel(h, p), strings.Join(dropped, ", "))
+			}
+		}
 		ifNames := map[string]bool{}
 		for j, itf := range h.Interfaces {
 			ip := fmt.Sprintf("%s.interfaces[%d]", p, j)
@@ -181,4 +188,34 @@ func validateRootDeviceHints(e *errs, p string, h *RootDeviceHints) {
 	if h.MinSizeGigabytes < 0 {
 		e.invalid(p+".minSizeGigabytes", h.MinSizeGigabytes, "must not be negative")
 	}
+}
+
+// settingsNeedingMAC lists the settings of a host entry that only apply
+// once a booted machine is matched to the entry by one of its MACs.
+func settingsNeedingMAC(h AgentHost) []string {
+	var out []string
+	if h.Hostname != "" {
+		out = append(out, "hostname")
+	}
+	if h.Role != "" {
+		out = append(out, "role")
+	}
+	if h.RootDeviceHints != nil {
+		out = append(out, "rootDeviceHints")
+	}
+	if len(h.InstallerArgs) > 0 {
+		out = append(out, "installerArgs")
+	}
+	if h.IgnitionConfigOverride != "" {
+		out = append(out, "ignitionConfigOverride")
+	}
+	return out
+}
+
+// hostLabel names a host entry in messages: "host master-0" or its path.
+func hostLabel(h AgentHost, path string) string {
+	if h.Hostname != "" {
+		return "host " + h.Hostname
+	}
+	return path
 }

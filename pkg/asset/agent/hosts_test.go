@@ -1,11 +1,14 @@
 package agent_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/coreos/ignition/v2/config/v3_2/types"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
@@ -18,20 +21,24 @@ func hasFile(cfg types.Config, path string) bool {
 	return false
 }
 
-// TestHostWithoutInterfaces checks that a host listed with only a
-// hostname, a role and root device hints is accepted, as newer upstream
-// does: its role and hints are written, and no mac_addresses file (there
-// is no MAC to match the host by).
+// TestHostWithoutInterfaces checks that a host listed without interfaces
+// but with settings is refused when the ISO is built, naming the settings
+// that could never apply: the real agent-installer-client skips a
+// hostconfig directory without mac_addresses (assisted-service
+// cmd/agentbasedinstaller/host_config.go, LoadHostConfigs, release-4.18 ...
+// master), and apply-host-overrides.sh finds hosts by MAC too. Before, the
+// role and hints were written and silently ignored at install time.
 func TestHostWithoutInterfaces(t *testing.T) {
 	ac := acSimple + `hosts:
 - hostname: master-0
   role: master
   rootDeviceHints:
     deviceName: /dev/sda
+  installerArgs: [--append-karg, nosmt]
 `
-	cfg := ignitionFor(t, goldenRelease, map[string]string{assetdir.InstallConfig: icSimple, assetdir.AgentConfig: ac})
-	const dir = "/etc/assisted/hostconfig/master-0/"
-	assert.Equal(t, "master", string(ignitionFile(t, cfg, dir+"role")))
-	assert.Contains(t, string(ignitionFile(t, cfg, dir+"root-device-hints.yaml")), "deviceName: /dev/sda")
-	assert.False(t, hasFile(cfg, dir+"mac_addresses"), "no MAC, no mac_addresses file")
+	s, _ := store(t, map[string]string{assetdir.InstallConfig: icSimple, assetdir.AgentConfig: ac})
+	_, err := s.Fetch(context.Background(), &agent.AgentIgnition{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "agent-config.yaml:5: hosts[0].interfaces: Required value: host master-0 lists no interfaces, so no machine can be matched to it")
+	assert.Contains(t, err.Error(), "so its hostname, role, rootDeviceHints, installerArgs would never apply; add interfaces: [{name: <nic>, macAddress: <MAC>}]")
 }
