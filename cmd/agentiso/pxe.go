@@ -99,7 +99,8 @@ func runCreatePXEFiles(ctx context.Context, g *globals, o *imageOptions) error {
 			g.log.Warn("The iPXE script " + stale + " is from an earlier run and was left as it was: it boots from the bootArtifactsBaseURL of that run")
 		}
 	}
-	g.log.Warn("The initrd carries the pull secret and install credentials; it is readable only by you (0600). Keep it private.")
+	g.log.Warn("The initrd " + filepath.Join(s.Dir(), px.Initrd) + " carries the pull secret and install credentials, so it is readable only by you (0600): " +
+		"serve it as yourself, or copy it for the web server's group only (README, \"Serving the PXE files\"); never make it world-readable")
 	return nil
 }
 
