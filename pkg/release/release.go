@@ -23,7 +23,23 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"golang.org/x/net/http/httpproxy"
 
+	"github.com/seed-a052040e/agentiso/internal/jsonbound"
 	"github.com/seed-a052040e/agentiso/pkg/arch"
+)
+
+// Bounds on a manifest (or manifest list) and an image config, checked
+// before either is parsed (docs/release.md, "Limits"): a manifest of empty
+// layer objects costs about 185 bytes of memory per byte of text once
+// parsed. A release payload's manifest lists a handful of layers and its
+// manifest list one image per architecture; the OCI distribution spec asks
+// registries to accept manifests of at least 4 MiB, so no portable manifest
+// is larger.
+const (
+	// MaxManifestBytes is the largest manifest read.
+	MaxManifestBytes = 4 << 20
+	// MaxManifestObjects is the most JSON objects and arrays a manifest or
+	// an image config may hold.
+	MaxManifestObjects = 10_000
 )
 
 // Proxy is the HTTP proxy to reach registries through (install-config
@@ -130,7 +146,7 @@ func newTransport(opts Options) (http.RoundTripper, string, error) {
 		pf := (&httpproxy.Config{HTTPProxy: opts.Proxy.HTTPProxy, HTTPSProxy: opts.Proxy.HTTPSProxy, NoProxy: opts.Proxy.NoProxy}).ProxyFunc()
 		tr.Proxy = func(r *http.Request) (*url.URL, error) { return pf(r.URL) }
 	}
-	var rt http.RoundTripper = httpsOnly{tr}
+	var rt http.RoundTripper = httpsOnly{boundedManifests{tr}}
 	if opts.WrapTransport != nil {
 		rt = opts.WrapTransport(rt)
 	}
@@ -147,6 +163,40 @@ func (h httpsOnly) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("refusing plain HTTP to %s: registries are reached over HTTPS only", r.URL.Host)
 	}
 	return h.rt.RoundTrip(r)
+}
+
+// boundedManifests reads every manifest answer whole, refusing one over
+// MaxManifestBytes or MaxManifestObjects before go-containerregistry parses
+// it (remote.Get parses up to 100 MiB, by tag with no digest to check first).
+type boundedManifests struct{ rt http.RoundTripper }
+
+func (b boundedManifests) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := b.rt.RoundTrip(r)
+	if err != nil || r.Method != http.MethodGet || resp.StatusCode != http.StatusOK ||
+		!strings.HasPrefix(r.URL.Path, "/v2/") || !strings.Contains(r.URL.Path, "/manifests/") {
+		return resp, err
+	}
+	defer resp.Body.Close()
+	refuse := func(why string) error {
+		return fmt.Errorf("the manifest %s serves at %s %s, which no release or machine-os image does: refusing it",
+			r.URL.Host, r.URL.Path, why)
+	}
+	if resp.ContentLength > MaxManifestBytes {
+		return nil, refuse(fmt.Sprintf("is larger than %d MiB", MaxManifestBytes>>20))
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxManifestBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > MaxManifestBytes {
+		return nil, refuse(fmt.Sprintf("is larger than %d MiB", MaxManifestBytes>>20))
+	}
+	if jsonbound.Containers(body, MaxManifestObjects) > MaxManifestObjects {
+		return nil, refuse(fmt.Sprintf("holds more than %d JSON objects and arrays", MaxManifestObjects))
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
+	return resp, nil
 }
 
 // Release is what a payload says about itself.
@@ -379,6 +429,9 @@ func (c *Client) configFile(ctx context.Context, img v1.Image) (*v1.ConfigFile, 
 		if err == nil {
 			if len(b) > maxMetadata {
 				return nil, fmt.Errorf("image config is more than %d bytes", maxMetadata)
+			}
+			if jsonbound.Containers(b, MaxManifestObjects) > MaxManifestObjects {
+				return nil, fmt.Errorf("image config holds more than %d JSON objects and arrays, which no release or machine-os image does: refusing it", MaxManifestObjects)
 			}
 			return v1.ParseConfigFile(bytes.NewReader(b))
 		}

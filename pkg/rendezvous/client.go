@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/seed-a052040e/agentiso/internal/jsonbound"
 )
 
 // Port is the assisted-service REST port on the rendezvous host.
@@ -154,33 +156,10 @@ func readAnswer(r io.Reader) ([]byte, error) {
 // checkObjects refuses, before it is decoded, an answer holding more than
 // MaxAnswerObjects JSON objects and arrays.
 func checkObjects(body []byte) error {
-	if countObjects(body, MaxAnswerObjects) > MaxAnswerObjects {
+	if jsonbound.Containers(body, MaxAnswerObjects) > MaxAnswerObjects {
 		return fmt.Errorf("the answer holds more than %d JSON objects and arrays, which no real answer reaches: refusing it", MaxAnswerObjects)
 	}
 	return nil
-}
-
-// countObjects counts the '{' and '[' of body outside strings, stopping
-// once the count passes stop. A malformed document is left to the decoder.
-func countObjects(body []byte, stop int) int {
-	n, inString, escaped := 0, false, false
-	for _, b := range body {
-		switch {
-		case inString && escaped:
-			escaped = false
-		case inString && b == '\\':
-			escaped = true
-		case inString:
-			inString = b != '"'
-		case b == '"':
-			inString = true
-		case b == '{' || b == '[':
-			if n++; n > stop {
-				return n
-			}
-		}
-	}
-	return n
 }
 
 // sameOriginRedirects is the CheckRedirect of every client that carries a

@@ -1,0 +1,74 @@
+package release_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/seed-a052040e/agentiso/internal/testrelease"
+	"github.com/seed-a052040e/agentiso/pkg/release"
+)
+
+// hugeManifest is a manifest whose layers are n empty objects: small on the
+// wire, gigabytes once decoded.
+func hugeManifest(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","layers":[{}`)
+	for range n - 1 {
+		b.WriteString(",{}")
+	}
+	b.WriteString("]}")
+	return b.Bytes()
+}
+
+// Rule: a manifest pulled by tag is bounded in size and in objects before
+// it is parsed, and the error names the registry.
+func TestOversizedManifestsAreRefusedBeforeParsing(t *testing.T) {
+	img, err := testrelease.Payload{}.Image()
+	require.NoError(t, err)
+	for name, tc := range map[string]struct {
+		body []byte
+		want string
+	}{
+		"many objects": {hugeManifest(release.MaxManifestObjects + 1), fmt.Sprintf("more than %d JSON objects and arrays", release.MaxManifestObjects)},
+		"many bytes": {append(append([]byte(`{"schemaVersion":2,"annotations":{"a":"`), bytes.Repeat([]byte("x"), release.MaxManifestBytes)...), `"}}`...),
+			fmt.Sprintf("larger than %d MiB", release.MaxManifestBytes>>20)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := testrelease.StartRegistry(t, testrelease.RegistryOptions{Tamper: func(p string, b []byte) []byte {
+				if strings.Contains(p, "/manifests/") {
+					return tc.body
+				}
+				return b
+			}})
+			push(t, r, "ocp/release", "x", img)
+			_, err := client(t, r, release.Options{}).Resolve(ctx(t), r.Host+"/ocp/release:x")
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), r.Host)
+		})
+	}
+}
+
+// Rule: the image config is bounded in objects too (a registry serving a
+// manifest of its own can give any config a matching digest and size).
+func TestConfigWithTooManyObjectsIsRefused(t *testing.T) {
+	img, err := testrelease.Payload{}.Image()
+	require.NoError(t, err)
+	cf, err := img.ConfigFile()
+	require.NoError(t, err)
+	cf.History = make([]v1.History, release.MaxManifestObjects+1)
+	img, err = mutate.ConfigFile(img, cf)
+	require.NoError(t, err)
+	r := testrelease.StartRegistry(t, testrelease.RegistryOptions{})
+	push(t, r, "ocp/release", "x", img)
+	_, err = client(t, r, release.Options{LayerRetries: -1}).Resolve(ctx(t), r.Host+"/ocp/release:x")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "JSON objects and arrays")
+}
