@@ -124,7 +124,15 @@ func (g *gen) fail(ifc *Interface, field, format string, args ...any) {
 		}
 	} else {
 		path = field
-		line = g.lines[path]
+		// the field's line, else its closest ancestor's
+		for p := path; p != "" && line == 0; {
+			line = g.lines[p]
+			i := strings.LastIndexAny(p, ".[")
+			if i <= 0 {
+				break
+			}
+			p = p[:i]
+		}
 	}
 	g.errs = append(g.errs, &FieldError{Path: path, Line: line, Msg: msg})
 }
@@ -282,6 +290,9 @@ func (g *gen) checkIface(ifc *Interface) {
 		if ifc.Bond == nil || ifc.Bond.Mode == "" {
 			g.fail(ifc, "link-aggregation.mode", "Bond mode is mandatory for new bond interface: %s; set link-aggregation.mode (e.g. active-backup or 802.3ad)", ifc.Name)
 		}
+		if ifc.State != StateDown {
+			g.checkBond(ifc)
+		}
 	case TypeVLAN:
 		if ifc.VLAN == nil {
 			g.fail(ifc, "vlan", "missing field `id`: a vlan interface needs a vlan block with base-iface and id")
@@ -308,6 +319,84 @@ func (g *gen) checkIface(ifc *Interface) {
 				g.fail(ifc, sect+".dhcp", "dhcp is true but %s.enabled is omitted, so nmstate would disable %s: add \"enabled: true\" under %s", sect, fam.String(), sect)
 			}
 		}
+	}
+	// nmstate ip.rs InterfaceIpv6 sanitize: the token is the host part of
+	// SLAAC addresses.
+	if v6 := ifc.IPv6; v6 != nil && v6.Token != "" && v6.Token != "::" {
+		if isTrue(v6.Enabled) && isFalse(v6.Autoconf) {
+			g.fail(ifc, "ipv6.token", "Desired IPv6 token '%s' cannot be applied with IPv6 autoconf disabled, you may remove IPv6 token by setting as empty string or `::`", v6.Token)
+		}
+		if a, err := netip.ParseAddr(v6.Token); err != nil || !a.Is6() || a.Zone() != "" {
+			g.fail(ifc, "ipv6.token", "Desired IPv6 token '%s' is not a valid IPv6 address: write the interface identifier as an IPv6 address, e.g. ::fac1", v6.Token)
+		} else if b := a.As16(); [8]byte(b[:8]) != [8]byte{} {
+			g.fail(ifc, "ipv6.token", "Desired IPv6 token should be lead by 64 bits 0. But got %s: keep only the interface identifier, e.g. ::fac1", v6.Token)
+		}
+	}
+}
+
+// checkBond applies nmstate's bond rules (ifaces/bond.rs: the checks of
+// post_inter_ifaces_process_bond and BondInterface::sanitize, nmstate
+// 614c66dc), which nmstatectl gc runs too.
+func (g *gen) checkBond(ifc *Interface) {
+	b := ifc.Bond
+	if b == nil {
+		return
+	}
+	opt := func(name string) (string, bool) {
+		for _, o := range b.Options {
+			if o.Name == name {
+				return o.Value, true
+			}
+		}
+		return "", false
+	}
+	optPath := func(name string) string {
+		for alias, canon := range bondOptionAliases {
+			if canon == name {
+				if _, ok := g.lines[join(ifc.Path, "link-aggregation.options."+alias)]; ok {
+					return "link-aggregation.options." + alias
+				}
+			}
+		}
+		return "link-aggregation.options." + name
+	}
+	if f, _ := opt("fail_over_mac"); f == "active" && b.Mode == "active-backup" && ifc.MACAddress != "" {
+		g.fail(ifc, "mac-address", "MAC address cannot be specified in bond interface along with fail_over_mac active on active backup mode: remove mac-address, or use another fail_over_mac")
+	}
+	if v, ok := opt("ad_actor_system"); ok && strings.HasPrefix(strings.ToUpper(v), "01:00:5E") {
+		g.fail(ifc, optPath("ad_actor_system"), "The ad_actor_system bond option cannot be an IANA multicast address(prefix with 01:00:5E): use a unicast MAC")
+	}
+	mii, okM := opt("miimon")
+	arp, okA := opt("arp_interval")
+	if okM && okA && mii != "0" && arp != "0" {
+		g.fail(ifc, optPath("arp_interval"), "Bond miimon and arp interval are not compatible options: set one of them to 0 or remove it")
+	}
+	if v, _ := opt("balance_slb"); v == "1" {
+		if x, _ := opt("xmit_hash_policy"); b.Mode != "balance-xor" || x != "vlan+srcmac" {
+			g.fail(ifc, optPath("balance_slb"), "To enable balance-slb, bond mode should be balance-xor and xmit_hash_policy: 'vlan+srcmac'")
+		}
+	}
+	if b.PortsGiven && len(b.PortsConfig) > 0 {
+		ports := slices.Sorted(slices.Values(b.Ports))
+		var conf []string
+		for _, pc := range b.PortsConfig {
+			conf = append(conf, pc.Name)
+		}
+		slices.Sort(conf)
+		if !slices.Equal(ports, conf) {
+			g.fail(ifc, "link-aggregation.ports-config", "The port names specified in `port` conflict with the port names specified in `ports-config` for bond interface: %s (port: %s; ports-config: %s): list the same ports in both, or drop `port`", ifc.Name, strings.Join(ports, ", "), strings.Join(conf, ", "))
+		}
+	}
+	queue := map[uint64]string{}
+	for i, pc := range b.PortsConfig {
+		if pc.QueueID == nil || *pc.QueueID == 0 {
+			continue
+		}
+		if other, dup := queue[*pc.QueueID]; dup {
+			g.fail(ifc, fmt.Sprintf("link-aggregation.ports-config[%d].queue-id", i), "Port %s and %s of Bond %s are sharing the same queue-id which is not supported by linux kernel yet: give each port its own queue-id", other, pc.Name, ifc.Name)
+			continue
+		}
+		queue[*pc.QueueID] = pc.Name
 	}
 }
 
@@ -392,17 +481,46 @@ func (g *gen) ports() {
 		}
 	}
 	for _, c := range users {
-		if c.ifc.Controller == nil || *c.ifc.Controller == "" {
+		if c.ifc.Controller == nil {
 			continue
 		}
 		name := *c.ifc.Controller
+		if name == "" {
+			// nmstate inter_ifaces_controller.rs
+			// validate_controller_in_other_port_list.
+			if c.ctrl != nil && c.ifc.State != StateDown {
+				g.fail(c.ifc, "controller", "Interface %s desired to detach controller via controller property set to '', but still been listed as port of controller %s: remove it from %s's port list, or drop `controller: \"\"`", c.ifc.Name, c.ctrl.name, c.ctrl.name)
+			}
+			continue
+		}
 		cc, ok := g.by[name]
 		if !ok || cc.auto || !isController(cc.ifc.Type) {
 			g.fail(c.ifc, "controller", "Interface %s desired controller %s not found: define %s as a bond or linux-bridge", c.ifc.Name, name, name)
 			continue
 		}
+		// nmstate validate_controller_and_port_list_confliction: a
+		// controller that lists its ports must list this one.
+		if listed, given := portList(cc.ifc); given && !slices.Contains(listed, c.ifc.Name) && (c.ctrl == nil || c.ctrl.name == name) {
+			g.fail(c.ifc, "controller", "Interface %s has controller %s but not listed in port list of controller interface: add %s to %s's port list, or remove `controller`", c.ifc.Name, name, c.ifc.Name, name)
+			continue
+		}
 		assign(c.ifc.Name, cc, "controller")
 	}
+}
+
+// portList is a controller's port list and whether the YAML gives one.
+func portList(ifc *Interface) ([]string, bool) {
+	switch {
+	case ifc.Type == TypeBond && ifc.Bond != nil:
+		return ifc.Bond.Ports, ifc.Bond.PortsGiven
+	case ifc.Type == TypeLinuxBridge && ifc.Bridge != nil:
+		var names []string
+		for _, p := range ifc.Bridge.Ports {
+			names = append(names, p.Name)
+		}
+		return names, ifc.Bridge.PortsGiven
+	}
+	return nil, false
 }
 
 // priorities computes nmstate's "up priority": controllers and parents
@@ -439,6 +557,59 @@ func (g *gen) priorities() {
 	}
 	for _, c := range g.conns {
 		visit(c)
+	}
+	g.nmstateUpOrder()
+}
+
+// upOrderPasses is how many passes nmstate makes over the interfaces, in
+// YAML order, to give every port a priority after its controller's
+// (ifaces/inter_ifaces.rs INTERFACES_SET_PRIORITY_MAX_RETRY, nmstate
+// 614c66dc).
+const upOrderPasses = 4
+
+// nmstateUpOrder fails the state when nmstate could not order it: each
+// pass gives a port its priority once its controller has one (set in an
+// earlier pass, set earlier in the same pass, or none needed because it
+// has no controller itself); after upOrderPasses passes every port must
+// have one. Listing controllers before their ports always succeeds.
+func (g *gen) nmstateUpOrder() {
+	done := map[*conn]bool{}
+	var users []*conn
+	for _, c := range g.userConns() {
+		if c.ifc.State != StateDown {
+			users = append(users, c)
+		}
+	}
+	ready := func(c *conn) bool { return c.ctrl == nil || done[c] }
+	for pass := 0; pass < upOrderPasses; pass++ {
+		ok := true
+		thisPass := map[*conn]bool{}
+		for _, c := range users {
+			if ready(c) {
+				continue
+			}
+			cc := g.by[c.ctrl.name]
+			if cc == nil {
+				continue
+			}
+			if thisPass[cc] || ready(cc) {
+				thisPass[c] = true
+			} else {
+				ok = false
+			}
+		}
+		for c := range thisPass {
+			done[c] = true
+		}
+		if ok {
+			return
+		}
+	}
+	for _, c := range users {
+		if !ready(c) {
+			g.fail(c.ifc, "controller", "Failed to set up priority: nmstate only support nested interface up to 4 levels. To support more nest level, please order the interfaces in desire state to place controller before its ports (%s's controller chain is listed after it)", c.ifc.Name)
+			return
+		}
 	}
 }
 
@@ -539,7 +710,7 @@ func parseDest(s string) (netip.Prefix, string) {
 func (g *gen) routes(routes []Route) {
 	for i := range routes {
 		r := &routes[i]
-		if r.State == StateAbsent {
+		if !g.routeValues(r) || r.State == StateAbsent {
 			continue
 		}
 		if r.Destination == "" {
@@ -610,6 +781,48 @@ func (g *gen) routes(routes []Route) {
 	}
 }
 
+// routeValues applies nmstate's checks of a route's own values
+// (route.rs: Routes::validate and RouteEntry::sanitize, nmstate 614c66dc),
+// which run for every entry, state: absent included. It reports whether
+// the route passed.
+func (g *gen) routeValues(r *Route) bool {
+	n := len(g.errs)
+	if r.State == StateAbsent && r.Destination == "" && r.Line > 0 {
+		if _, given := g.lines[r.Path+".destination"]; given {
+			g.failRoute(r, "Invalid IP address syntax in destination \"\": an absent route needs a destination network, or remove destination to match any")
+		}
+	}
+	if r.State == StateAbsent && r.Destination != "" {
+		if _, msg := parseDest(r.Destination); msg != "" {
+			g.failRoute(r, "%s", msg)
+		}
+	}
+	if r.State == StateAbsent && r.NextHopAddress != "" {
+		if _, err := netip.ParseAddr(r.NextHopAddress); err != nil {
+			g.failRoute(r, "invalid IP address syntax in next-hop-address %q", r.NextHopAddress)
+		}
+	}
+	if r.State != StateAbsent && r.RouteType != "" && ((r.NextHopInterface != "" && r.NextHopInterface != "lo") || r.NextHopAddress != "") {
+		g.failRoute(r, "A %s Route cannot have a next hop: remove next-hop-address and next-hop-interface from this %s route", strings.ToUpper(r.RouteType[:1])+r.RouteType[1:], r.RouteType)
+	}
+	if r.Source != "" {
+		if a, err := netip.ParseAddr(r.Source); err != nil || a.Zone() != "" {
+			g.failRoute(r, "Failed to parse IP address '%s': give the source as an IP address", r.Source)
+		}
+	}
+	if r.Weight != nil {
+		if *r.Weight < 1 {
+			g.failRoute(r, "Invalid ECMP route weight %d, should be in the range of 1 to 256", *r.Weight)
+		} else if a, _, _ := strings.Cut(r.Destination, "/"); strings.Contains(a, ":") {
+			g.failRoute(r, "IPv6 ECMP route with weight is not supported yet: remove weight from this IPv6 route")
+		}
+	}
+	if r.Cwnd != nil && *r.Cwnd == 0 {
+		g.failRoute(r, "The value of 'cwnd' cannot be 0: give a congestion window of at least 1, or remove cwnd")
+	}
+	return len(g.errs) == n
+}
+
 func routeCmp(a, b routeEntry) int {
 	return cmp.Or(
 		cmp.Compare(a.table, b.table),
@@ -634,10 +847,34 @@ func (g *gen) userConns() []*conn {
 	return out
 }
 
+// DNS options nmstate accepts (dns.rs, nmstate 614c66dc): without a value,
+// and with one ("ndots:2").
+var (
+	dnsOptionsNoValue   = []string{"debug", "edns0", "inet6", "ip6-bytestring", "ip6-dotint", "no-aaaa", "no-check-names", "no-ip6-dotint", "no-reload", "no-tld-query", "rotate", "single-request", "single-request-reopen", "trust-ad", "use-vc"}
+	dnsOptionsWithValue = []string{"ndots", "timeout", "attempts"}
+)
+
+// checkDNSOptions applies nmstate's DnsClientState::sanitize to options.
+func (g *gen) checkDNSOptions(opts []string) {
+	supported := strings.Join(dnsOptionsNoValue, ", ") + " and these with values: " + strings.Join(dnsOptionsWithValue, ":n, ") + ":n"
+	for i, o := range opts {
+		path := fmt.Sprintf("dns-resolver.config.options[%d]", i)
+		if name, _, hasValue := strings.Cut(o, ":"); hasValue {
+			if !slices.Contains(dnsOptionsWithValue, name) {
+				g.fail(nil, path, "Option '%s' is not supported to hold a value, only support these without value: %s", name, supported)
+			}
+		} else if !slices.Contains(dnsOptionsNoValue, o) {
+			g.fail(nil, path, "Unsupported DNS option %s, only support these without value: %s", o, supported)
+		}
+	}
+}
+
 func (g *gen) placeDNS(d DNSConfig) {
 	var fams [2][]string
 	var zoneIface string
+	var zoneIfaces []string
 	order := []family{}
+	g.checkDNSOptions(d.Options)
 	for _, s := range d.Servers {
 		a, err := netip.ParseAddr(s)
 		if err != nil {
@@ -647,6 +884,22 @@ func (g *gen) placeDNS(d DNSConfig) {
 		fam := familyOf(a)
 		if a.Zone() != "" {
 			zoneIface = a.Zone()
+			// nmstate dns.rs validate_ipv6_link_local_address_dns_srv.
+			c, ok := g.by[zoneIface]
+			switch {
+			case !ok || c.auto:
+				g.fail(nil, "dns-resolver.config.server", "Desired IPv6 link local DNS server %s is pointing to interface %s which does not exist: define %s in interfaces or fix the name after '%%'", s, zoneIface, zoneIface)
+				continue
+			case !c.ipOn(ipv6) || !(c.isAuto(ipv6) || len(c.ipCfg(ipv6).Addresses) > 0):
+				g.fail(nil, "dns-resolver.config.server", "Interface %s has IPv6 disabled, hence cannot hold desired IPv6 link local DNS server %s: enable IPv6 (static or DHCP/autoconf) on %s", zoneIface, s, zoneIface)
+				continue
+			}
+			if !slices.Contains(zoneIfaces, zoneIface) {
+				zoneIfaces = append(zoneIfaces, zoneIface)
+			}
+			if len(zoneIfaces) == 2 {
+				g.fail(nil, "dns-resolver.config.server", "Only support IPv6 link local DNS name server(s) pointing to a single interface, but got '%s': use link-local servers of one interface only", strings.Join(zoneIfaces, " "))
+			}
 		}
 		if len(order) == 0 || order[len(order)-1] != fam {
 			order = append(order, fam)
@@ -818,6 +1071,9 @@ func renderBond(b *BondConfig, kf *keyfile) {
 		delete(opts, "arp_missed_max")
 	}
 	for k, v := range opts {
+		if k == "balance_slb" {
+			k = "balance-slb" // NetworkManager's name (nmstate nm/settings/bond.rs)
+		}
 		s.set(k, v)
 	}
 }

@@ -544,6 +544,10 @@ var bondEnums = map[string][]string{
 
 var bondBools = map[string]bool{"all_slaves_active": true, "tlb_dynamic_lb": true, "use_carrier": true, "balance_slb": true}
 
+// bondOptionAliases are other spellings nmstate accepts for bond options
+// (ifaces/bond.rs serde aliases).
+var bondOptionAliases = map[string]string{"balance-slb": "balance_slb"}
+
 var bondNumbers = map[string]uint64{
 	"ad_actor_sys_prio": 65535, "ad_user_port_key": 1023, "arp_interval": 1<<32 - 1,
 	"downdelay": 1<<32 - 1, "lp_interval": 1<<32 - 1, "miimon": 1<<32 - 1, "min_links": 1<<32 - 1,
@@ -641,6 +645,9 @@ func (p *parser) bond(n *yaml.Node, path string) *BondConfig {
 			for name := range bondStrings {
 				add(name, func(_ string, v *yaml.Node, op string) (string, bool) { return p.text(v, op) })
 			}
+			for alias, canon := range bondOptionAliases {
+				fields[alias] = fields[canon]
+			}
 			p.mapping(v, fp, fields)
 		},
 	})
@@ -681,6 +688,50 @@ func (p *parser) bridge(n *yaml.Node, path string) *BridgeConfig {
 			br.Options[key] = strconv.FormatUint(*x, 10)
 		}
 	}
+	// group-fwd-mask is nmstate's preferred name, group-forward-mask its
+	// alias (linux_bridge.rs); both set must agree.
+	var fwdMask, fwdMaskAlias *uint64
+	var fwdMaskNode *yaml.Node
+	var fwdMaskPath string
+	portFn := func(v *yaml.Node, fp string) {
+		br.PortsGiven = true
+		p.sequence(v, fp, func(_ int, item *yaml.Node, ip string) {
+			bp := BridgePort{Options: map[string]string{}}
+			pu := func(key string, max uint64) fieldFn {
+				return func(v *yaml.Node, fp string) {
+					var x *uint64
+					p.uint(&x, max)(v, fp)
+					if x != nil {
+						bp.Options[key] = strconv.FormatUint(*x, 10)
+					}
+				}
+			}
+			hasName := false
+			p.mapping(item, ip, map[string]fieldFn{
+				"name": func(v *yaml.Node, fp string) {
+					hasName = true
+					p.str(&bp.Name)(v, fp)
+				},
+				"stp-priority":     pu("priority", 63),
+				"stp-path-cost":    pu("path-cost", 65535),
+				"stp-hairpin-mode": bl(bp.Options, "hairpin-mode"),
+			})
+			if item.Kind == yaml.MappingNode && !hasName {
+				p.errorf(item, ip, "missing field `name`: give the port's interface name")
+			}
+			br.Ports = append(br.Ports, bp)
+		})
+	}
+	defer func() {
+		switch {
+		case fwdMask != nil && fwdMaskAlias != nil && *fwdMask != *fwdMaskAlias:
+			p.errorf(fwdMaskNode, fwdMaskPath, "Linux bridge has different group_forward_mask: %d, group_fwd_mask: %d, these two property is the same, hence conflicting: keep only group-fwd-mask", *fwdMaskAlias, *fwdMask)
+		case fwdMask != nil:
+			br.Options["group-forward-mask"] = strconv.FormatUint(*fwdMask, 10)
+		case fwdMaskAlias != nil:
+			br.Options["group-forward-mask"] = strconv.FormatUint(*fwdMaskAlias, 10)
+		}
+	}()
 	p.mapping(n, path, map[string]fieldFn{
 		"options": func(v *yaml.Node, fp string) {
 			p.mapping(v, fp, map[string]fieldFn{
@@ -693,40 +744,19 @@ func (p *parser) bridge(n *yaml.Node, path string) *BridgeConfig {
 						"max-age":       rng("max-age", "max age", 6, 40),
 					})
 				},
-				"mac-ageing-time":    u("ageing-time", 1<<32-1),
-				"group-forward-mask": u("group-forward-mask", 65535),
+				"mac-ageing-time": u("ageing-time", 1<<32-1),
+				"group-forward-mask": func(v *yaml.Node, fp string) {
+					p.uint(&fwdMaskAlias, 65535)(v, fp)
+				},
+				"group-fwd-mask": func(v *yaml.Node, fp string) {
+					p.uint(&fwdMask, 65535)(v, fp)
+					fwdMaskNode, fwdMaskPath = p.resolve(v), fp
+				},
 				"multicast-snooping": bl(br.Options, "multicast-snooping"),
 			})
 		},
-		"port": func(v *yaml.Node, fp string) {
-			br.PortsGiven = true
-			p.sequence(v, fp, func(_ int, item *yaml.Node, ip string) {
-				bp := BridgePort{Options: map[string]string{}}
-				pu := func(key string, max uint64) fieldFn {
-					return func(v *yaml.Node, fp string) {
-						var x *uint64
-						p.uint(&x, max)(v, fp)
-						if x != nil {
-							bp.Options[key] = strconv.FormatUint(*x, 10)
-						}
-					}
-				}
-				hasName := false
-				p.mapping(item, ip, map[string]fieldFn{
-					"name": func(v *yaml.Node, fp string) {
-						hasName = true
-						p.str(&bp.Name)(v, fp)
-					},
-					"stp-priority":     pu("priority", 63),
-					"stp-path-cost":    pu("path-cost", 65535),
-					"stp-hairpin-mode": bl(bp.Options, "hairpin-mode"),
-				})
-				if item.Kind == yaml.MappingNode && !hasName {
-					p.errorf(item, ip, "missing field `name`: give the port's interface name")
-				}
-				br.Ports = append(br.Ports, bp)
-			})
-		},
+		"port":  portFn,
+		"ports": portFn,
 	})
 	return br
 }

@@ -123,8 +123,12 @@ interfaces:
 		{"interfaces not a list", `interfaces: {name: eth0}`, "interfaces: expected a list, got a mapping", false},
 		{"controller loop", `
 interfaces:
+- {name: br0, type: linux-bridge, controller: br1}
+- {name: br1, type: linux-bridge, controller: br0}`, "loop", false},
+		{"controller not in its port list", `
+interfaces:
 - {name: br0, type: linux-bridge, controller: br1, bridge: {port: []}}
-- {name: br1, type: linux-bridge, controller: br0, bridge: {port: []}}`, "loop", false},
+- {name: br1, type: linux-bridge, controller: br0, bridge: {port: []}}`, "Interface br0 has controller br1 but not listed in port list of controller interface", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
