@@ -8,16 +8,22 @@ FUZZTIME ?= 3s
 # mid-minimisation (seen with FuzzParseStream and FuzzLocateFile).
 FUZZMINIMIZETIME ?= 5s
 
-.PHONY: build test unit lint staticcheck fmt-check vet cross fuzz demo bench clean e2e e2e-deps e2e-fixture e2e-live
+.PHONY: build test unit lint staticcheck fmt-check vet cross fuzz demo bench clean e2e e2e-deps e2e-fixture e2e-live e2e-upstream upstream-build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/agentiso
 
 ## test: everything CI checks: format, vet, staticcheck, unit + script tests, fuzz seed
-## corpora, the QEMU boot test when qemu-system-x86_64 is installed, and the
-## live lab when QEMU is installed and make runs as root (both always in CI,
-## where .ci/run installs QEMU).
+## corpora, the upstream oracle in CI (or with AGENTISO_UPSTREAM=1), the QEMU
+## boot test when qemu-system-x86_64 is installed, and the live lab when QEMU
+## is installed and make runs as root (all three always in CI, where .ci/run
+## installs QEMU).
 test: lint cross unit
+	@if [ -n "$$CI" ] || [ -n "$$AGENTISO_UPSTREAM" ]; then \
+		$(MAKE) e2e-upstream; \
+	else \
+		echo "make test: skipping the upstream oracle (builds the real assisted-service once, ~5-15 min; make e2e-upstream)"; \
+	fi
 	@if command -v qemu-system-x86_64 >/dev/null 2>&1 || [ -n "$$CI" ]; then \
 		$(MAKE) e2e; \
 	else \
@@ -106,6 +112,24 @@ e2e-live: build
 	bash hack/build-live-fixture.sh
 	AGENTISO_LIVE_BIN=$(abspath $(BIN)) \
 		$(GO) test -tags e2elive -count=1 -timeout $(LIVE_TIMEOUT) -v -run '$(LIVE_RUN)' ./test/live/
+
+## e2e-upstream: the upstream oracle (docs/e2e.md): builds (or finds in
+## ~/.cache/agentiso/upstream) the REAL assisted-service and agent-installer
+## client of UPSTREAM_BRANCH from the pinned sources, runs them on loopback
+## with Debian's PostgreSQL 15 and the env files of an ISO agentiso writes,
+## and registers the cluster and infra-env. Installs its Debian packages.
+UPSTREAM_BRANCH ?= release-4.20
+UPSTREAM_TIMEOUT ?= 60m
+
+e2e-upstream: build
+	bash hack/upstream-deps.sh
+	AGENTISO_UPSTREAM_BRANCH=$(UPSTREAM_BRANCH) AGENTISO_UPSTREAM_AGENTISO=$(abspath $(BIN)) \
+		$(GO) test -tags upstream -count=1 -timeout $(UPSTREAM_TIMEOUT) -v -run '^TestOracle$$' ./test/upstream/
+
+## upstream-build: build the real upstream components of UPSTREAM_BRANCH
+## (hack/build-upstream.sh; prints the cache directory last).
+upstream-build:
+	bash hack/build-upstream.sh $(UPSTREAM_BRANCH)
 
 clean:
 	rm -rf bin
