@@ -1,5 +1,5 @@
 // Package data embeds the files, templates and systemd units agentiso writes
-// into the images it builds, and its pinned defaults (release, RHCOS stream).
+// into the images it builds, and the RHCOS stream metadata it falls back to when a release's own stream is unknown.
 package data
 
 import (

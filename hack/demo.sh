@@ -17,8 +17,13 @@ step "1. a synthetic RHCOS-layout base ISO (256 MiB, sparse)"
 "$bin" dev make-test-iso -o "$out/rhcos-live.x86_64.iso" --size 256MiB
 "$bin" iso info "$out/rhcos-live.x86_64.iso"
 
-step "2. agentiso create image --dir $out/cluster --base-iso $out/rhcos-live.x86_64.iso"
-time "$bin" create image --dir "$out/cluster" --base-iso "$out/rhcos-live.x86_64.iso"
+# agentiso pins no default release. The demo installs nothing, so a made-up
+# digest of a supported release does, given offline with its version.
+release=(--offline --release-version 4.20.0
+	--release-image quay.io/openshift-release-dev/ocp-release@sha256:4200000000000000000000000000000000000000000000000000000000000000)
+
+step "2. agentiso create image --dir $out/cluster --base-iso $out/rhcos-live.x86_64.iso ${release[*]}"
+time "$bin" create image --dir "$out/cluster" --base-iso "$out/rhcos-live.x86_64.iso" "${release[@]}"
 
 step "3. what was written"
 ls -l "$out/cluster" "$out/cluster/auth"

@@ -125,7 +125,7 @@ func openStore(g *globals, rf releaseFlags) (*asset.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := rf.provide(s); err != nil {
+	if err := rf.provide(s, releaseOrigin(g, rf)); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -164,10 +164,34 @@ func fetchAll(ctx context.Context, g *globals, s *asset.Store, as ...asset.Asset
 			break
 		}
 	}
+	if firstErr == nil {
+		logRelease(ctx, g, s)
+	}
 	for _, w := range s.Warnings() {
 		g.log.Warn(w)
 	}
 	return firstErr
+}
+
+// logRelease names the OpenShift release the outputs install and where it
+// was given, when the command resolved it.
+func logRelease(ctx context.Context, g *globals, s *asset.Store) {
+	if s.SourceOf(&agent.ReleasePayload{}) == "" {
+		return
+	}
+	p, err := asset.Fetch[*agent.ReleasePayload](ctx, s)
+	if err != nil {
+		return
+	}
+	ri, err := asset.Fetch[*agent.ReleaseImage](ctx, s)
+	if err != nil {
+		return
+	}
+	how := "read from its payload"
+	if p.Source == agent.ReleaseFromOffline {
+		how = "taken as given (--offline)"
+	}
+	g.log.Info(fmt.Sprintf("Release: OpenShift %s for %s, release image %s (given by %s; version %s)", p.Version, p.Arch, p.Pinned, ri.Origin, how))
 }
 
 // requireSomeInput gives a clear first step when --dir holds no input at all.

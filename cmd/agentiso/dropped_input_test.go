@@ -27,7 +27,7 @@ func TestInputIsNeverDroppedSilently(t *testing.T) {
 		dir := t.TempDir()
 		copyDir(t, "../../examples/ha", dir)
 		require.NoError(t, os.Symlink("openshift", filepath.Join(dir, "openshift"))) // a loop
-		code, stderr := runIn(t, "create", "ignition", "--dir", dir)
+		code, stderr := runIn(t, withTestRelease("create", "ignition", "--dir", dir)...)
 		assert.Equal(t, 1, code, stderr)
 		assert.Contains(t, stderr, "openshift", stderr)
 	})
@@ -39,7 +39,7 @@ func TestInputIsNeverDroppedSilently(t *testing.T) {
 		for _, n := range []string{"a.json", "b.YAML", "c.yaml"} {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "openshift", n), []byte(cm), 0o644))
 		}
-		code, stderr := runIn(t, "create", "ignition", "--dir", dir)
+		code, stderr := runIn(t, withTestRelease("create", "ignition", "--dir", dir)...)
 		assert.Equal(t, 0, code, stderr)
 		assert.Regexp(t, `WARNING .*openshift/a\.json.*ignored`, stderr)
 		assert.Regexp(t, `WARNING .*openshift/b\.YAML.*ignored`, stderr)
@@ -54,7 +54,7 @@ func TestInputIsNeverDroppedSilently(t *testing.T) {
 		s := strings.Replace(string(b), "rendezvousIP: 192.168.111.20\n", "rendezvousIP: 192.168.111.20\nrendezvousIP: 192.168.111.21\n", 1)
 		require.NotEqual(t, string(b), s)
 		require.NoError(t, os.WriteFile(p, []byte(s), 0o644))
-		code, stderr := runIn(t, "create", "cluster-manifests", "--dir", dir)
+		code, stderr := runIn(t, withTestRelease("create", "cluster-manifests", "--dir", dir)...)
 		assert.Equal(t, 1, code, stderr)
 		assert.Regexp(t, `agent-config\.yaml:\d+: rendezvousIP: .*duplicate key "rendezvousIP".*line \d+`, stderr)
 	})

@@ -48,7 +48,7 @@ func TestExamplesIgnitionValidates(t *testing.T) {
 			dir := t.TempDir()
 			copyDir(t, ex, dir)
 			var stderr bytes.Buffer
-			code := run([]string{"create", "ignition", "--dir", dir}, nil, &bytes.Buffer{}, &stderr)
+			code := run(withTestRelease("create", "ignition", "--dir", dir), nil, &bytes.Buffer{}, &stderr)
 			require.Equal(t, 0, code, stderr.String())
 			assert.Contains(t, stderr.String(), "The rendezvous host IP (node0 IP) is ")
 			b, err := os.ReadFile(filepath.Join(dir, "agent.ign"))

@@ -58,10 +58,10 @@ func TestNonRegularInputsAreRefused(t *testing.T) {
 		name, fifo string
 		args       func(dir string) []string
 	}{
-		{"install-config", "install-config.yaml", func(d string) []string { return []string{"create", "cluster-manifests", "--dir", d} }},
-		{"agent-config", "agent-config.yaml", func(d string) []string { return []string{"create", "cluster-manifests", "--dir", d} }},
-		{"extra manifest", "openshift/extra.yaml", func(d string) []string { return []string{"create", "ignition", "--dir", d} }},
-		{"cluster manifest", "cluster-manifests/infraenv.yaml", func(d string) []string { return []string{"create", "cluster-manifests", "--dir", d} }},
+		{"install-config", "install-config.yaml", func(d string) []string { return withTestRelease("create", "cluster-manifests", "--dir", d) }},
+		{"agent-config", "agent-config.yaml", func(d string) []string { return withTestRelease("create", "cluster-manifests", "--dir", d) }},
+		{"extra manifest", "openshift/extra.yaml", func(d string) []string { return withTestRelease("create", "ignition", "--dir", d) }},
+		{"cluster manifest", "cluster-manifests/infraenv.yaml", func(d string) []string { return withTestRelease("create", "cluster-manifests", "--dir", d) }},
 		{"iso info", "x.iso", func(d string) []string { return []string{"iso", "info", filepath.Join(d, "x.iso")} }},
 		{"nmstate gc", "n.yaml", func(d string) []string { return []string{"nmstate", "gc", filepath.Join(d, "n.yaml")} }},
 	} {

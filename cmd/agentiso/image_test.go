@@ -31,8 +31,8 @@ func makeImageDir(t *testing.T) (dir, base string) {
 func TestCreateImageChangesOnlyEmbedAreas(t *testing.T) {
 	dir, base := makeImageDir(t)
 	var stderr bytes.Buffer
-	require.Equal(t, 0, run([]string{"create", "image", "--dir", dir, "--base-iso", base}, nil, &bytes.Buffer{}, &stderr), stderr.String())
-	require.Equal(t, 0, run([]string{"create", "ignition", "--dir", dir}, nil, &bytes.Buffer{}, &stderr), stderr.String())
+	require.Equal(t, 0, run(withTestRelease("create", "image", "--dir", dir, "--base-iso", base), nil, &bytes.Buffer{}, &stderr), stderr.String())
+	require.Equal(t, 0, run(withTestRelease("create", "ignition", "--dir", dir), nil, &bytes.Buffer{}, &stderr), stderr.String())
 
 	out := filepath.Join(dir, "agent.x86_64.iso")
 	fi, err := os.Stat(out)
@@ -88,7 +88,7 @@ func TestCreateImageCancelledLeavesNothing(t *testing.T) {
 	g.log = lg
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	o := &imageOptions{baseISO: base}
+	o := &imageOptions{baseISO: base, release: testReleaseFlags()}
 	err = runCreateImage(ctx, g, o)
 	require.ErrorIs(t, err, context.Canceled)
 	// And when the interrupt arrives at the ISO write itself.

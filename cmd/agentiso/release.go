@@ -20,6 +20,7 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 	"github.com/seed-a052040e/agentiso/pkg/release"
+	"github.com/seed-a052040e/agentiso/pkg/releasepolicy"
 )
 
 func newReleaseCmd(g *globals) *cobra.Command {
@@ -41,13 +42,18 @@ type releaseInfoOptions struct {
 
 // releaseInfo is what `release info` prints.
 type releaseInfo struct {
-	PullSpec        string     `json:"pullSpec"`
-	Pinned          string     `json:"pinned"`
-	Digest          string     `json:"digest,omitempty"`
-	Version         string     `json:"version"`
-	Arch            string     `json:"arch"`
-	Architectures   []string   `json:"architectures"`
-	Source          string     `json:"source"`
+	PullSpec      string   `json:"pullSpec"`
+	Pinned        string   `json:"pinned"`
+	Digest        string   `json:"digest,omitempty"`
+	Version       string   `json:"version"`
+	Arch          string   `json:"arch"`
+	Architectures []string `json:"architectures"`
+	Source        string   `json:"source"`
+	// Origin is where the release was given (--release-image, its
+	// environment variable or config-file key, IMAGE, the ClusterImageSet).
+	Origin string `json:"origin"`
+	// Support is the supported-release policy's verdict.
+	Support         string     `json:"support"`
 	From            string     `json:"from,omitempty"`
 	Attempts        []string   `json:"attempts,omitempty"`
 	MachineOSImages string     `json:"machineOSImages,omitempty"`
@@ -106,7 +112,7 @@ anonymously with the system trust store. Nothing is written.`,
 				if g.setting("release-image").Source == config.FromFlag && o.release.image != args[0] {
 					return fmt.Errorf("give the release once: as IMAGE or --release-image")
 				}
-				o.release.image = args[0]
+				o.release.image, o.release.origin = args[0], "the IMAGE argument"
 			}
 			if o.output != "text" && o.output != "json" {
 				return fmt.Errorf("-o %q: want text or json", o.output)
@@ -126,6 +132,7 @@ func runReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) erro
 	if err != nil {
 		return err
 	}
+	info.Support = supportText(info.Version)
 	opts := baseiso.Options{Arch: cpu, Mirror: o.mirror, CacheDir: o.cacheDir, Stream: info.stream, Offline: o.release.offline}
 	fi, err := baseiso.Describe(opts)
 	if err != nil {
@@ -173,7 +180,7 @@ type resolvedInfo struct {
 // inputs (so mirrors, CA, pull secret and proxy apply), else anonymously.
 func resolveReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) (*resolvedInfo, string, error) {
 	hasInputs := false
-	for _, f := range []string{assetdir.InstallConfig, assetdir.PullSecret} {
+	for _, f := range []string{assetdir.InstallConfig, assetdir.PullSecret, assetdir.ClusterImageSet} {
 		if _, err := os.Stat(filepath.Join(g.dir, f)); err == nil {
 			hasInputs = true
 		} else if !errors.Is(err, fs.ErrNotExist) {
@@ -193,19 +200,27 @@ func resolveReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) 
 		if err != nil {
 			return nil, "", err
 		}
-		return fromPayload(p), a.Arch, nil
+		ri, err := asset.Fetch[*agent.ReleaseImage](ctx, s)
+		if err != nil {
+			return nil, "", err
+		}
+		info := fromPayload(p)
+		info.Origin = ri.Origin
+		return info, a.Arch, nil
 	}
-	// No inputs: the pinned default's recorded facts, --offline's given
-	// ones, or an anonymous read with the system trust store.
+	// No inputs: --offline's given facts, or an anonymous read with the
+	// system trust store.
 	req, err := requestedRelease(o.release)
 	if err != nil {
 		return nil, "", err
 	}
-	if req.Default || req.Offline {
+	if req.Offline {
 		if err := checkOffline(req); err != nil {
 			return nil, "", err
 		}
-		return offlineInfo(req), archOr(req.Arch), nil
+		info := offlineInfo(req)
+		info.Origin = releaseOrigin(g, o.release)
+		return info, arch.Default, nil
 	}
 	c, err := release.New(release.Options{})
 	if err != nil {
@@ -220,7 +235,7 @@ func resolveReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) 
 	}
 	info := &resolvedInfo{releaseInfo: releaseInfo{PullSpec: rel.PullSpec, Pinned: rel.Pinned, Digest: rel.Digest, Version: rel.Version,
 		Arch: rel.Arch, Architectures: rel.Architectures, Source: agent.ReleaseFromRegistry, From: rel.From,
-		MachineOSImages: rel.Components[release.MachineOSImagesComponent]}, stream: rel.StreamRaw}
+		MachineOSImages: rel.Components[release.MachineOSImagesComponent], Origin: releaseOrigin(g, o.release)}, stream: rel.StreamRaw}
 	for _, a := range rel.Attempts {
 		info.Attempts = append(info.Attempts, a.String())
 	}
@@ -231,19 +246,9 @@ func resolveReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) 
 	return info, cpu, nil
 }
 
-func archOr(a string) string {
-	if a == "" {
-		return arch.Default
-	}
-	return a
-}
-
 func requestedRelease(rf releaseFlags) (*agent.ReleaseImage, error) {
 	if rf.image == "" {
-		if rf.version != "" {
-			return nil, errors.New("--release-version describes --release-image: pass both (the pinned default release has its own version)")
-		}
-		return agent.DefaultRelease()
+		return nil, agent.ErrNoRelease
 	}
 	r, err := agent.NewReleaseImage(rf.image)
 	if err != nil {
@@ -256,9 +261,6 @@ func requestedRelease(rf releaseFlags) (*agent.ReleaseImage, error) {
 // checkOffline applies the --offline rules of the ReleasePayload asset:
 // a digest and its version, never a tag.
 func checkOffline(r *agent.ReleaseImage) error {
-	if r.Default {
-		return nil
-	}
 	_, err := agent.OfflineRelease(r.PullSpec, r.Version)
 	if err != nil {
 		return fmt.Errorf("release image %s is a tag, and --offline forbids looking it up: pass it by digest (repository@sha256:...) together with --release-version", r.PullSpec)
@@ -269,14 +271,11 @@ func checkOffline(r *agent.ReleaseImage) error {
 	return nil
 }
 
-// offlineInfo describes the pinned default or an --offline release without
-// reading it (the same rules as the ReleasePayload asset).
+// offlineInfo describes an --offline release without reading it (the same
+// rules as the ReleasePayload asset).
 func offlineInfo(r *agent.ReleaseImage) *resolvedInfo {
-	info := &resolvedInfo{releaseInfo: releaseInfo{PullSpec: r.PullSpec, Pinned: r.PullSpec, Version: r.Version, Arch: archOr(r.Arch),
-		Architectures: []string{archOr(r.Arch)}, Source: agent.ReleaseFromPinned}}
-	if r.Offline && !r.Default {
-		info.Source = agent.ReleaseFromOffline
-	}
+	info := &resolvedInfo{releaseInfo: releaseInfo{PullSpec: r.PullSpec, Pinned: r.PullSpec, Version: r.Version, Arch: arch.Default,
+		Architectures: []string{arch.Default}, Source: agent.ReleaseFromOffline}}
 	if i := strings.LastIndex(r.PullSpec, "@"); i >= 0 {
 		info.Digest = r.PullSpec[i+1:]
 	}
@@ -297,6 +296,8 @@ func (r *resolvedInfo) writeText(w io.Writer) error {
 	fmt.Fprintf(&b, "Architecture:   %s\n", r.Arch)
 	fmt.Fprintf(&b, "Architectures:  %s\n", strings.Join(r.Architectures, ", "))
 	fmt.Fprintf(&b, "Source:         %s\n", r.Source)
+	fmt.Fprintf(&b, "Given by:       %s\n", r.Origin)
+	fmt.Fprintf(&b, "Supported:      %s\n", r.Support)
 	if r.From != "" {
 		fmt.Fprintf(&b, "Read from:      %s\n", r.From)
 	}
@@ -319,4 +320,18 @@ func (r *resolvedInfo) writeText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// supportText is the supported-release policy's verdict on version, as
+// release info prints it.
+func supportText(version string) string {
+	sp, err := releasepolicy.For(version)
+	if err != nil {
+		return "no: " + err.Error()
+	}
+	txt := fmt.Sprintf("yes: rules of assisted-service %s (authentication %s, fencing: %s, release matched by %s)", sp.Branch(), sp.Auth, sp.Fencing, sp.Match)
+	if w := sp.Warning(); w != "" {
+		txt += "; " + w
+	}
+	return txt
 }

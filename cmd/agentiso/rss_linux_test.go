@@ -85,7 +85,7 @@ func peakRSS(t testing.TB, file string, write func(string) error) (int, string, 
 	self, err := os.Executable()
 	require.NoError(t, err)
 	require.NoError(t, os.Symlink(self, bin))
-	cmd := exec.Command(bin, "create", "cluster-manifests", "--dir", dir)
+	cmd := exec.Command(bin, withTestRelease("create", "cluster-manifests", "--dir", dir)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err = cmd.Run()

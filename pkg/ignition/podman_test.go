@@ -73,6 +73,11 @@ func renderExample(t *testing.T, src string) types.Config {
 	require.NoError(t, os.CopyFS(dir, os.DirFS(src)))
 	s, err := asset.NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
+	// agentiso pins no default release: a made-up digest of a supported
+	// release, given offline with its version.
+	rel, err := agent.OfflineRelease("quay.io/openshift-release-dev/ocp-release@sha256:4200000000000000000000000000000000000000000000000000000000000000", "4.20.0")
+	require.NoError(t, err)
+	require.NoError(t, s.Provide(rel))
 	a, err := s.Fetch(context.Background(), &agent.AgentIgnition{})
 	require.NoError(t, err, src)
 	cfg, rpt, err := v32.Parse(a.(*agent.AgentIgnition).Config)

@@ -250,6 +250,7 @@ func ztpFiles(m *AgentManifests, pinned string) ([]ignition.Manifest, error) {
 // named by the release payload's own CoreOS stream (the pinned stream when
 // the payload was not read) for the cluster's architecture.
 type OSImage struct {
+	Warnings
 	Image ignition.OSImage `json:"image"`
 }
 
@@ -265,6 +266,9 @@ func (*OSImage) Dependencies() []asset.Asset {
 func (a *OSImage) Generate(_ context.Context, p asset.Parents) error {
 	arch := asset.Get[*Architecture](p).Arch
 	rel := asset.Get[*ReleasePayload](p)
+	if len(rel.Stream) == 0 {
+		a.Warn = append(a.Warn, fmt.Sprintf("the RHCOS stream of release %s is unknown (%s), so OS_IMAGES names the RHCOS stream pinned in this build", rel.PullSpec, rel.streamUnknownWhy()))
+	}
 	st, err := baseiso.ParseStream(rel.StreamJSON())
 	if err != nil {
 		return fmt.Errorf("RHCOS stream metadata of release %s: %w", rel.PullSpec, err)

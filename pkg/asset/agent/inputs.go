@@ -7,14 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
-	"slices"
 	"strings"
 
-	"github.com/google/go-containerregistry/pkg/name"
-
-	"github.com/seed-a052040e/agentiso/data"
-	"github.com/seed-a052040e/agentiso/pkg/arch"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/ignition"
@@ -184,69 +178,120 @@ func (a *AgentConfig) Load(d asset.Dir) (bool, error) {
 	return true, nil
 }
 
-// ReleaseImage is the OpenShift release the user asked for: the pinned
-// default of this build, or --release-image (with --release-version and
-// --offline). What the payload says about itself is ReleasePayload.
+// ReleaseImage is the OpenShift release the user asked for: --release-image
+// (or its environment variable or config-file key, with --release-version
+// and --offline), else the spec.releaseImage of the user's
+// cluster-manifests/cluster-image-set.yaml. agentiso pins no default
+// release (docs/release.md, "Why there is no default release"): with
+// neither, Generate fails naming every way to give one. What the payload
+// says about itself is ReleasePayload.
 type ReleaseImage struct {
-	// PullSpec is the reference as the user wrote it (or the default's).
+	// PullSpec is the reference as the user wrote it.
 	PullSpec string `json:"pullSpec"`
-	// Version is --release-version, or the pinned default's version.
+	// Version is --release-version (may be empty).
 	Version string `json:"version,omitempty"`
-	// Arch is the pinned default's architecture; empty for a user release.
-	Arch string `json:"arch,omitempty"`
-	// Default is true for the release pinned in this build.
-	Default bool `json:"default,omitempty"`
 	// Offline forbids registry look-ups (--offline).
 	Offline bool `json:"offline,omitempty"`
+	// Origin is where the release was given: "--release-image",
+	// "$AGENTISO_RELEASE_IMAGE", "<config file>:<line>" or
+	// "cluster-manifests/cluster-image-set.yaml:<line>". It names the
+	// choice in messages and is no part of the release's fingerprint.
+	Origin string `json:"-"`
 }
 
 // Name implements asset.Asset.
 func (*ReleaseImage) Name() string { return "Release Image" }
 
-// Dependencies implements asset.Asset.
-func (*ReleaseImage) Dependencies() []asset.Asset { return nil }
+// Dependencies implements asset.Asset. When the command line provides the
+// release, neither parent is read.
+func (*ReleaseImage) Dependencies() []asset.Asset {
+	return []asset.Asset{&ReleaseOptions{}, &ClusterImageSetRelease{}}
+}
 
-// Generate uses the default embedded in the binary.
-func (r *ReleaseImage) Generate(context.Context, asset.Parents) error {
-	d, err := DefaultRelease()
-	if err != nil {
-		return err
+// Volatile implements asset.Volatile: decided again on every run from the
+// command line and the ClusterImageSet, never from an older state.
+func (*ReleaseImage) Volatile() {}
+
+// Generate takes the release from the user's ClusterImageSet, or fails.
+func (r *ReleaseImage) Generate(_ context.Context, p asset.Parents) error {
+	o := asset.Get[*ReleaseOptions](p)
+	cis := asset.Get[*ClusterImageSetRelease](p)
+	if cis.PullSpec == "" {
+		return ErrNoRelease
 	}
-	*r = *d
+	rel, err := NewReleaseImage(cis.PullSpec)
+	if err != nil {
+		return fmt.Errorf("%s: spec.releaseImage: %w", cis.Origin, err)
+	}
+	rel.Version, rel.Offline, rel.Origin = o.Version, o.Offline, cis.Origin
+	*r = *rel
 	return nil
 }
 
-// DefaultRelease is the release pinned in this build
-// (data/release/default-release.txt: "<version> <arch> <pull spec>").
-func DefaultRelease() (*ReleaseImage, error) {
-	return parsePinnedRelease(data.ReleaseImage)
+// ErrNoRelease is the error of a build that needs the release and was given
+// none.
+var ErrNoRelease = errors.New("no OpenShift release given, and agentiso pins no default release: " +
+	"pass --release-image with the release's pull spec by digest (or set $AGENTISO_RELEASE_IMAGE, or release-image: in the config file, " +
+	"or give a ClusterImageSet in " + assetdir.ClusterImageSet + "); the digest is the \"Pull From:\" line of the release's release.txt " +
+	"(mirror.openshift.com/pub/openshift-v4/<arch>/clients/ocp/<version>/release.txt) or the \"release image\" line of " +
+	"`openshift-install version` of that release's installer; agentiso supports OpenShift 4.18 and later")
+
+// ReleaseOptions are --release-version and --offline when the release
+// itself comes from the ClusterImageSet (no --release-image).
+type ReleaseOptions struct {
+	Version string `json:"version,omitempty"`
+	Offline bool   `json:"offline,omitempty"`
 }
 
-var exactVersion = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
+// Name implements asset.Asset.
+func (*ReleaseOptions) Name() string { return "Release Options" }
 
-// parsePinnedRelease reads the pinned default's line. The pull spec must be
-// a digest reference: hosts pull the release through the install-config
-// mirrors, which are digest-only and never serve a tag.
-func parsePinnedRelease(line string) (*ReleaseImage, error) {
-	f := strings.Fields(line)
-	if len(f) != 3 {
-		return nil, fmt.Errorf("embedded release image %q is malformed (want \"<version> <arch> <pull spec>\")", line)
+// Dependencies implements asset.Asset.
+func (*ReleaseOptions) Dependencies() []asset.Asset { return nil }
+
+// Volatile implements asset.Volatile: one run's options.
+func (*ReleaseOptions) Volatile() {}
+
+// Generate implements asset.Asset: no options given.
+func (*ReleaseOptions) Generate(context.Context, asset.Parents) error { return nil }
+
+// ClusterImageSetRelease is the release the user's
+// cluster-manifests/cluster-image-set.yaml names (empty without one).
+type ClusterImageSetRelease struct {
+	PullSpec string `json:"pullSpec,omitempty"`
+	// Origin is "cluster-manifests/cluster-image-set.yaml:<line>".
+	Origin string `json:"origin,omitempty"`
+}
+
+// Name implements asset.Asset.
+func (*ClusterImageSetRelease) Name() string { return "ClusterImageSet Release" }
+
+// Dependencies implements asset.Asset.
+func (*ClusterImageSetRelease) Dependencies() []asset.Asset { return nil }
+
+// Volatile implements asset.Volatile: the file is read on every run.
+func (*ClusterImageSetRelease) Volatile() {}
+
+// Generate implements asset.Asset: there is no ClusterImageSet.
+func (*ClusterImageSetRelease) Generate(context.Context, asset.Parents) error { return nil }
+
+// Load implements asset.Loader: the ClusterImageSet's spec.releaseImage.
+// The manifest itself is checked by the ClusterImageSet asset.
+func (a *ClusterImageSetRelease) Load(d asset.Dir) (bool, error) {
+	b, ok, err := readOptional(d, assetdir.ClusterImageSet)
+	if !ok || err != nil {
+		return false, err
 	}
-	version, a, spec := f[0], f[1], f[2]
-	if !exactVersion.MatchString(version) {
-		return nil, fmt.Errorf("embedded release image: version %q is not an exact x.y.z version", version)
-	}
-	if !slices.Contains(arch.Supported(), a) {
-		return nil, fmt.Errorf("embedded release image: architecture %q is not one of %s", a, strings.Join(arch.Supported(), ", "))
-	}
-	ref, err := name.ParseReference(spec, name.StrictValidation)
+	var m manifests.ClusterImageSet
+	dec, err := manifests.DecodeStrict(assetdir.ClusterImageSet, b, &m)
 	if err != nil {
-		return nil, fmt.Errorf("embedded release image %q is not an image reference: %w", spec, err)
+		return false, err
 	}
-	if _, ok := ref.(name.Digest); !ok {
-		return nil, fmt.Errorf("embedded release image %q must be a digest reference (repository@sha256:...), not a tag: digest-only mirrors never serve a tag", spec)
+	a.PullSpec, a.Origin = m.Spec.ReleaseImage, assetdir.ClusterImageSet
+	if l := dec.Lines["spec.releaseImage"]; l > 0 {
+		a.Origin = fmt.Sprintf("%s:%d", assetdir.ClusterImageSet, l)
 	}
-	return &ReleaseImage{Version: version, Arch: a, PullSpec: spec, Default: true}, nil
+	return true, nil
 }
 
 // NewReleaseImage returns a release override as the user gave it. The

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
@@ -33,13 +32,7 @@ func (*ReleaseSupport) Volatile() {}
 func (a *ReleaseSupport) Generate(_ context.Context, p asset.Parents) error {
 	rel := asset.Get[*ReleasePayload](p)
 	s, err := releasepolicy.For(rel.Version)
-	var unsupported *releasepolicy.UnsupportedError
 	switch {
-	case errors.As(err, &unsupported) && rel.Source == ReleaseFromPinned:
-		// The build's own pinned default (4.16.3) is below the floor; it
-		// is removed from the build in the change that follows this one
-		// (docs/release.md, "Why there is no default release").
-		return nil
 	case err != nil && rel.Source == ReleaseFromOffline:
 		return fmt.Errorf("release %s (--release-version %s): %w", rel.PullSpec, rel.Version, err)
 	case err != nil:

@@ -16,14 +16,13 @@ import (
 // Where ReleasePayload's facts come from.
 const (
 	ReleaseFromRegistry = "registry"        // read from the payload
-	ReleaseFromPinned   = "pinned default"  // the release pinned in this build
 	ReleaseFromOffline  = "offline (given)" // --offline: digest and --release-version as given
 )
 
 // ReleasePayload is the release agentiso installs, as its payload
 // describes it: read from the registry through the install-config mirrors,
-// or, with no look-up, the pinned default's recorded facts or (with
-// --offline) the digest and --release-version the user gave.
+// or, with --offline and no look-up, the digest and --release-version the
+// user gave.
 type ReleasePayload struct {
 	Warnings
 	// PullSpec is the user's spelling (used in messages).
@@ -109,18 +108,6 @@ func (a *ReleasePayload) Generate(ctx context.Context, p asset.Parents) error {
 	a.PullSpec = req.PullSpec
 	arch := asset.Get[*Architecture](p).Arch
 	switch {
-	case req.Default:
-		// The pinned default's facts were recorded with this build: no
-		// look-up is needed (or possible in an air gap).
-		if req.Arch != arch {
-			return fmt.Errorf("the release pinned in this build (%s) is for %s, but the cluster is %s (controlPlane.architecture); pass --release-image with a release for %s or the -multi payload",
-				req.PullSpec, req.Arch, arch, arch)
-		}
-		// It is pinned by digest (DefaultRelease refuses a tag), so
-		// digest-only mirrors serve it.
-		a.Pinned, a.Version, a.Arch, a.Architectures, a.Source = req.PullSpec, req.Version, req.Arch, []string{req.Arch}, ReleaseFromPinned
-		a.Digest = req.PullSpec[strings.LastIndex(req.PullSpec, "@")+1:]
-		return nil
 	case req.Offline:
 		if !isDigest(req.PullSpec) {
 			return fmt.Errorf("release image %s is a tag, and --offline forbids looking it up: pass it by digest (repository@sha256:...) together with --release-version, or drop --offline so agentiso reads the release from its registry", req.PullSpec)
@@ -130,7 +117,6 @@ func (a *ReleasePayload) Generate(ctx context.Context, p asset.Parents) error {
 		}
 		a.Pinned, a.Version, a.Arch, a.Architectures, a.Source = req.PullSpec, req.Version, arch, []string{arch}, ReleaseFromOffline
 		a.Digest = req.PullSpec[strings.LastIndex(req.PullSpec, "@")+1:]
-		a.Warn = append(a.Warn, fmt.Sprintf("--offline: release %s is taken as OpenShift %s for %s without reading it; its RHCOS stream is unknown, so the stream pinned in this build is used", req.PullSpec, req.Version, arch))
 		return nil
 	}
 	c, err := ReleaseClient(p)
@@ -149,10 +135,15 @@ func (a *ReleasePayload) Generate(ctx context.Context, p asset.Parents) error {
 	for _, at := range rel.Attempts {
 		a.Attempts = append(a.Attempts, at.String())
 	}
-	if rel.Stream == nil {
-		a.Warn = append(a.Warn, fmt.Sprintf("release %s carries no CoreOS boot-image stream; the RHCOS stream pinned in this build is used", req.PullSpec))
-	}
 	return nil
+}
+
+// streamUnknownWhy says why the payload's CoreOS stream is not known.
+func (a *ReleasePayload) streamUnknownWhy() string {
+	if a.Source == ReleaseFromOffline {
+		return "--offline: the payload was not read"
+	}
+	return "the payload carries no CoreOS boot-image stream"
 }
 
 // ReadFromMirror reports whether the payload was read from a mirror rather

@@ -178,27 +178,20 @@ func TestOfflineReleaseRules(t *testing.T) {
 	cis := fetchT(t, s, &agent.ClusterImageSet{})
 	assert.Equal(t, "openshift-4.19.3", cis.Manifest.Metadata.Name)
 	assert.Equal(t, byDigest.PullSpec, cis.Manifest.Spec.ReleaseImage)
-
-	// The pinned default needs no registry at all.
-	def, err := agent.DefaultRelease()
-	require.NoError(t, err)
-	p = fetchT(t, storeWith(t, files, def), &agent.ReleasePayload{})
-	assert.Equal(t, agent.ReleaseFromPinned, p.Source)
-	assert.Equal(t, def.Version, p.Version)
 }
 
-// TestPinnedDefaultUnderDigestOnlyMirrors: with examples/disconnected's
-// digest-only mirrors and no --release-image, the ISO names the pinned
-// default by digest everywhere, with its exact version, and no warning says
-// the mirrors cannot serve it.
-func TestPinnedDefaultUnderDigestOnlyMirrors(t *testing.T) {
+// TestOfflineDigestUnderDigestOnlyMirrors: with examples/disconnected's
+// digest-only mirrors and a release given by digest with --offline, the
+// ISO names it by digest everywhere, with its exact version, and no warning
+// says the mirrors cannot serve it.
+func TestOfflineDigestUnderDigestOnlyMirrors(t *testing.T) {
 	r := testrelease.StartRegistry(t, testrelease.RegistryOptions{})
-	def, err := agent.DefaultRelease()
+	def, err := agent.OfflineRelease("quay.io/openshift-release-dev/ocp-release@sha256:"+strings.Repeat("4", 64), "4.20.0")
 	require.NoError(t, err)
 	s := storeWith(t, disconnected(t, r), def)
 
 	p := fetchT(t, s, &agent.ReleasePayload{})
-	assert.Equal(t, agent.ReleaseFromPinned, p.Source)
+	assert.Equal(t, agent.ReleaseFromOffline, p.Source)
 	assert.Equal(t, def.PullSpec, p.Pinned)
 	assert.Equal(t, def.PullSpec, "quay.io/openshift-release-dev/ocp-release@"+p.Digest)
 	assert.Empty(t, p.AssetWarnings())
