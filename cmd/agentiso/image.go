@@ -13,6 +13,7 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
+	"github.com/seed-a052040e/agentiso/pkg/manifests"
 )
 
 type imageOptions struct {
@@ -156,7 +157,10 @@ func persistImageTargets(ctx context.Context, g *globals, o *imageOptions, targe
 		return nil, err
 	}
 	if err := fetchAll(ctx, g, s, agent.IgnitionTargets()...); err != nil {
-		return nil, fmt.Errorf("cannot generate ISO image due to configuration errors: %w", err)
+		if manifests.IsConfigError(err) {
+			return nil, fmt.Errorf("cannot generate ISO image due to configuration errors: %w", err)
+		}
+		return nil, err
 	}
 	if err := reportIgnition(ctx, g, s); err != nil {
 		return nil, err

@@ -70,7 +70,7 @@ func loadStateAsset(dir string, a asset.Asset) error {
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("%s: asset %q is missing (create the image again)", p, a.Name())
+		return fmt.Errorf("%s does not hold what create image records there (create the image again)", p)
 	}
 	return nil
 }
@@ -119,11 +119,11 @@ func loadWaitForInputs(dir, restURL, restURLFrom string, baseURL func(ip string)
 	}
 	authA := &agent.AuthConfig{}
 	if err := loadStateAsset(dir, authA); err != nil {
-		return nil, fmt.Errorf("failed to load AuthConfig: %w", err)
+		return nil, fmt.Errorf("cannot read the install's API tokens (written by create image): %w", err)
 	}
 	in.auth = &authA.AuthConfig
 	if in.auth.WatcherAuthToken == "" {
-		return nil, fmt.Errorf("failed to load AuthConfig: %s: asset %q has no watcherAuthToken", filepath.Join(dir, assetdir.State), authA.Name())
+		return nil, fmt.Errorf("cannot read the install's API tokens: %s holds no watcher token; run agentiso create image with this --dir first", filepath.Join(dir, assetdir.State))
 	}
 	kb, err := readSmall(in.kubeconfigPath)
 	if err != nil {

@@ -151,8 +151,10 @@ func TestWaitForInputErrors(t *testing.T) {
 	dir := initDir(t)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.State), []byte(`{"version":1,"assets":{}}`), 0o600))
 	_, err := loadWaitForInputs(dir, "", "", rendezvous.BaseURL)
-	assert.ErrorContains(t, err, `failed to load AuthConfig`)
-	assert.ErrorContains(t, err, `asset "Agent Auth Config" is missing`)
+	assert.ErrorContains(t, err, `cannot read the install's API tokens (written by create image): `)
+	assert.ErrorContains(t, err, `state.json does not hold what create image records there (create the image again)`)
+	assert.NotContains(t, err.Error(), "AuthConfig", "no internal asset name")
+	assert.NotContains(t, err.Error(), "Agent Auth Config", "no internal asset name")
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.RendezvousIP), []byte("not-an-ip"), 0o644))
 	_, err = loadWaitForInputs(dir, "", "", rendezvous.BaseURL)

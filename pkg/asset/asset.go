@@ -28,6 +28,14 @@ type Asset interface {
 	Generate(ctx context.Context, parents Parents) error
 }
 
+// Described is an asset that says, for its errors, what generating it
+// does ("read the release payload") instead of its graph name, which
+// means nothing to a user ("failed to generate Release Payload").
+type Described interface {
+	// Doing completes "cannot ...".
+	Doing() string
+}
+
 // Loader is an asset the user may supply as files in the asset directory.
 // A user-supplied asset wins over a generated one.
 type Loader interface {

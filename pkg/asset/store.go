@@ -317,6 +317,9 @@ func (s *Store) resolve(ctx context.Context, inst Asset, parents Parents, inputH
 	}
 	s.log.Debug("generating", "asset", inst.Name())
 	if err := inst.Generate(ctx, parents); err != nil {
+		if d, ok := inst.(Described); ok {
+			return "", fmt.Errorf("cannot %s: %w", d.Doing(), err)
+		}
 		return "", fmt.Errorf("failed to generate %s: %w", inst.Name(), err)
 	}
 	return FromGenerator, nil

@@ -486,3 +486,20 @@ func TestStorePersistNeedsFetchedOutputs(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualError(t, s.Persist(context.Background(), &input{}), "persist Input: the asset writes no files")
 }
+
+type describedAsset struct{}
+
+func (*describedAsset) Name() string                            { return "Thing Asset" }
+func (*describedAsset) Dependencies() []Asset                   { return nil }
+func (*describedAsset) Generate(context.Context, Parents) error { return errors.New("no route") }
+func (*describedAsset) Doing() string                           { return "read the thing" }
+
+// An asset that says what it does is named by that in errors, not by its
+// graph name.
+func TestDescribedAssetError(t *testing.T) {
+	s, err := NewStore(t.TempDir(), slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	_, err = s.Fetch(context.Background(), &describedAsset{})
+	require.Error(t, err)
+	assert.EqualError(t, err, "cannot read the thing: no route")
+}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
@@ -118,7 +119,7 @@ func validateHostEntries(e *errs, hosts []AgentHost) {
 			}
 			hw, err := net.ParseMAC(itf.MACAddress)
 			if err != nil || len(hw) != 6 {
-				e.invalid(ip+".macAddress", itf.MACAddress, "address %s: invalid MAC address", itf.MACAddress)
+				e.invalid(ip+".macAddress", itf.MACAddress, "address %s: invalid MAC address%s", itf.MACAddress, macFix(itf.MACAddress))
 				continue
 			}
 			key := hw.String()
@@ -218,4 +219,28 @@ func hostLabel(h AgentHost, path string) string {
 		return "host " + h.Hostname
 	}
 	return path
+}
+
+// macFix says what is wrong with a MAC address net.ParseMAC refused or
+// that is not 6 octets long, and how to write it ("" when unclear).
+func macFix(s string) string {
+	sep := ":"
+	if !strings.Contains(s, ":") && strings.Count(s, ".") > 0 {
+		sep = "."
+	}
+	parts := strings.Split(s, sep)
+	if sep == ":" && len(parts) > 1 {
+		for _, p := range parts {
+			if len(p) != 2 {
+				return fmt.Sprintf(": each of the 6 octets is two hex digits (%q is not), as 52:54:00:12:34:56", p)
+			}
+			if _, err := strconv.ParseUint(p, 16, 8); err != nil {
+				return fmt.Sprintf(": %q is not a hex octet (digits 0-9 and a-f only)", p)
+			}
+		}
+		if len(parts) != 6 {
+			return fmt.Sprintf(": it has %d octets, a MAC address has 6 (XX:XX:XX:XX:XX:XX)", len(parts))
+		}
+	}
+	return ": write it as 6 hex octets separated by colons, XX:XX:XX:XX:XX:XX"
 }

@@ -296,9 +296,10 @@ func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
 				continue
 			}
 			if !ok {
-				msg := fmt.Sprintf("unknown field %q", name)
+				// The path ends in the name: the detail only suggests.
+				msg := ""
 				if s := suggest.Closest(name, fieldNames(fields)); s != "" {
-					msg += fmt.Sprintf(", did you mean %q?", s)
+					msg = fmt.Sprintf("did you mean %q?", s)
 				}
 				w.errs = append(w.errs, &FieldError{File: w.file, Line: k.Line, Path: child, Type: TypeUnknown, Detail: msg})
 				continue

@@ -45,7 +45,7 @@ func TestDecodeUnknownFieldNameStillShown(t *testing.T) {
 	in := "apiVersion: v1\nmetadata:\n  name: c\nbaseDomian: example.com\nplatform:\n  none: {}\n"
 	_, err := DecodeStrict("install-config.yaml", []byte(in), &InstallConfig{})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `install-config.yaml:4: baseDomian: Unknown field: unknown field "baseDomian", did you mean "baseDomain"?`)
+	assert.Contains(t, err.Error(), `install-config.yaml:4: baseDomian: Unknown field: did you mean "baseDomain"?`)
 
 	// Label-like keys in maps stay visible in duplicate-key errors.
 	dup := "apiVersion: v1\nmetadata:\n  name: c\n  labels:\n    node-role.kubernetes.io/master: \"\"\n    node-role.kubernetes.io/master: x\n"

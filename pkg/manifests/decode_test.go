@@ -14,7 +14,7 @@ func TestDecodeStrictUnknownFieldNamesLineAndSuggestion(t *testing.T) {
 	var ac AgentConfig
 	_, err := DecodeStrict("agent-config.yaml", in, &ac)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `agent-config.yaml:6: hosts[0].interfacez: Unknown field: unknown field "interfacez", did you mean "interfaces"?`)
+	assert.Contains(t, err.Error(), `agent-config.yaml:6: hosts[0].interfacez: Unknown field: did you mean "interfaces"?`)
 }
 
 func TestDecodeStrictCaseInsensitiveWarns(t *testing.T) {

@@ -1,6 +1,7 @@
 package manifests
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -135,4 +136,14 @@ func (l ErrorList) OrNil() error {
 		return nil
 	}
 	return l
+}
+
+// IsConfigError reports whether err is (or wraps) a problem in the user's
+// configuration files: a FieldError, a FileError or a list of them, as
+// opposed to, say, a registry that cannot be reached.
+func IsConfigError(err error) bool {
+	var l ErrorList
+	var f *FieldError
+	var fe *FileError
+	return errors.As(err, &l) || errors.As(err, &f) || errors.As(err, &fe)
 }

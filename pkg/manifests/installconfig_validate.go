@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/seed-a052040e/agentiso/internal/suggest"
 	"github.com/seed-a052040e/agentiso/pkg/arch"
 )
 
@@ -358,8 +359,9 @@ func validatePools(e *errs, ic *InstallConfig) {
 	if cp.Name != "" && cp.Name != "master" {
 		e.unsupported("controlPlane.name", cp.Name, "master")
 	}
-	if !slices.Contains(arch.SupportedGo(), cp.Architecture) {
-		e.unsupported("controlPlane.architecture", cp.Architecture, arch.SupportedGo()...)
+	cpArchOK := slices.Contains(arch.SupportedGo(), cp.Architecture)
+	if !cpArchOK {
+		unsupportedArch(e, "controlPlane.architecture", cp.Architecture)
 	}
 	if cp.Hyperthreading != "Enabled" && cp.Hyperthreading != "Disabled" {
 		e.unsupported("controlPlane.hyperthreading", cp.Hyperthreading, "Enabled", "Disabled")
@@ -394,9 +396,14 @@ func validatePools(e *errs, ic *InstallConfig) {
 		if c.Replicas != nil && *c.Replicas < 0 {
 			e.invalid(p+".replicas", *c.Replicas, "must not be negative")
 		}
-		if !slices.Contains(arch.SupportedGo(), c.Architecture) {
-			e.unsupported(p+".architecture", c.Architecture, arch.SupportedGo()...)
-		} else if c.Architecture != cp.Architecture {
+		_, written := e.lines[p+".architecture"]
+		switch {
+		case !cpArchOK && c.Architecture == cp.Architecture && !written:
+			// The default copied from controlPlane.architecture: its
+			// error is already reported, at the line the user wrote.
+		case !slices.Contains(arch.SupportedGo(), c.Architecture):
+			unsupportedArch(e, p+".architecture", c.Architecture)
+		case c.Architecture != cp.Architecture:
 			e.invalid(p+".architecture", c.Architecture, "heteregeneous multi-arch is not supported; compute pool architecture must match control plane (%s)", cp.Architecture)
 		}
 		if c.Hyperthreading != "Enabled" && c.Hyperthreading != "Disabled" {
@@ -673,4 +680,30 @@ func ValidateCABundle(b []byte) error {
 		return fmt.Errorf("unexpected text after the last certificate")
 	}
 	return nil
+}
+
+// unsupportedArch reports an architecture install-config.yaml does not
+// take, with a did-you-mean: the machine pools use the Go spelling (amd64,
+// arm64), as upstream's install-config does, while agentiso's own messages
+// and file names use the RPM one (x86_64, aarch64).
+func unsupportedArch(e *errs, path, v string) {
+	want := ""
+	if g, ok := arch.Go(v); ok {
+		want = g
+	} else if c := suggest.Closest(v, append(arch.SupportedGo(), arch.Supported()...)); c != "" {
+		want, _ = arch.Go(c)
+	}
+	q := make([]string, 0, 4)
+	for _, s := range arch.SupportedGo() {
+		q = append(q, fmt.Sprintf("%q", s))
+	}
+	detail := "supported values: " + strings.Join(q, ", ")
+	if want != "" {
+		if r, _ := arch.RPM(want); r != want {
+			detail = fmt.Sprintf("did you mean %q? install-config.yaml names architectures as Go does (%s is %s); %s", want, r, want, detail)
+		} else {
+			detail = fmt.Sprintf("did you mean %q? %s", want, detail)
+		}
+	}
+	e.add(path, TypeUnsupported, v, "%s", detail)
 }

@@ -99,6 +99,9 @@ type BaseISO struct {
 // Name implements asset.Asset.
 func (*BaseISO) Name() string { return "Base ISO Image" }
 
+// Doing implements asset.Described.
+func (*BaseISO) Doing() string { return "get the base ISO" }
+
 // Dependencies implements asset.Asset. InstallConfig, PullSecret and
 // CABundle give the registry client its mirrors, proxy and credentials
 // (see ReleaseClient).
@@ -131,8 +134,7 @@ func (a *BaseISO) Generate(ctx context.Context, p asset.Parents) error {
 				return err
 			}}
 	}
-	// The store names this asset in the error ("failed to generate Base
-	// ISO Image: ..."), as for every asset.
+	// The store says what failed ("cannot get the base ISO: ..."; Doing).
 	base, err := baseiso.Resolve(ctx, opts)
 	if err != nil {
 		return err

@@ -50,6 +50,9 @@ type ReleasePayload struct {
 // Name implements asset.Asset.
 func (*ReleasePayload) Name() string { return "Release Payload" }
 
+// Doing implements asset.Described.
+func (*ReleasePayload) Doing() string { return "read the release payload" }
+
 // Dependencies implements asset.Asset.
 func (*ReleasePayload) Dependencies() []asset.Asset {
 	return []asset.Asset{&ReleaseImage{}, &InstallConfig{}, &PullSecret{}, &CABundle{}, &Architecture{}}
