@@ -160,3 +160,33 @@ func JournalProblems(journal []byte, max int) []string {
 	}
 	return out
 }
+
+// FirstLineContaining returns the first line of b that contains one of
+// needles.
+func FirstLineContaining(b []byte, needles []string) (string, bool) {
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		for _, n := range needles {
+			if bytes.Contains(line, []byte(n)) {
+				return string(line), true
+			}
+		}
+	}
+	return "", false
+}
+
+// LinesContaining returns the last max lines of b that contain one of needles.
+func LinesContaining(b []byte, needles []string, max int) []string {
+	var out []string
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		for _, n := range needles {
+			if bytes.Contains(line, []byte(n)) {
+				out = append(out, string(line))
+				break
+			}
+		}
+	}
+	if len(out) > max {
+		out = out[len(out)-max:]
+	}
+	return out
+}

@@ -77,3 +77,13 @@ func TestJournalProblems(t *testing.T) {
 	}, got)
 	assert.Len(t, JournalProblems([]byte(journal), 2), 2)
 }
+
+func TestLinesContaining(t *testing.T) {
+	b := []byte("a level=error x\nb ok\nc level=fatal y\nd level=error z\n")
+	assert.Equal(t, []string{"c level=fatal y", "d level=error z"}, LinesContaining(b, []string{"level=error", "level=fatal"}, 2))
+	line, ok := FirstLineContaining(b, []string{"fatal"})
+	assert.True(t, ok)
+	assert.Equal(t, "c level=fatal y", line)
+	_, ok = FirstLineContaining(b, []string{"nope"})
+	assert.False(t, ok)
+}

@@ -116,3 +116,106 @@ func CheckRegistered(hosts []sim.LiveHost, name string, macs []string) error {
 	}
 	return fmt.Errorf("no registered host has one of the MACs %v; registered: %v", macs, seen)
 }
+
+// ClusterState is a cluster as the service lists it.
+type ClusterState struct {
+	ID         string `json:"id"`
+	Status     string `json:"status"`
+	StatusInfo string `json:"status_info"`
+}
+
+// Clusters lists the clusters (GET /v2/clusters).
+func (c *ServiceClient) Clusters(ctx context.Context) ([]ClusterState, error) {
+	var out []ClusterState
+	err := c.get(ctx, "/clusters", &out)
+	return out, err
+}
+
+// Event is one event of the service's event log.
+type Event struct {
+	Name      string `json:"name"`
+	Message   string `json:"message"`
+	Severity  string `json:"severity"`
+	HostID    string `json:"host_id"`
+	EventTime string `json:"event_time"`
+}
+
+// Events lists a cluster's events, hosts' included (GET /v2/events).
+func (c *ServiceClient) Events(ctx context.Context, clusterID string) ([]Event, error) {
+	var out []Event
+	err := c.get(ctx, "/events?cluster_id="+clusterID, &out)
+	return out, err
+}
+
+// InstallStatuses are the cluster statuses that follow an accepted install
+// call (assisted-service's cluster state machine: install moves a ready
+// cluster to preparing-for-installation).
+var InstallStatuses = []string{"preparing-for-installation", "installing", "installing-pending-user-action", "finalizing", "installed"}
+
+// InstallEvent returns the first event saying the cluster moved to a status
+// of InstallStatuses.
+func InstallEvent(events []Event) (Event, bool) {
+	for _, e := range events {
+		for _, s := range InstallStatuses {
+			if strings.Contains(e.Message, "to "+s) && e.HostID == "" {
+				return e, true
+			}
+		}
+	}
+	return Event{}, false
+}
+
+// FailedValidations summarises a host's validations_info: every validation
+// whose status is failure or error, with its message.
+func FailedValidations(validationsInfo string) ([]string, error) {
+	if validationsInfo == "" {
+		return nil, nil
+	}
+	var groups map[string][]struct {
+		ID      string `json:"id"`
+		Status  string `json:"status"`
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal([]byte(validationsInfo), &groups); err != nil {
+		return nil, fmt.Errorf("validations_info: %w", err)
+	}
+	var out []string
+	for _, g := range groups {
+		for _, v := range g {
+			if v.Status == "failure" || v.Status == "error" {
+				out = append(out, fmt.Sprintf("%s (%s): %s", v.ID, v.Status, v.Message))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// Describe says what the service thinks of the cluster and each host:
+// statuses and failed validations (for failure messages).
+func (c *ServiceClient) Describe(ctx context.Context) string {
+	var b strings.Builder
+	cls, err := c.Clusters(ctx)
+	if err != nil {
+		return fmt.Sprintf("(the service did not answer: %v)", err)
+	}
+	for _, cl := range cls {
+		fmt.Fprintf(&b, "cluster %s: %s (%s)\n", cl.ID, cl.Status, cl.StatusInfo)
+	}
+	hosts, err := c.Hosts(ctx)
+	if err != nil {
+		fmt.Fprintf(&b, "hosts: %v\n", err)
+		return b.String()
+	}
+	for _, h := range hosts {
+		fmt.Fprintf(&b, "host %s %q: %s (%s)\n", h.ID, h.RequestedHostname, h.Status, h.StatusInfo)
+		failed, err := FailedValidations(h.ValidationsInfo)
+		if err != nil {
+			fmt.Fprintf(&b, "  %v\n", err)
+		}
+		for _, f := range failed {
+			fmt.Fprintf(&b, "  failed validation %s\n", f)
+		}
+	}
+	return b.String()
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/coreos/ignition/v2/config/v3_2/types"
@@ -190,5 +191,105 @@ func AddPodmanFlag(flag string) func(string) (string, error) {
 func ReplaceAll(old, new string) func(string, []byte) ([]byte, error) {
 	return func(_ string, data []byte) ([]byte, error) {
 		return bytes.ReplaceAll(data, []byte(old), []byte(new)), nil
+	}
+}
+
+// Requirements are what the lab's guests offer the real assisted-service's
+// host validations.
+type Requirements struct {
+	CPUCores, RAMMiB, DiskGB int
+	// DisabledValidations are host validation IDs the lab cannot satisfy.
+	DisabledValidations []string
+}
+
+// HWScriptPath and ServiceEnvPath are the ISO's own mechanisms for the
+// requirements: the script that writes HW_VALIDATOR_REQUIREMENTS into the
+// env file before assisted-service starts, and that env file, which also
+// carries DISABLED_HOST_VALIDATIONS.
+const (
+	HWScriptPath   = "/usr/local/bin/configure-assisted-hw-requirements.sh"
+	ServiceEnvPath = "/usr/local/share/assisted-service/assisted-service.env"
+)
+
+// hwMarker is the line of the script before which the lab lowers the
+// requirements it computed.
+const hwMarker = `tmp=$(mktemp "${env_file}.XXXXXX")`
+
+// LowerRequirements edits the agent ISO at isoPath: the requirements script
+// caps every role's cpu_cores, ram_mib and disk_size_gb at r (with jq, after
+// the script computed them, so nothing it asks for less is raised), and
+// r.DisabledValidations join DISABLED_HOST_VALIDATIONS. It returns a
+// description of what was lowered, for the test log.
+func LowerRequirements(isoPath string, r Requirements) (string, error) {
+	capExpr := fmt.Sprintf(`map(with_entries(if .key == "version" then . else .value |= (.cpu_cores = ([.cpu_cores, %d] | min) | .ram_mib = ([.ram_mib, %d] | min) | .disk_size_gb = ([.disk_size_gb, %d] | min)) end))`,
+		r.CPUCores, r.RAMMiB, r.DiskGB)
+	err := EditFiles(isoPath, func(path string, data []byte) ([]byte, error) {
+		switch path {
+		case HWScriptPath:
+			if !bytes.Contains(data, []byte(hwMarker)) {
+				return nil, fmt.Errorf("no line %q to lower the requirements before", hwMarker)
+			}
+			line := "# live lab: the guests are small (test/live LowerRequirements)\nrequirements=$(jq -c '" + capExpr + "' <<<\"${requirements}\")\necho \"live lab: lowered HW_VALIDATOR_REQUIREMENTS to ${requirements}\" >&2\n"
+			return bytes.Replace(data, []byte(hwMarker), []byte(line+hwMarker), 1), nil
+		case ServiceEnvPath:
+			if len(r.DisabledValidations) == 0 {
+				return data, nil
+			}
+			lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+			found := false
+			for i, l := range lines {
+				if v, ok := strings.CutPrefix(l, "DISABLED_HOST_VALIDATIONS="); ok {
+					found = true
+					ids := slices.DeleteFunc(strings.Split(v, ","), func(s string) bool { return s == "" })
+					lines[i] = "DISABLED_HOST_VALIDATIONS=" + strings.Join(append(ids, r.DisabledValidations...), ",")
+				}
+			}
+			if !found {
+				lines = append(lines, "DISABLED_HOST_VALIDATIONS="+strings.Join(r.DisabledValidations, ","))
+			}
+			return []byte(strings.Join(lines, "\n") + "\n"), nil
+		}
+		return data, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	desc := fmt.Sprintf("HW_VALIDATOR_REQUIREMENTS capped at cpu_cores=%d ram_mib=%d disk_size_gb=%d for every role (%s)", r.CPUCores, r.RAMMiB, r.DiskGB, HWScriptPath)
+	if len(r.DisabledValidations) > 0 {
+		desc += "; DISABLED_HOST_VALIDATIONS += " + strings.Join(r.DisabledValidations, ",") + " (" + ServiceEnvPath + ")"
+	}
+	return desc, nil
+}
+
+// NMStateConfigPath is where the ISO carries the NMStateConfig manifests
+// that agent-installer-client registerInfraEnv reads.
+const NMStateConfigPath = "/etc/assisted/manifests/nmstateconfig.yaml"
+
+// AddNMStateConfigLabel returns a file edit that adds the label key: value to
+// every NMStateConfig's metadata.labels, so that they no longer equal the
+// InfraEnv's nmStateConfigLabelSelector (what agentiso itself refuses to
+// write).
+func AddNMStateConfigLabel(key, value string) func(string, []byte) ([]byte, error) {
+	return func(path string, data []byte) ([]byte, error) {
+		if path != NMStateConfigPath {
+			return data, nil
+		}
+		const labels = "\n  labels:\n"
+		if !bytes.Contains(data, []byte(labels)) {
+			return nil, fmt.Errorf("no metadata.labels block (%q) to add a label to", strings.TrimSpace(labels))
+		}
+		return bytes.ReplaceAll(data, []byte(labels), []byte(fmt.Sprintf("%s    %s: %q\n", labels, key, value))), nil
+	}
+}
+
+// SetInstallerArgs returns a file edit that replaces every host's
+// installer-args.json with args (a JSON array), bypassing agentiso's own
+// check of the flags.
+func SetInstallerArgs(args ...string) func(string, []byte) ([]byte, error) {
+	return func(path string, data []byte) ([]byte, error) {
+		if !strings.HasPrefix(path, "/etc/assisted/hostconfig/") || !strings.HasSuffix(path, "/installer-args.json") {
+			return data, nil
+		}
+		return json.Marshal(args)
 	}
 }

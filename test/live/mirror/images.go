@@ -28,6 +28,7 @@ type entry struct {
 	Mode int64
 	Data []byte
 	Link string
+	Dir  bool
 }
 
 // epoch is the fixed time of every file and config, so that images are
@@ -35,7 +36,7 @@ type entry struct {
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // layer builds a gzip layer from entries, adding parent directories.
-func layer(entries []entry) (v1.Layer, error) {
+func layer(entries []entry, opts ...tarball.LayerOption) (v1.Layer, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	dirs := map[string]bool{}
@@ -57,7 +58,9 @@ func layer(entries []entry) (v1.Layer, error) {
 	for _, e := range entries {
 		name := strings.TrimPrefix(e.Path, "/")
 		h := &tar.Header{Name: name, Mode: e.Mode, ModTime: epoch, Format: tar.FormatPAX}
-		if e.Link != "" {
+		if e.Dir {
+			h.Typeflag, h.Name = tar.TypeDir, name+"/"
+		} else if e.Link != "" {
 			h.Typeflag, h.Linkname, h.Mode = tar.TypeSymlink, e.Link, 0o777
 		} else {
 			h.Typeflag, h.Size = tar.TypeReg, int64(len(e.Data))
@@ -65,7 +68,7 @@ func layer(entries []entry) (v1.Layer, error) {
 		if err := tw.WriteHeader(h); err != nil {
 			return nil, err
 		}
-		if e.Link == "" {
+		if e.Link == "" && !e.Dir {
 			if _, err := tw.Write(e.Data); err != nil {
 				return nil, err
 			}
@@ -75,7 +78,8 @@ func layer(entries []entry) (v1.Layer, error) {
 		return nil, err
 	}
 	data := buf.Bytes()
-	return tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil })
+	opts = append(opts, tarball.WithCompressedCaching)
+	return tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }, opts...)
 }
 
 // spec describes one stand-in image.
@@ -90,6 +94,10 @@ type spec struct {
 	// Links are symlinks to the stand-in binary.
 	Links []string
 	Files []entry
+	// Under are layers below the stand-in's (the real images' Debian base
+	// and upstream binaries). An image with Under and no Links, Files or
+	// Env-selected role carries no stand-in at all.
+	Under []v1.Layer
 }
 
 // image assembles an image: the shared stand-in layer plus its own.
@@ -99,7 +107,10 @@ func image(base v1.Layer, s spec, arch string) (v1.Image, error) {
 		own = append(own, entry{Path: l, Link: StandinPath})
 	}
 	own = append(own, s.Files...)
-	layers := []v1.Layer{base}
+	layers := append([]v1.Layer{}, s.Under...)
+	if len(s.Under) == 0 || len(s.Links) > 0 {
+		layers = append(layers, base)
+	}
 	if len(own) > 0 {
 		l, err := layer(own)
 		if err != nil {

@@ -84,7 +84,12 @@ type Options struct {
 	// StandinBinary is a prebuilt static stand-in; empty builds test/live/standin
 	// with the go command (the caller's working directory must be inside this module).
 	StandinBinary string
-	Log           *slog.Logger
+	// Upstream, when set, makes the agent-installer-api-server and
+	// agent-installer-node-agent images of the real components
+	// (NewUpstreamLayers) and adds the components the real service asks
+	// for (machine-config-operator, must-gather).
+	Upstream *UpstreamLayers
+	Log      *slog.Logger
 }
 
 // Source is one imageDigestSources entry of install-config.
@@ -297,7 +302,11 @@ func (m *Mirror) populate(ctx context.Context, bin string, opts Options) error {
 	}
 	tags := map[string]string{}
 	var comps []Image
-	for _, s := range componentSpecs() {
+	specs := componentSpecs()
+	if opts.Upstream != nil {
+		specs = upstreamSpecs(append(specs, upstreamOnlySpecs()...), opts.Upstream)
+	}
+	for _, s := range specs {
 		img, err := image(base, withEnv(s), opts.Arch)
 		if err != nil {
 			return describe(err, "mirror: image "+s.Component)

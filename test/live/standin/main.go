@@ -33,6 +33,11 @@
 //	    with the agent token and exits. It writes nothing to disk.
 //	cp SRC DST
 //	    copies one file (what extract-agent.sh runs in the agent image).
+//	oc adm release info | oc image info
+//	    what assisted-service and agent-installer-client ask oc about the
+//	    release (version, architecture, component pull specs), read from the
+//	    lab's payload with pkg/release through the --idms-file/--icsp-file
+//	    mirrors; `oc adm release extract` is refused (oc.go).
 //	component
 //	    entrypoint of the images that the lab only mirrors (csr-approver,
 //	    utils, installer): prints what it stands for and exits.
@@ -93,8 +98,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runInstaller(ctx, rest, os.Getenv, stdout)
 	case "component":
 		err = runComponent(rest, os.Getenv, stdout)
+	case "oc":
+		err = runOC(ctx, rest, stdout)
 	default:
-		err = fmt.Errorf("unknown role %q (run as cluster-version-operator, assisted-service, bash, postgres, agent-installer-client, agent, assisted-installer, cp or component)", role)
+		err = fmt.Errorf("unknown role %q (run as cluster-version-operator, assisted-service, bash, postgres, agent-installer-client, agent, assisted-installer, cp, component or oc)", role)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", role, err)
