@@ -177,6 +177,7 @@ func fetchAll(ctx context.Context, g *globals, s *asset.Store, as ...asset.Asset
 // was given, when the command resolved it.
 func logRelease(ctx context.Context, g *globals, s *asset.Store) {
 	if s.SourceOf(&agent.ReleasePayload{}) == "" {
+		logReleaseUnread(ctx, g, s)
 		return
 	}
 	p, err := asset.Fetch[*agent.ReleasePayload](ctx, s)
@@ -192,6 +193,30 @@ func logRelease(ctx context.Context, g *globals, s *asset.Store) {
 		how = "taken as given (--offline)"
 	}
 	g.log.Info(fmt.Sprintf("Release: OpenShift %s for %s, release image %s (given by %s; version %s)", p.Version, p.Arch, p.Pinned, ri.Origin, how))
+}
+
+// logReleaseUnread names the release of a command that did not need its
+// payload (create cluster-manifests), as given.
+func logReleaseUnread(ctx context.Context, g *globals, s *asset.Store) {
+	if s.SourceOf(&agent.ReleaseImage{}) == "" {
+		return
+	}
+	ri, err := asset.Fetch[*agent.ReleaseImage](ctx, s)
+	if err != nil {
+		return
+	}
+	a, err := asset.Fetch[*agent.Architecture](ctx, s)
+	if err != nil {
+		return
+	}
+	switch {
+	case ri.Version != "" && ri.Offline:
+		g.log.Info(fmt.Sprintf("Release: OpenShift %s for %s, release image %s (given by %s; version taken as given (--offline))", ri.Version, a.Arch, ri.PullSpec, ri.Origin))
+	case ri.Version != "":
+		g.log.Info(fmt.Sprintf("Release: OpenShift %s for %s, release image %s (given by %s; version as given, checked against the payload when the ignition or ISO is built)", ri.Version, a.Arch, ri.PullSpec, ri.Origin))
+	default:
+		g.log.Info(fmt.Sprintf("Release: release image %s for %s (given by %s; its payload is not read: the manifests do not need it)", ri.PullSpec, a.Arch, ri.Origin))
+	}
 }
 
 // requireSomeInput gives a clear first step when --dir holds no input at all.

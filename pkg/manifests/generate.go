@@ -34,6 +34,47 @@ func ArchToRPM(a string) string {
 // ClusterImageSetName is "openshift-<version>".
 func ClusterImageSetName(version string) string { return "openshift-" + version }
 
+// ClusterImageSetNameFor names the ClusterImageSet of a release without
+// reading its payload (upstream's installer names it after its own
+// version, openshift/installer pkg/asset/agent/manifests/clusterimageset.go,
+// and never reads the payload for it): openshift-<version> when the
+// version is known (--release-version), else after the tag as written
+// ("4.19.2-x86_64" gives "openshift-4.19.2-x86-64"), else after the digest.
+// The name is a label that the AgentClusterInstall refers to; nothing is
+// decided from it.
+func ClusterImageSetNameFor(pullSpec, version string) string {
+	if version != "" {
+		return ClusterImageSetName(version)
+	}
+	label := pullSpec
+	if i := strings.LastIndex(pullSpec, "@"); i >= 0 {
+		label = pullSpec[i+1:]
+		if algo, hex, ok := strings.Cut(label, ":"); ok && len(hex) > 12 {
+			label = algo + "-" + hex[:12]
+		}
+	} else if i := strings.LastIndex(pullSpec, ":"); i > strings.LastIndex(pullSpec, "/") {
+		label = pullSpec[i+1:]
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(label) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	name := strings.Trim(b.String(), ".-")
+	if name == "" {
+		name = "release"
+	}
+	const maxName = 253 - len("openshift-")
+	if len(name) > maxName {
+		name = strings.TrimRight(name[:maxName], ".-")
+	}
+	return ClusterImageSetName(name)
+}
+
 // PullSecretName is "<cluster>-pull-secret".
 func PullSecretName(cluster string) string { return cluster + "-pull-secret" }
 
@@ -146,7 +187,8 @@ func PlatformType(p Platform) string {
 }
 
 // GenerateAgentClusterInstall builds cluster-manifests/agent-cluster-install.yaml.
-func GenerateAgentClusterInstall(ic *InstallConfig, hosts []Host, releaseVersion, rendezvousIP string) (*AgentClusterInstall, error) {
+// imageSetName is the name of the ClusterImageSet it refers to.
+func GenerateAgentClusterInstall(ic *InstallConfig, hosts []Host, imageSetName, rendezvousIP string) (*AgentClusterInstall, error) {
 	name := ic.ClusterName()
 	n := ic.Networking
 	pt := PlatformType(ic.Platform)
@@ -155,7 +197,7 @@ func GenerateAgentClusterInstall(ic *InstallConfig, hosts []Host, releaseVersion
 		TypeMeta: TypeMeta{APIVersion: "extensions.hive.openshift.io/v1beta1", Kind: "AgentClusterInstall"},
 		Metadata: ObjectMeta{Name: name, Namespace: ic.Metadata.Namespace},
 		Spec: ACISpec{
-			ImageSetRef:          &LocalObjectRef{Name: ClusterImageSetName(releaseVersion)},
+			ImageSetRef:          &LocalObjectRef{Name: imageSetName},
 			ClusterDeploymentRef: LocalObjectRef{Name: name},
 			Networking: ACINetworking{
 				MachineNetwork:        n.MachineNetwork,
@@ -220,11 +262,12 @@ func GenerateClusterDeployment(ic *InstallConfig) *ClusterDeployment {
 	}
 }
 
-// GenerateClusterImageSet builds cluster-manifests/cluster-image-set.yaml.
-func GenerateClusterImageSet(namespace, releaseImage, releaseVersion string) *ClusterImageSet {
+// GenerateClusterImageSet builds cluster-manifests/cluster-image-set.yaml,
+// named name (see ClusterImageSetNameFor).
+func GenerateClusterImageSet(namespace, releaseImage, name string) *ClusterImageSet {
 	return &ClusterImageSet{
 		TypeMeta: TypeMeta{APIVersion: "hive.openshift.io/v1", Kind: "ClusterImageSet"},
-		Metadata: ObjectMeta{Name: ClusterImageSetName(releaseVersion), Namespace: namespace},
+		Metadata: ObjectMeta{Name: name, Namespace: namespace},
 		Spec:     ClusterImageSetSpec{ReleaseImage: releaseImage},
 	}
 }

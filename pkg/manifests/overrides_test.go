@@ -17,7 +17,7 @@ func overridesOf(t *testing.T, y string) map[string]any {
 	ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, y)
 	ic.SetDefaults()
 	require.NoError(t, ValidateInstallConfig(ic, lines))
-	aci, err := GenerateAgentClusterInstall(ic, nil, "4.19.0", "192.168.111.20")
+	aci, err := GenerateAgentClusterInstall(ic, nil, ClusterImageSetName("4.19.0"), "192.168.111.20")
 	require.NoError(t, err)
 	raw := aci.Metadata.Annotations["agent-install.openshift.io/install-config-overrides"]
 	if raw == "" {
@@ -119,7 +119,7 @@ func TestOverridesIgnoredBMCs(t *testing.T) {
 	require.NoError(t, ValidateInstallConfig(ic, lines))
 	ac, _ := decodeT[AgentConfig](t, assetdir.AgentConfig, baseAgentConfig)
 	hosts, _ := ResolveHosts(ic, ac)
-	aci, err := GenerateAgentClusterInstall(ic, hosts, "4.19.0", "192.168.111.20")
+	aci, err := GenerateAgentClusterInstall(ic, hosts, ClusterImageSetName("4.19.0"), "192.168.111.20")
 	require.NoError(t, err)
 	assert.NotContains(t, aci.Metadata.Annotations["agent-install.openshift.io/install-config-overrides"], "secret")
 }

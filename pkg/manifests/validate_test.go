@@ -473,7 +473,7 @@ func TestChecksIgnitionBuildLeavesToManifests(t *testing.T) {
 	t.Run("agent-cluster-install.yaml machine network", func(t *testing.T) {
 		ic, _ := decodeT[InstallConfig](t, assetdir.InstallConfig, baseInstallConfig)
 		ic.SetDefaults()
-		aci, err := GenerateAgentClusterInstall(ic, nil, "4.19.0", "192.168.111.20")
+		aci, err := GenerateAgentClusterInstall(ic, nil, ClusterImageSetName("4.19.0"), "192.168.111.20")
 		require.NoError(t, err)
 		aci.Spec.Networking.MachineNetwork[0].CIDR = "192.168.111.0"
 		assertErrs(t, ValidateACI(aci, nil), `agent-cluster-install.yaml: spec.networking.machineNetwork[0].cidr: Invalid value: "192.168.111.0": not a CIDR`)

@@ -12,6 +12,10 @@ import (
 // pullSecret is a parsed Docker/containers auth file ({"auths": {...}}).
 type pullSecret struct {
 	entries map[string]authn.AuthConfig // normalised key -> credentials
+	// invalid holds the entries whose auth is not user:password: an error
+	// only when their registry is contacted (Resolve), as a registry that
+	// is never contacted never reads them.
+	invalid map[string]error
 }
 
 type authEntry struct {
@@ -24,7 +28,7 @@ type authEntry struct {
 // parsePullSecret reads the pull secret; an empty secret means anonymous
 // pulls everywhere.
 func parsePullSecret(b []byte) (*pullSecret, error) {
-	ps := &pullSecret{entries: map[string]authn.AuthConfig{}}
+	ps := &pullSecret{entries: map[string]authn.AuthConfig{}, invalid: map[string]error{}}
 	if len(strings.TrimSpace(string(b))) == 0 {
 		return ps, nil
 	}
@@ -43,9 +47,10 @@ func parsePullSecret(b []byte) (*pullSecret, error) {
 			}
 			u, p, ok := strings.Cut(string(raw), ":")
 			if !ok {
-				return nil, fmt.Errorf("pull secret auths[%q].auth does not decode to user:password", key)
+				ps.invalid[normaliseAuthKey(key)] = fmt.Errorf("pull secret auths[%q].auth does not decode to user:password; fix that entry to contact %s", key, key)
+			} else {
+				cfg.Username, cfg.Password = u, p
 			}
-			cfg.Username, cfg.Password = u, p
 		}
 		ps.entries[normaliseAuthKey(key)] = cfg
 	}
@@ -91,6 +96,9 @@ func (ps *pullSecret) Resolve(r authn.Resource) (authn.Authenticator, error) {
 	key, cfg := ps.lookup(r.String())
 	if key == "" {
 		return authn.Anonymous, nil
+	}
+	if err := ps.invalid[key]; err != nil {
+		return nil, err
 	}
 	return authn.FromConfig(cfg), nil
 }

@@ -3,6 +3,7 @@ package release
 import (
 	"testing"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -53,6 +54,27 @@ func TestPullSecretLookup(t *testing.T) {
 
 	_, err = parsePullSecret([]byte(`{"auths":{"x":{"auth":"!!"}}}`))
 	assert.ErrorContains(t, err, `auths["x"].auth is not base64`)
-	_, err = parsePullSecret([]byte(`{"auths":{"x":{"auth":"YWJj"}}}`))
-	assert.ErrorContains(t, err, "does not decode to user:password")
+
+	// An auth that is base64 but not user:password is an error only when
+	// the registry it is for is contacted (issue 21 item 11): another
+	// registry's entry must not stop a pull, nor a run that pulls nothing.
+	ps, err = parsePullSecret([]byte(`{"auths":{"x.example.com":{"auth":"YWJj"},"quay.io":{"auth":"cjpz"}}}`))
+	require.NoError(t, err)
+	_, err = ps.Resolve(mustRepo(t, "x.example.com/a/b"))
+	assert.ErrorContains(t, err, `pull secret auths["x.example.com"].auth does not decode to user:password`)
+	a, err := ps.Resolve(mustRepo(t, "quay.io/a/b"))
+	require.NoError(t, err)
+	got, err := a.Authorization()
+	require.NoError(t, err)
+	assert.Equal(t, "r", got.Username)
+	a, err = ps.Resolve(mustRepo(t, "registry.example.org/a/b"))
+	require.NoError(t, err)
+	assert.Equal(t, authn.Anonymous, a)
+}
+
+func mustRepo(t *testing.T, s string) name.Repository {
+	t.Helper()
+	r, err := name.NewRepository(s)
+	require.NoError(t, err)
+	return r
 }

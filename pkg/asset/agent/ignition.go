@@ -98,7 +98,7 @@ func (*AgentIgnition) Name() string { return "Agent Installer Ignition" }
 func (*AgentIgnition) Dependencies() []asset.Asset {
 	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &AgentHosts{}, &AgentManifests{}, &ExtraManifests{}, &RendezvousIP{},
 		&ReleasePayload{}, &RegistriesConf{}, &CABundle{}, &AuthConfig{}, &SignerCAs{}, &KubeadminPassword{},
-		&InfraEnvID{}, &HostNetworkFiles{}, &OSImage{}, &ISOType{}}
+		&InfraEnvID{}, &HostNetworkFiles{}, &OSImage{}, &ISOType{}, &ClusterImageSet{}, &ReleaseSupport{}}
 }
 
 // Generate implements asset.Asset.
@@ -131,6 +131,15 @@ func (a *AgentIgnition) Files() ([]asset.File, error) {
 func ignitionInput(p asset.Parents) (ignition.Input, error) {
 	m := asset.Get[*AgentManifests](p)
 	rel := asset.Get[*ReleasePayload](p)
+	// The checks that need the payload, which AgentManifests (and so
+	// `create cluster-manifests`) does without.
+	icA := asset.Get[*InstallConfig](p)
+	if err := checkClusterImageSet(asset.Get[*ClusterImageSet](p), rel); err != nil {
+		return ignition.Input{}, fmt.Errorf("invalid agent configuration: %w", err)
+	}
+	if err := manifests.ValidateFencingRelease(icA.Config, rel.Version, icA.lines); err != nil {
+		return ignition.Input{}, fmt.Errorf("invalid agent configuration: %w", err)
+	}
 	auth := asset.Get[*AuthConfig](p)
 	signers := asset.Get[*SignerCAs](p)
 	pubPEM, err := auth.PublicKeyPEM()
@@ -185,7 +194,6 @@ func ignitionInput(p asset.Parents) (ignition.Input, error) {
 	for _, f := range asset.Get[*ExtraManifests](p).Files {
 		in.ExtraManifests = append(in.ExtraManifests, ignition.Manifest{FileName: f.Name, Contents: f.Data})
 	}
-	icA := asset.Get[*InstallConfig](p)
 	hosts := asset.Get[*AgentHosts](p).Hosts
 	sharedFencing, hostFencing, err := manifests.FencingFiles(icA.Config, hosts, icA.lines)
 	if err != nil {

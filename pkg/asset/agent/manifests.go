@@ -28,8 +28,11 @@ func (*AgentManifests) Name() string { return "Agent Manifests" }
 
 // Dependencies implements asset.Asset.
 func (*AgentManifests) Dependencies() []asset.Asset {
-	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &AgentHosts{}, &ReleasePayload{}, &RendezvousIP{}, &PullSecret{}, &InfraEnv{},
-		&NMStateConfigs{}, &AgentClusterInstall{}, &ClusterDeployment{}, &ClusterImageSet{}, &ReleaseSupport{}}
+	// No ReleasePayload (nor ReleaseSupport, which reads it): `create
+	// cluster-manifests` reads no registry (issue 21 item 11); what needs
+	// the payload is checked by AgentIgnition.
+	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &AgentHosts{}, &ReleaseImage{}, &RendezvousIP{}, &PullSecret{}, &InfraEnv{},
+		&NMStateConfigs{}, &AgentClusterInstall{}, &ClusterDeployment{}, &ClusterImageSet{}}
 }
 
 // Generate implements asset.Asset.
@@ -53,10 +56,16 @@ func (a *AgentManifests) Generate(_ context.Context, p asset.Parents) error {
 			errs = append(errs, &manifests.FieldError{Type: manifests.TypeInvalid, Detail: err.Error()})
 		}
 	}
+	req := asset.Get[*ReleaseImage](p)
+	if err := givenVersionSupported(req); err != nil {
+		return err
+	}
 	// A user ClusterImageSet may name the release as the user spelled it
-	// (a tag) or pinned by digest; the ISO always carries the pinned one.
-	if rel := asset.Get[*ReleasePayload](p); a.ClusterImageSet == nil || a.ClusterImageSet.Spec.ReleaseImage != rel.PullSpec {
-		collect(manifests.ValidateClusterImageSet(a.ClusterImageSet, cis.lines, rel.Pinned))
+	// or pinned by digest; the ISO always carries the pinned one. Which
+	// digest a tag pins is known only from the payload: that case is
+	// checked by AgentIgnition (checkClusterImageSet).
+	if !cisNeedsPayload(a.ClusterImageSet, req.PullSpec) {
+		collect(manifests.ValidateClusterImageSet(a.ClusterImageSet, cis.lines, req.PullSpec))
 	}
 	collect(manifests.ValidateNMStateConfigs(a.NMStateConfigs, nm.lines))
 	collect(manifests.CheckNMStateConfigLabels(a.NMStateConfigs, nm.lines, a.InfraEnv, asset.Get[*InfraEnv](p).lines, !nm.user))
@@ -66,12 +75,42 @@ func (a *AgentManifests) Generate(_ context.Context, p asset.Parents) error {
 	hosts := asset.Get[*AgentHosts](p).Hosts
 	warns, clusterErr := manifests.ValidateCluster(icA.Config, hosts, asset.Get[*RendezvousIP](p).IP, lines)
 	collect(clusterErr)
-	collect(manifests.ValidateFencingRelease(icA.Config, asset.Get[*ReleasePayload](p).Version, icA.lines))
+	// The release's version is known here only when given
+	// (--release-version); AgentIgnition checks it against the payload.
+	if req.Version != "" {
+		collect(manifests.ValidateFencingRelease(icA.Config, req.Version, icA.lines))
+	}
 	a.addAll(warns)
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid agent configuration: %w", errs)
 	}
 	return nil
+}
+
+// cisNeedsPayload reports whether a ClusterImageSet's release can be told
+// equal to the release given (pullSpec) only by reading the payload: it
+// names a digest that a tag may pin, or the given digest in another
+// repository (its source, read through a mirror). Any other difference is
+// a different release.
+func cisNeedsPayload(cis *manifests.ClusterImageSet, pullSpec string) bool {
+	if cis == nil || cis.Spec.ReleaseImage == "" || cis.Spec.ReleaseImage == pullSpec || !isDigest(cis.Spec.ReleaseImage) {
+		return false
+	}
+	if !isDigest(pullSpec) {
+		return true
+	}
+	digestOf := func(s string) string { return s[strings.LastIndex(s, "@")+1:] }
+	return digestOf(cis.Spec.ReleaseImage) == digestOf(pullSpec)
+}
+
+// checkClusterImageSet is the check of a user ClusterImageSet against the
+// release read from the payload: it names the release as given or as
+// pinned by digest.
+func checkClusterImageSet(cis *ClusterImageSet, rel *ReleasePayload) error {
+	if cis.Manifest == nil || cis.Manifest.Spec.ReleaseImage == rel.PullSpec {
+		return nil
+	}
+	return manifests.ValidateClusterImageSet(cis.Manifest, cis.lines, rel.Pinned)
 }
 
 // crossReferences checks that the manifests name each other consistently.

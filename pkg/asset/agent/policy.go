@@ -44,3 +44,17 @@ func (a *ReleaseSupport) Generate(_ context.Context, p asset.Parents) error {
 	}
 	return nil
 }
+
+// givenVersionSupported is the policy's check of a release whose version
+// is known without reading its payload (--release-version): for what
+// reads no payload (`create cluster-manifests`). ReleaseSupport decides
+// again from the payload where it is read.
+func givenVersionSupported(req *ReleaseImage) error {
+	if req.Version == "" {
+		return nil
+	}
+	if _, err := releasepolicy.For(req.Version); err != nil {
+		return fmt.Errorf("release %s (--release-version %s): %w", req.PullSpec, req.Version, err)
+	}
+	return nil
+}

@@ -29,14 +29,16 @@ func TestReleaseBelowFloorIsRefused(t *testing.T) {
 	spec := r.Host + "/ocp/release:4.17.12-x86_64"
 	rel, err := agent.NewReleaseImage(spec)
 	require.NoError(t, err)
+	// The manifests read no payload (issue 21 item 11): a tag's version is
+	// known, and refused, where the payload is read.
 	s := storeWith(t, files, rel)
 	_, err = s.Fetch(context.Background(), &agent.AgentManifests{})
+	require.NoError(t, err)
+	_, err = storeWith(t, files, rel).Fetch(context.Background(), &agent.AgentIgnition{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "release "+spec+": OpenShift 4.17.12 is not supported: agentiso supports OpenShift 4.18 and later")
 	assert.Contains(t, err.Error(), "AGENT_AUTH_TOKEN")
 	assert.Contains(t, err.Error(), "use a 4.18 or later release")
-	_, err = storeWith(t, files, rel).Fetch(context.Background(), &agent.AgentIgnition{})
-	assert.ErrorContains(t, err, "OpenShift 4.17.12 is not supported")
 
 	off, err := agent.OfflineRelease("quay.io/openshift-release-dev/ocp-release@sha256:"+strings.Repeat("1", 64), "4.16.3")
 	require.NoError(t, err)
@@ -63,5 +65,8 @@ func TestReleaseSupportRules(t *testing.T) {
 	require.NoError(t, err)
 	s := storeWith(t, files, rel)
 	fetchT(t, s, &agent.AgentManifests{})
+	// The policy is decided where the payload is read (the ignition, the
+	// ISO); the manifests read none (issue 21 item 11).
+	fetchT(t, s, &agent.ReleaseSupport{})
 	assert.Contains(t, strings.Join(s.Warnings(), "\n"), "OpenShift 4.24.1 is newer than the newest release this agentiso was checked against (assisted-service release-4.23)")
 }

@@ -104,11 +104,13 @@ func TestDisconnectedResolvesMirroredReleaseByDigest(t *testing.T) {
 	assert.Equal(t, "4.19.3", p.Version)
 	assert.Equal(t, testrelease.DefaultComponents()["machine-os-images"], p.MachineOSImages)
 
+	// The ClusterImageSet is written without the payload: a digest given
+	// without --release-version names it after the digest.
 	cis := fetchT(t, s, &agent.ClusterImageSet{})
-	assert.Equal(t, "openshift-4.19.3", cis.Manifest.Metadata.Name)
+	assert.Equal(t, "openshift-sha256-"+strings.TrimPrefix(dg, "sha256:")[:12], cis.Manifest.Metadata.Name)
 	assert.Equal(t, spec, cis.Manifest.Spec.ReleaseImage)
 	aci := fetchT(t, s, &agent.AgentClusterInstall{})
-	assert.Equal(t, "openshift-4.19.3", aci.Manifest.Spec.ImageSetRef.Name)
+	assert.Equal(t, cis.Manifest.Metadata.Name, aci.Manifest.Spec.ImageSetRef.Name)
 
 	relImgs, osImgs := releaseEnv(t, s)
 	require.Len(t, relImgs, 1)

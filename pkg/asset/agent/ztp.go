@@ -376,14 +376,17 @@ type aciKind struct{}
 func (aciKind) spec() ztpSpec[manifests.AgentClusterInstall] {
 	return ztpSpec[manifests.AgentClusterInstall]{
 		name: "AgentClusterInstall Config", kind: "AgentClusterInstall", file: assetdir.AgentClusterInstall, stateKey: "aci",
-		parents: []asset.Asset{&InstallConfig{}, &AgentHosts{}, &ReleasePayload{}, &RendezvousIP{}},
+		// It refers to the ClusterImageSet by name (the generated one or
+		// the user's), so it needs no release payload.
+		parents: []asset.Asset{&InstallConfig{}, &AgentHosts{}, &ClusterImageSet{}, &RendezvousIP{}},
 		generate: func(p asset.Parents) (*manifests.AgentClusterInstall, error) {
 			ic, err := needInstallConfig(p, assetdir.AgentClusterInstall)
 			if err != nil {
 				return nil, err
 			}
+			cis := asset.Get[*ClusterImageSet](p).Manifest
 			return manifests.GenerateAgentClusterInstall(ic, asset.Get[*AgentHosts](p).Hosts,
-				asset.Get[*ReleasePayload](p).Version, asset.Get[*RendezvousIP](p).IP)
+				cis.Metadata.Name, asset.Get[*RendezvousIP](p).IP)
 		},
 		check: func(aci *manifests.AgentClusterInstall, lines manifests.Lines) ([]string, error) {
 			warns := manifests.NormalizeACI(aci)
@@ -408,19 +411,22 @@ func (clusterDeploymentKind) spec() ztpSpec[manifests.ClusterDeployment] {
 type clusterImageSetKind struct{}
 
 // spec: the generator needs no install-config, only its namespace when
-// there is one; a user's copy is checked by AgentManifests, against the
-// release.
+// there is one, and no release payload: like upstream's
+// (openshift/installer pkg/asset/agent/manifests/clusterimageset.go) it
+// writes the release as given, so that `create cluster-manifests` works
+// without a registry. A user's copy is checked by AgentManifests and, when
+// that needs the payload, by AgentIgnition.
 func (clusterImageSetKind) spec() ztpSpec[manifests.ClusterImageSet] {
 	return ztpSpec[manifests.ClusterImageSet]{
 		name: "ClusterImageSet Config", kind: "ClusterImageSet", file: assetdir.ClusterImageSet, stateKey: "cis",
-		parents: []asset.Asset{&InstallConfig{}, &ReleasePayload{}},
+		parents: []asset.Asset{&InstallConfig{}, &ReleaseImage{}},
 		generate: func(p asset.Parents) (*manifests.ClusterImageSet, error) {
 			ns := ""
 			if ic := asset.Get[*InstallConfig](p).Config; ic != nil {
 				ns = ic.Metadata.Namespace
 			}
-			r := asset.Get[*ReleasePayload](p)
-			return manifests.GenerateClusterImageSet(ns, r.Pinned, r.Version), nil
+			r := asset.Get[*ReleaseImage](p)
+			return manifests.GenerateClusterImageSet(ns, r.PullSpec, manifests.ClusterImageSetNameFor(r.PullSpec, r.Version)), nil
 		},
 	}
 }

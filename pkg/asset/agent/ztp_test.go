@@ -95,3 +95,25 @@ func TestZTPManifestFilesReportsEncodingErrors(t *testing.T) {
 	require.Len(t, files, 1)
 	assert.Equal(t, assetdir.Private, files[0].Mode)
 }
+
+// TestCrossReferenceImageSetRef: a user AgentClusterInstall must name the
+// ClusterImageSet that is there (a generated one always does: it takes the
+// set's name).
+func TestCrossReferenceImageSetRef(t *testing.T) {
+	a := &AgentManifests{
+		PullSecret:        &manifests.Secret{},
+		InfraEnv:          &manifests.InfraEnv{},
+		ACI:               &manifests.AgentClusterInstall{},
+		ClusterDeployment: &manifests.ClusterDeployment{},
+		ClusterImageSet:   manifests.GenerateClusterImageSet("cluster0", "quay.io/x/y:4.20.3-x86_64", manifests.ClusterImageSetNameFor("quay.io/x/y:4.20.3-x86_64", "")),
+	}
+	a.ClusterDeployment.Metadata.Name = "ostest"
+	a.ACI.Metadata.Name = "ostest"
+	a.ACI.Spec.ClusterDeploymentRef.Name = "ostest"
+	a.ACI.Spec.ImageSetRef = &manifests.LocalObjectRef{Name: "openshift-4.16.3"}
+	err := a.crossReferences()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `spec.imageSetRef.name: Invalid value: "openshift-4.16.3": no ClusterImageSet of that name; cluster-manifests/cluster-image-set.yaml is named "openshift-4.20.3-x86-64"`)
+	a.ACI.Spec.ImageSetRef.Name = a.ClusterImageSet.Metadata.Name
+	assert.NoError(t, a.crossReferences())
+}
