@@ -3,10 +3,9 @@ package manifests
 import (
 	"fmt"
 	"net"
-	"strconv"
-	"strings"
 
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+	"github.com/seed-a052040e/agentiso/pkg/releasepolicy"
 
 	"sigs.k8s.io/yaml"
 )
@@ -15,7 +14,7 @@ import (
 // two-node cluster with fencing (TNF): only with controlPlane.replicas 2,
 // on platform baremetal or none (assisted-service refuses fencing
 // elsewhere), exactly two credentials, each complete and naming its host.
-// The feature gate and release rules need the release and are checked by
+// The release rules need the release and are checked by
 // ValidateFencingRelease.
 func validateFencing(e *errs, ic *InstallConfig) {
 	f := ic.ControlPlane.Fencing
@@ -75,47 +74,51 @@ func validateFencing(e *errs, ic *InstallConfig) {
 	}
 }
 
-// Releases for two-node fencing: assisted-service supports it from 4.20;
-// the DualReplica feature gate is on by default from 4.22.
-const (
-	fencingMinMinor       = 20
-	dualReplicaDefaultMin = 22
-)
-
-// ValidateFencingRelease checks the rules of two-node fencing that depend
-// on the release version ("4.21.3"): OpenShift 4.20 or later, and the
-// DualReplica feature gate enabled before 4.22. It returns nil without
-// fencing credentials.
+// ValidateFencingRelease checks that the release ("4.22.3") can apply the
+// two-node fencing credentials, by what its assisted-service and
+// agent-installer client do with them (pkg/releasepolicy, read from
+// openshift/assisted-service release-4.NN: cmd/agentbasedinstaller and
+// internal/): nothing before 4.21; in 4.21 the service requires them but
+// the client cannot send them; 4.22's client reads only the hostname-keyed
+// file; 4.23 and later also read the per-host MAC-keyed files. It returns
+// nil without fencing credentials.
 func ValidateFencingRelease(ic *InstallConfig, releaseVersion string, lines Lines) error {
 	if ic == nil || ic.ControlPlane == nil || ic.ControlPlane.Fencing == nil || len(ic.ControlPlane.Fencing.Credentials) == 0 {
 		return nil
 	}
 	e := newErrs(assetdir.InstallConfig, lines)
-	major, minor, ok := releaseMajorMinor(releaseVersion)
-	switch {
-	case !ok:
-		e.forbidden("controlPlane.fencing", "two-node fencing needs OpenShift 4.20 or later, and the release version %q is unknown", releaseVersion)
-	case major < 4 || (major == 4 && minor < fencingMinMinor):
-		e.forbidden("controlPlane.fencing", "two-node fencing needs OpenShift 4.%d or later; the release is %s", fencingMinMinor, releaseVersion)
-	case major == 4 && minor < dualReplicaDefaultMin && !ic.featureGateOn("DualReplica"):
-		e.forbidden("controlPlane.fencing", "fencing configuration requires the DualReplica feature gate before OpenShift 4.%d: add featureSet: TechPreviewNoUpgrade or featureGates: [DualReplica=true]", dualReplicaDefaultMin)
+	s, err := releasepolicy.For(releaseVersion)
+	if err != nil {
+		what := fmt.Sprintf("the release version %q is unknown", releaseVersion)
+		if releaseVersion != "" {
+			what = err.Error()
+		}
+		e.forbidden("controlPlane.fencing", "two-node fencing depends on the release, and %s", what)
+		return e.err()
+	}
+	v, branch := releaseVersion, s.Branch()
+	switch s.Fencing {
+	case releasepolicy.FencingNone:
+		instead := "use 3 control-plane replicas, or OpenShift 4.22 or later"
+		if !s.Minor.Less(releasepolicy.Minor{Major: 4, Minor: 19}) {
+			// The arbiter topology exists from 4.19 (assisted-service
+			// internal/common/common.go MinimumVersionForArbiterClusters).
+			instead = fmt.Sprintf("with 2 control-plane replicas OpenShift %s needs an arbiter host (arbiter.replicas: 1) instead of fencing; or use OpenShift 4.22 or later", v)
+		}
+		e.forbidden("controlPlane.fencing", "OpenShift %s cannot apply two-node fencing: neither its assisted-service nor its agent-installer client knows fencing (assisted-service %s); %s", v, branch, instead)
+	case releasepolicy.FencingServiceOnly:
+		e.forbidden("controlPlane.fencing", "OpenShift %s cannot apply two-node fencing: its assisted-service requires fencing credentials on both control-plane hosts, but its agent-installer client has no fencing code (assisted-service %s, cmd/agentbasedinstaller), so they never reach the service and the installation waits forever; use OpenShift 4.22 or later, or an arbiter host (arbiter.replicas: 1) instead of fencing", v, branch)
+	case releasepolicy.FencingHostnameFile:
+		for i, c := range ic.ControlPlane.Fencing.Credentials {
+			if c.HostName == "" {
+				e.forbidden(fmt.Sprintf("controlPlane.fencing.credentials[%d].macAddress", i), "OpenShift %s's agent-installer client matches fencing credentials by host name only (assisted-service %s, cmd/agentbasedinstaller/host_config.go): set hostName to the host's name, or use OpenShift 4.23 or later to match by MAC", v, branch)
+			}
+		}
+	case releasepolicy.FencingPerHostMAC:
+	default:
+		e.forbidden("controlPlane.fencing", "OpenShift %s: no rule for two-node fencing %q", v, s.Fencing)
 	}
 	return e.err()
-}
-
-// releaseMajorMinor reads "X.Y" from a version like "4.21.3" or "4.22.0-ec.1".
-func releaseMajorMinor(v string) (int, int, bool) {
-	parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3)
-	if len(parts) < 2 {
-		return 0, 0, false
-	}
-	major, err1 := strconv.Atoi(parts[0])
-	minorDigits := parts[1]
-	if i := strings.IndexFunc(minorDigits, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
-		minorDigits = minorDigits[:i]
-	}
-	minor, err2 := strconv.Atoi(minorDigits)
-	return major, minor, err1 == nil && err2 == nil
 }
 
 // fencingFileEntry is one credential as assisted-service's agent-based
@@ -135,16 +138,27 @@ type fencingFile struct {
 	Credentials []fencingFileEntry `json:"credentials"`
 }
 
-// FencingFiles lays out the fencing credentials as upstream does for the
-// live ISO: credentials with a hostName go into one shared file (for
+// FencingFiles lays out the fencing credentials as the client of release
+// releaseVersion reads them in the live ISO, after ValidateFencingRelease:
+// credentials with a hostName go into one shared file (for
 // /etc/assisted/hostconfig/fencing-credentials.yaml), credentials with
-// only a macAddress into the directory of the host that has that MAC
-// (perHost, by index into hosts). A MAC that no host has is an error. It
-// returns nothing without fencing credentials.
-func FencingFiles(ic *InstallConfig, hosts []Host, lines Lines) (shared []byte, perHost map[int][]byte, err error) {
-	if ic == nil || ic.ControlPlane == nil || ic.ControlPlane.Fencing == nil {
+// only a macAddress (4.23 and later) into the directory of the host that
+// has that MAC (perHost, by index into hosts). For 4.22, whose client
+// parses the shared file strictly without a macaddress key, no MAC is
+// written. A MAC that no host has is an error. It returns nothing without
+// fencing credentials.
+func FencingFiles(ic *InstallConfig, hosts []Host, lines Lines, releaseVersion string) (shared []byte, perHost map[int][]byte, err error) {
+	if ic == nil || ic.ControlPlane == nil || ic.ControlPlane.Fencing == nil || len(ic.ControlPlane.Fencing.Credentials) == 0 {
 		return nil, nil, nil
 	}
+	if err := ValidateFencingRelease(ic, releaseVersion, lines); err != nil {
+		return nil, nil, err
+	}
+	s, err := releasepolicy.For(releaseVersion)
+	if err != nil {
+		return nil, nil, err
+	}
+	hostnameOnly := s.Fencing == releasepolicy.FencingHostnameFile
 	var global fencingFile
 	byHost := map[int]*fencingFile{}
 	e := newErrs(assetdir.InstallConfig, lines)
@@ -152,6 +166,9 @@ func FencingFiles(ic *InstallConfig, hosts []Host, lines Lines) (shared []byte, 
 		entry := fencingFileEntry{Hostname: c.HostName, MACAddress: c.MACAddress, Address: c.Address,
 			Username: c.Username, Password: c.Password, CertificateVerification: c.CertificateVerification}
 		if c.HostName != "" {
+			if hostnameOnly {
+				entry.MACAddress = ""
+			}
 			global.Credentials = append(global.Credentials, entry)
 			continue
 		}

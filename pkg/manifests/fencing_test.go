@@ -83,22 +83,54 @@ func TestValidateFencing(t *testing.T) {
 	}
 }
 
-// TestFencingNeedsRelease checks the release-dependent rules: two-node
-// fencing needs OpenShift 4.20 or later, and before 4.22 the DualReplica
-// feature gate (TechPreviewNoUpgrade or featureGates: [DualReplica=true]);
-// from 4.22 on it is enabled by default.
-func TestFencingNeedsRelease(t *testing.T) {
+// TestFencingByRelease checks what each release's assisted-service and
+// agent-installer client can apply (read from openshift/assisted-service,
+// the branch of each release; the table is pkg/releasepolicy): nothing
+// before 4.21, not through the client in 4.21, hostname-keyed credentials
+// only in 4.22, also MAC-keyed ones from 4.23. What the release cannot
+// apply is refused, naming the release.
+func TestFencingByRelease(t *testing.T) {
 	ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, tnfInstallConfig)
 	ic.SetDefaults()
 	require.NoError(t, ValidateInstallConfig(ic, lines))
-	assert.ErrorContains(t, ValidateFencingRelease(ic, "4.19.3", lines),
-		"install-config.yaml:10: controlPlane.fencing: Forbidden: two-node fencing needs OpenShift 4.20 or later; the release is 4.19.3")
-	assert.ErrorContains(t, ValidateFencingRelease(ic, "4.21.0", lines),
-		"install-config.yaml:10: controlPlane.fencing: Forbidden: fencing configuration requires the DualReplica feature gate before OpenShift 4.22: add featureSet: TechPreviewNoUpgrade or featureGates: [DualReplica=true]")
-	assert.NoError(t, ValidateFencingRelease(ic, "4.22.0", lines))
-	ic.FeatureGates = []string{"DualReplica=true"}
-	assert.NoError(t, ValidateFencingRelease(ic, "4.20.1", lines))
-	ic.FeatureGates = nil
-	ic.FeatureSet = "TechPreviewNoUpgrade"
-	assert.NoError(t, ValidateFencingRelease(ic, "4.21.0", lines))
+	hosts := []Host{
+		{AgentHost: AgentHost{Hostname: "master-0", Interfaces: []HostInterface{{Name: "eth0", MACAddress: "52:54:00:00:00:01"}}}},
+		{AgentHost: AgentHost{Hostname: "master-1", Interfaces: []HostInterface{{Name: "eth0", MACAddress: "52:54:00:00:00:02"}}}},
+	}
+	for _, v := range []string{"4.18.4", "4.19.3", "4.20.1"} {
+		err := ValidateFencingRelease(ic, v, lines)
+		assert.ErrorContains(t, err, "install-config.yaml:10: controlPlane.fencing: Forbidden: OpenShift "+v+" cannot apply two-node fencing: neither its assisted-service nor its agent-installer client knows fencing (assisted-service release-4."+v[2:4]+")", v)
+		_, _, err = FencingFiles(ic, hosts, lines, v)
+		assert.ErrorContains(t, err, "cannot apply two-node fencing", v)
+	}
+	assert.ErrorContains(t, ValidateFencingRelease(ic, "4.20.1", lines), "with 2 control-plane replicas OpenShift 4.20.1 needs an arbiter host (arbiter.replicas: 1) instead of fencing; or use OpenShift 4.22 or later")
+	assert.ErrorContains(t, ValidateFencingRelease(ic, "4.18.4", lines), "use 3 control-plane replicas, or OpenShift 4.22 or later")
+	err := ValidateFencingRelease(ic, "4.21.5", lines)
+	assert.ErrorContains(t, err, "install-config.yaml:10: controlPlane.fencing: Forbidden: OpenShift 4.21.5 cannot apply two-node fencing: its assisted-service requires fencing credentials on both control-plane hosts, but its agent-installer client has no fencing code (assisted-service release-4.21, cmd/agentbasedinstaller), so they never reach the service and the installation waits forever")
+	assert.ErrorContains(t, err, "use OpenShift 4.22 or later, or an arbiter host (arbiter.replicas: 1)")
+	assert.ErrorContains(t, ValidateFencingRelease(ic, "", lines), `two-node fencing depends on the release, and the release version "" is unknown`)
+
+	// 4.22 reads one file keyed by host name; its parser is strict and
+	// knows no macaddress key, so none is written.
+	ic.ControlPlane.Fencing.Credentials[1].MACAddress = "52:54:00:00:00:02"
+	for _, v := range []string{"4.22.0", "4.22.9"} {
+		require.NoError(t, ValidateFencingRelease(ic, v, lines))
+		shared, perHost, err := FencingFiles(ic, hosts, lines, v)
+		require.NoError(t, err)
+		assert.Empty(t, perHost)
+		assert.NotContains(t, string(shared), "macaddress")
+		assert.Contains(t, string(shared), "hostname: master-1")
+	}
+	// 4.23 and later also read the files of each host, keyed by MAC.
+	ic.ControlPlane.Fencing.Credentials[1].HostName = ""
+	err = ValidateFencingRelease(ic, "4.22.3", lines)
+	assert.ErrorContains(t, err, "controlPlane.fencing.credentials[1].macAddress: Forbidden: OpenShift 4.22.3's agent-installer client matches fencing credentials by host name only (assisted-service release-4.22, cmd/agentbasedinstaller/host_config.go): set hostName to the host's name, or use OpenShift 4.23 or later to match by MAC")
+	for _, v := range []string{"4.23.0", "4.24.1"} {
+		require.NoError(t, ValidateFencingRelease(ic, v, lines), v)
+		shared, perHost, err := FencingFiles(ic, hosts, lines, v)
+		require.NoError(t, err, v)
+		assert.Contains(t, string(shared), "hostname: master-0")
+		require.Contains(t, perHost, 1)
+		assert.Contains(t, string(perHost[1]), `macaddress: "52:54:00:00:00:02"`)
+	}
 }

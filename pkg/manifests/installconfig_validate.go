@@ -368,8 +368,8 @@ func validatePools(e *errs, ic *InstallConfig) {
 	}
 	replicas := ic.ControlPlaneReplicas()
 	arbiter := ic.ArbiterReplicas()
-	// Two nodes with fencing: the DualReplica gate depends on the release
-	// and is checked by ValidateFencingRelease.
+	// Two nodes with fencing: whether the release can apply it is checked
+	// by ValidateFencingRelease.
 	twoNodeOK := (arbiter > 0 && ic.featureGateOn("HighlyAvailableArbiter")) ||
 		(cp.Fencing != nil && len(cp.Fencing.Credentials) > 0)
 	switch {

@@ -137,9 +137,6 @@ func ignitionInput(p asset.Parents) (ignition.Input, error) {
 	if err := checkClusterImageSet(asset.Get[*ClusterImageSet](p), rel); err != nil {
 		return ignition.Input{}, fmt.Errorf("invalid agent configuration: %w", err)
 	}
-	if err := manifests.ValidateFencingRelease(icA.Config, rel.Version, icA.lines); err != nil {
-		return ignition.Input{}, fmt.Errorf("invalid agent configuration: %w", err)
-	}
 	auth := asset.Get[*AuthConfig](p)
 	signers := asset.Get[*SignerCAs](p)
 	pubPEM, err := auth.PublicKeyPEM()
@@ -195,9 +192,11 @@ func ignitionInput(p asset.Parents) (ignition.Input, error) {
 		in.ExtraManifests = append(in.ExtraManifests, ignition.Manifest{FileName: f.Name, Contents: f.Data})
 	}
 	hosts := asset.Get[*AgentHosts](p).Hosts
-	sharedFencing, hostFencing, err := manifests.FencingFiles(icA.Config, hosts, icA.lines)
+	// Laid out as the release's client reads them, or refused (naming
+	// the release) when it cannot apply them.
+	sharedFencing, hostFencing, err := manifests.FencingFiles(icA.Config, hosts, icA.lines, rel.Version)
 	if err != nil {
-		return ignition.Input{}, fmt.Errorf("fencing credentials: %w", err)
+		return ignition.Input{}, fmt.Errorf("invalid agent configuration: %w", err)
 	}
 	in.FencingCredentialsYAML = sharedFencing
 	for i, h := range hosts {
