@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seed-a052040e/agentiso/internal/config"
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
 	"github.com/seed-a052040e/agentiso/pkg/arch"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
@@ -288,35 +289,40 @@ func fromPayload(p *agent.ReleasePayload) *resolvedInfo {
 		MachineOSImages: p.MachineOSImages, Warnings: p.Warn}, stream: p.Stream, fromMirror: p.ReadFromMirror()}
 }
 
+// writeText prints the release. Most of it is what a registry said (image
+// references, the stream, attempts), so every value is escaped
+// (internal/termsafe, as wait-for does): it can neither drive the terminal
+// nor add a line.
 func (r *resolvedInfo) writeText(w io.Writer) error {
+	q := termsafe.String
 	var b strings.Builder
-	fmt.Fprintf(&b, "Release:        %s\n", r.PullSpec)
-	fmt.Fprintf(&b, "Pinned:         %s\n", r.Pinned)
-	fmt.Fprintf(&b, "Version:        %s\n", r.Version)
-	fmt.Fprintf(&b, "Architecture:   %s\n", r.Arch)
-	fmt.Fprintf(&b, "Architectures:  %s\n", strings.Join(r.Architectures, ", "))
-	fmt.Fprintf(&b, "Source:         %s\n", r.Source)
-	fmt.Fprintf(&b, "Given by:       %s\n", r.Origin)
-	fmt.Fprintf(&b, "Supported:      %s\n", r.Support)
+	fmt.Fprintf(&b, "Release:        %s\n", q(r.PullSpec))
+	fmt.Fprintf(&b, "Pinned:         %s\n", q(r.Pinned))
+	fmt.Fprintf(&b, "Version:        %s\n", q(r.Version))
+	fmt.Fprintf(&b, "Architecture:   %s\n", q(r.Arch))
+	fmt.Fprintf(&b, "Architectures:  %s\n", q(strings.Join(r.Architectures, ", ")))
+	fmt.Fprintf(&b, "Source:         %s\n", q(r.Source))
+	fmt.Fprintf(&b, "Given by:       %s\n", q(r.Origin))
+	fmt.Fprintf(&b, "Supported:      %s\n", q(r.Support))
 	if r.From != "" {
-		fmt.Fprintf(&b, "Read from:      %s\n", r.From)
+		fmt.Fprintf(&b, "Read from:      %s\n", q(r.From))
 	}
 	for i, a := range r.Attempts {
-		fmt.Fprintf(&b, "  %d. %s\n", i+1, a)
+		fmt.Fprintf(&b, "  %d. %s\n", i+1, q(a))
 	}
 	if r.MachineOSImages != "" {
-		fmt.Fprintf(&b, "machine-os-images: %s\n", r.MachineOSImages)
+		fmt.Fprintf(&b, "machine-os-images: %s\n", q(r.MachineOSImages))
 	}
 	if c := r.RHCOS; c != nil {
-		fmt.Fprintf(&b, "RHCOS stream:   %s (%s)\n", c.Stream, c.FromStream)
-		fmt.Fprintf(&b, "RHCOS ISO:      %s %s %s\n", c.Release, c.Arch, c.FileName)
-		fmt.Fprintf(&b, "  URL:          %s\n", c.URL)
-		fmt.Fprintf(&b, "  SHA256:       %s\n", c.SHA256)
-		fmt.Fprintf(&b, "  cache:        %s (cached: %t)\n", c.CachePath, c.Cached)
-		fmt.Fprintf(&b, "Base ISO from:  %s\n", c.BaseISOFrom)
+		fmt.Fprintf(&b, "RHCOS stream:   %s (%s)\n", q(c.Stream), q(c.FromStream))
+		fmt.Fprintf(&b, "RHCOS ISO:      %s %s %s\n", q(c.Release), q(c.Arch), q(c.FileName))
+		fmt.Fprintf(&b, "  URL:          %s\n", q(c.URL))
+		fmt.Fprintf(&b, "  SHA256:       %s\n", q(c.SHA256))
+		fmt.Fprintf(&b, "  cache:        %s (cached: %t)\n", q(c.CachePath), c.Cached)
+		fmt.Fprintf(&b, "Base ISO from:  %s\n", q(c.BaseISOFrom))
 	}
 	for _, wn := range r.Warnings {
-		fmt.Fprintf(&b, "Warning:        %s\n", wn)
+		fmt.Fprintf(&b, "Warning:        %s\n", q(wn))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
 
 // UnauthorizedError: the registry refused the credentials (or their
@@ -49,7 +51,7 @@ func (e *UnknownCAError) Error() string {
 		subj += " (DNS " + strings.Join(e.DNSNames, ", ") + ")"
 	}
 	return fmt.Sprintf("registry %s presented a certificate for %s issued by %q, which is not signed by any CA in %s; add the CA that issued it to additionalTrustBundle in install-config.yaml",
-		e.Registry, subj, e.Issuer, e.Bundle)
+		e.Registry, termsafe.String(subj), termsafe.String(e.Issuer), e.Bundle)
 }
 
 func (e *UnknownCAError) Unwrap() error { return e.Err }
@@ -88,7 +90,7 @@ type NotReleaseError struct {
 }
 
 func (e *NotReleaseError) Error() string {
-	return fmt.Sprintf("%s (%s) is not an OpenShift release image: %s", e.Ref, e.Digest, e.Reason)
+	return fmt.Sprintf("%s (%s) is not an OpenShift release image: %s", e.Ref, e.Digest, termsafe.String(e.Reason))
 }
 
 // ArchMismatchError: the release cannot install the wanted architecture.
@@ -101,6 +103,28 @@ type ArchMismatchError struct {
 func (e *ArchMismatchError) Error() string {
 	return fmt.Sprintf("release %s is for %s, but the cluster is %s (controlPlane.architecture in install-config.yaml); use a release for %s or the -multi payload",
 		e.Ref, strings.Join(e.Available, ", "), e.Want, e.Want)
+}
+
+// remoteError is an error whose text comes, at least in part, from a
+// registry (its error messages, a layer's content): it is shown through
+// termsafe.String, newlines included, so that it can neither drive the
+// terminal nor forge a log line.
+type remoteError struct{ err error }
+
+func (e *remoteError) Error() string { return termsafe.String(e.err.Error()) }
+func (e *remoteError) Unwrap() error { return e.err }
+
+// safeError is what the Client's methods return: err itself when it is one
+// of the errors above (whose messages show remote text escaped and keep
+// their own line breaks), else err with its whole text escaped.
+func safeError(err error) error {
+	switch err.(type) {
+	case nil:
+		return nil
+	case *UnauthorizedError, *UnknownCAError, *MirrorMissError, *NotReleaseError, *ArchMismatchError, *remoteError:
+		return err
+	}
+	return &remoteError{err}
 }
 
 // classify turns transport failures into the actionable errors above.

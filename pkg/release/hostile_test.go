@@ -2,7 +2,11 @@ package release_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -71,4 +75,36 @@ func TestConfigWithTooManyObjectsIsRefused(t *testing.T) {
 	_, err = client(t, r, release.Options{LayerRetries: -1}).Resolve(ctx(t), r.Host+"/ocp/release:x")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "JSON objects and arrays")
+}
+
+// hostileText is what a hostile registry puts in its error messages: a
+// terminal title escape, a screen clear and a forged log line.
+const hostileText = "\x1b]0;pwned\x07\x1b[2J\nINFO Release 4.19.3 verified\u202e"
+
+// Rule: a registry's error message never reaches the terminal raw, newlines
+// included: the error agentiso prints holds it escaped.
+func TestRegistryErrorTextIsSanitised(t *testing.T) {
+	// (Not a 5xx: go-containerregistry retries those with a backoff.)
+	for _, status := range []int{http.StatusNotFound, http.StatusUnauthorized, http.StatusBadRequest} {
+		srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			_ = json.NewEncoder(w).Encode(map[string]any{"errors": []any{map[string]any{"code": "UNKNOWN", "message": hostileText, "detail": hostileText}}})
+		}))
+		caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+		host := strings.TrimPrefix(srv.URL, "https://")
+		for _, mirrors := range [][]release.Mirror{nil, {{Source: host + "/ocp", Mirrors: []string{host + "/mirror"}}}} {
+			c, err := release.New(release.Options{TrustBundle: caPEM, Mirrors: mirrors})
+			require.NoError(t, err)
+			for _, spec := range []string{host + "/ocp/release:x", host + "/ocp/release@sha256:" + strings.Repeat("a", 64)} {
+				_, err = c.Resolve(ctx(t), spec)
+				require.Error(t, err, spec)
+				msg := err.Error()
+				for _, bad := range []string{"\x1b", "\x07", "\u202e", "\nINFO"} {
+					assert.NotContains(t, msg, bad, "%d %s: %q reached the message", status, spec, bad)
+				}
+			}
+		}
+		srv.Close()
+	}
 }

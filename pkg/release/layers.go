@@ -254,7 +254,13 @@ func (c *Client) image(ctx context.Context, spec string) (v1.Image, string, erro
 // StreamFile finds file in the image spec and hands its content to fn
 // (with its size); it reads layers from the top and stops after the layer
 // holding the file. It returns the location the image was read from.
+// Registry text in its error is escaped (termsafe).
 func (c *Client) StreamFile(ctx context.Context, spec, file string, fn func(r io.Reader, size int64) error) (string, error) {
+	from, err := c.streamFile(ctx, spec, file, fn)
+	return from, safeError(err)
+}
+
+func (c *Client) streamFile(ctx context.Context, spec, file string, fn func(r io.Reader, size int64) error) (string, error) {
 	img, from, err := c.image(ctx, spec)
 	if err != nil {
 		return "", err

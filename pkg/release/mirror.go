@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
+
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
 
 // Mirror is one mirror rule, as install-config imageDigestSources (or the
@@ -43,7 +45,7 @@ func (a Attempt) String() string {
 	case a.Skipped != "":
 		return fmt.Sprintf("%s %s: skipped (%s)", kind, a.Location, a.Skipped)
 	case a.Err != nil:
-		return fmt.Sprintf("%s %s: %v", kind, a.Location, a.Err)
+		return fmt.Sprintf("%s %s: %s", kind, a.Location, termsafe.String(a.Err.Error()))
 	default:
 		return fmt.Sprintf("%s %s: ok", kind, a.Location)
 	}

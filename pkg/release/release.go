@@ -291,8 +291,14 @@ func (c *Client) get(ctx context.Context, spec string, ref name.Reference) (*fet
 	return nil, &MirrorMissError{Ref: spec, Attempts: atts}
 }
 
-// Resolve reads the release payload named by spec.
+// Resolve reads the release payload named by spec. Registry text in its
+// error is escaped (termsafe).
 func (c *Client) Resolve(ctx context.Context, spec string) (*Release, error) {
+	r, err := c.resolve(ctx, spec)
+	return r, safeError(err)
+}
+
+func (c *Client) resolve(ctx context.Context, spec string) (*Release, error) {
 	ref, err := parseRef(spec)
 	if err != nil {
 		return nil, err
