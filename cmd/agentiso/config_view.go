@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"sort"
 	"strings"
@@ -15,9 +14,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/seed-a052040e/agentiso/internal/config"
+	"github.com/seed-a052040e/agentiso/internal/redact"
 	"github.com/seed-a052040e/agentiso/internal/suggest"
 	"github.com/seed-a052040e/agentiso/internal/termsafe"
-	"github.com/seed-a052040e/agentiso/pkg/manifests"
 )
 
 func newConfigCmd(g *globals) *cobra.Command {
@@ -192,21 +191,8 @@ func findCommand(root *cobra.Command, args []string) (*cobra.Command, error) {
 
 // redactSetting hides what a value can carry as a secret: the password of
 // a URL's user information and the values of its query (tokens, signed
-// URLs).
-func redactSetting(v string) string {
-	u, err := url.Parse(v)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return manifests.RedactURL(v)
-	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k := range q {
-			q[k] = []string{"xxxxx"}
-		}
-		u.RawQuery = q.Encode()
-	}
-	return u.Redacted()
-}
+// URLs); internal/redact, which every printed URL goes through.
+func redactSetting(v string) string { return redact.URL(v) }
 
 func (v *configView) write(w io.Writer, format string) error {
 	switch format {

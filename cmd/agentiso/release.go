@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seed-a052040e/agentiso/internal/config"
+	"github.com/seed-a052040e/agentiso/internal/redact"
 	"github.com/seed-a052040e/agentiso/internal/termsafe"
 	"github.com/seed-a052040e/agentiso/pkg/arch"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
@@ -139,8 +140,13 @@ func runReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) erro
 	if err != nil {
 		return fmt.Errorf("RHCOS stream of %s: %w", info.PullSpec, err)
 	}
+	// The mirror URL may carry a password or a signed query: shown hidden,
+	// as config view shows it.
 	r := &rhcosInfo{Stream: fi.Stream, FromStream: "pinned", Arch: fi.Arch, Release: fi.Release, FileName: fi.FileName,
-		URL: fi.URL, MirrorURL: fi.MirrorURL, SHA256: fi.SHA256, CachePath: fi.CachePath}
+		URL: redact.URL(fi.URL), SHA256: fi.SHA256, CachePath: fi.CachePath}
+	if fi.MirrorURL != "" {
+		r.MirrorURL = redact.URL(fi.MirrorURL)
+	}
 	if len(info.stream) > 0 && info.Source == agent.ReleaseFromRegistry {
 		r.FromStream = "payload"
 	}
@@ -153,13 +159,13 @@ func runReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) erro
 	case o.release.offline:
 		r.BaseISOFrom = "nowhere: --offline and not cached (pass --base-iso to create image)"
 	case info.MachineOSImages != "" && info.fromMirror && o.mirror == "":
-		r.BaseISOFrom = "machine-os-images " + info.MachineOSImages + " (through the mirror), else " + fi.URL
+		r.BaseISOFrom = "machine-os-images " + info.MachineOSImages + " (through the mirror), else " + r.URL
 	case fi.MirrorURL != "":
-		r.BaseISOFrom = fi.MirrorURL
+		r.BaseISOFrom = r.MirrorURL
 	case info.MachineOSImages != "":
-		r.BaseISOFrom = fi.URL + ", else machine-os-images " + info.MachineOSImages
+		r.BaseISOFrom = r.URL + ", else machine-os-images " + info.MachineOSImages
 	default:
-		r.BaseISOFrom = fi.URL
+		r.BaseISOFrom = r.URL
 	}
 	info.RHCOS = r
 	if o.output == "json" {

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/seed-a052040e/agentiso/data"
+	"github.com/seed-a052040e/agentiso/internal/redact"
 )
 
 // EnvBaseISO is the environment variable a caller reads when --base-iso is
@@ -142,6 +143,11 @@ type FetchInfo struct {
 // Describe returns the FetchInfo for opts without touching the network or
 // the cache.
 func Describe(opts Options) (FetchInfo, error) {
+	fi, err := describe(opts)
+	return fi, redact.NewScrubber(opts.Mirror).Error(err)
+}
+
+func describe(opts Options) (FetchInfo, error) {
 	art, err := streamISO(opts)
 	if err != nil {
 		return FetchInfo{}, err
@@ -173,7 +179,7 @@ func (fi FetchInfo) WriteInstructions(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Base ISO: RHCOS %s live ISO for %s (stream %s)\n", fi.Release, fi.Arch, fi.Stream)
 	fmt.Fprintf(&b, "Fetch this file on a machine that can reach it:\n")
-	fmt.Fprintf(&b, "  URL:     %s\n", fi.URL)
+	fmt.Fprintf(&b, "  URL:     %s\n", redact.URL(fi.URL))
 	fmt.Fprintf(&b, "  SHA256:  %s\n", fi.SHA256)
 	fmt.Fprintf(&b, "  verify:  echo '%s  %s' | sha256sum -c -\n", fi.SHA256, fi.FileName)
 	fmt.Fprintf(&b, "then do one of:\n")
@@ -181,7 +187,7 @@ func (fi FetchInfo) WriteInstructions(w io.Writer) error {
 	fmt.Fprintf(&b, "  - pass --base-iso PATH     (or set %s=PATH)\n", EnvBaseISO)
 	fmt.Fprintf(&b, "  - serve it over HTTP and pass --os-image-mirror URL (the file name must stay %s)\n", fi.FileName)
 	if fi.MirrorURL != "" {
-		fmt.Fprintf(&b, "The mirror in use expects it at %s\n", fi.MirrorURL)
+		fmt.Fprintf(&b, "The mirror in use expects it at %s\n", redact.URL(fi.MirrorURL))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -271,9 +277,18 @@ func newResolver(opts Options) *resolver {
 }
 
 // Resolve returns a local, verified copy of the base ISO following the
-// resolution order in the package documentation.
+// resolution order in the package documentation. The password and query
+// values of the base ISO and mirror URLs never appear in its log lines or
+// its error (internal/redact).
 func Resolve(ctx context.Context, opts Options) (Result, error) {
+	sc := redact.NewScrubber(opts.BaseISO, opts.Mirror)
 	r := newResolver(opts)
+	r.log = slog.New(sc.Handler(r.log.Handler()))
+	res, err := r.resolve(ctx, opts)
+	return res, sc.Error(err)
+}
+
+func (r *resolver) resolve(ctx context.Context, opts Options) (Result, error) {
 	if opts.BaseISOSHA256 != "" {
 		sum, err := normalizeSHA256(opts.BaseISOSHA256)
 		if err != nil {
