@@ -53,6 +53,10 @@ type RegistryOptions struct {
 	// Tamper, when set, rewrites response bodies of GET requests
 	// (path is the URL path), e.g. to corrupt a layer or a manifest.
 	Tamper func(path string, body []byte) []byte
+	// StallMatch, when set, makes every GET whose path contains it send its
+	// headers and half its body, then nothing more until the client gives
+	// up (a stalled registry).
+	StallMatch string
 }
 
 // Registry is a running TLS registry (go-containerregistry/pkg/registry).
@@ -198,7 +202,8 @@ func (r *Registry) handler(inner http.Handler) http.Handler {
 			return
 		}
 		isBlob := req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/blobs/")
-		if req.Method != http.MethodGet || (r.opts.Tamper == nil && !isBlob) {
+		stall := req.Method == http.MethodGet && r.opts.StallMatch != "" && strings.Contains(req.URL.Path, r.opts.StallMatch)
+		if req.Method != http.MethodGet || (r.opts.Tamper == nil && !isBlob && !stall) {
 			inner.ServeHTTP(w, req)
 			return
 		}
@@ -213,6 +218,14 @@ func (r *Registry) handler(inner http.Handler) http.Handler {
 		}
 		w.Header().Set("Content-Length", fmt.Sprint(len(body)))
 		w.WriteHeader(rec.Code)
+		if stall {
+			_, _ = w.Write(body[:len(body)/2])
+			if f, ok := w.(http.Flusher); ok {
+				f.Flush()
+			}
+			<-req.Context().Done()
+			return
+		}
 		if isBlob && rec.Code == http.StatusOK && strings.Contains(req.URL.Path, r.opts.DropMatch) && r.drops.Add(1) <= int64(r.opts.DropBlobs) {
 			half := body[:len(body)/2]
 			_, _ = w.Write(half)

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
@@ -106,5 +107,30 @@ func TestRegistryErrorTextIsSanitised(t *testing.T) {
 			}
 		}
 		srv.Close()
+	}
+}
+
+// Rule: a registry that stops sending in the middle of a manifest or a
+// layer fails the read after StallTimeout without data, naming the
+// registry, instead of hanging for ever.
+func TestStalledRegistryFails(t *testing.T) {
+	img, err := testrelease.Payload{}.Image()
+	require.NoError(t, err)
+	layers, err := img.Layers()
+	require.NoError(t, err)
+	top, err := layers[len(layers)-1].Digest()
+	require.NoError(t, err)
+	for name, match := range map[string]string{"manifest": "/manifests/", "layer": top.String()} {
+		t.Run(name, func(t *testing.T) {
+			r := testrelease.StartRegistry(t, testrelease.RegistryOptions{StallMatch: match})
+			push(t, r, "ocp/release", "x", img)
+			// Generous against a loaded machine: the stall is what ends it,
+			// long before the test's own 60 s context.
+			c := client(t, r, release.Options{StallTimeout: 300 * time.Millisecond, LayerRetries: -1})
+			_, err := c.Resolve(ctx(t), r.Host+"/ocp/release:x")
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "sent no data for 300ms")
+			assert.Contains(t, err.Error(), r.Host)
+		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/coreos/stream-metadata-go/stream"
@@ -74,7 +75,15 @@ type Options struct {
 	// LayerRetries is how often a layer whose download breaks is read again
 	// (0 means 2; negative means never).
 	LayerRetries int
+	// StallTimeout ends a request that receives no data for this long:
+	// no answer after the request, or nothing more of its body (0 means
+	// DefaultStallTimeout).
+	StallTimeout time.Duration
 }
+
+// DefaultStallTimeout is how long a registry may send nothing before the
+// request fails: the base ISO download's default (baseiso.DefaultStallTimeout).
+const DefaultStallTimeout = 2 * time.Minute
 
 // Client resolves release payloads. It is safe for sequential use.
 type Client struct {
@@ -141,12 +150,16 @@ func newTransport(opts Options) (http.RoundTripper, string, error) {
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	tr.ResponseHeaderTimeout = 2 * time.Minute
+	stall := opts.StallTimeout
+	if stall <= 0 {
+		stall = DefaultStallTimeout
+	}
+	tr.ResponseHeaderTimeout = stall
 	if opts.Proxy != nil {
 		pf := (&httpproxy.Config{HTTPProxy: opts.Proxy.HTTPProxy, HTTPSProxy: opts.Proxy.HTTPSProxy, NoProxy: opts.Proxy.NoProxy}).ProxyFunc()
 		tr.Proxy = func(r *http.Request) (*url.URL, error) { return pf(r.URL) }
 	}
-	var rt http.RoundTripper = httpsOnly{boundedManifests{tr}}
+	var rt http.RoundTripper = httpsOnly{boundedManifests{idleTimeout{tr, stall}}}
 	if opts.WrapTransport != nil {
 		rt = opts.WrapTransport(rt)
 	}
@@ -163,6 +176,58 @@ func (h httpsOnly) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("refusing plain HTTP to %s: registries are reached over HTTPS only", r.URL.Host)
 	}
 	return h.rt.RoundTrip(r)
+}
+
+// idleTimeout ends a response body that sends no data for timeout while
+// it is being read (a stalled registry), with an error naming the registry.
+// Time the reader spends elsewhere (writing what it read) does not count.
+type idleTimeout struct {
+	rt      http.RoundTripper
+	timeout time.Duration
+}
+
+func (t idleTimeout) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.rt.RoundTrip(r)
+	if err != nil {
+		var ne interface{ Timeout() bool }
+		if errors.As(err, &ne) && ne.Timeout() && r.Context().Err() == nil {
+			return nil, fmt.Errorf("registry %s sent no answer for %s: giving up: %w", r.URL.Host, t.timeout, err)
+		}
+		return nil, err
+	}
+	b := &idleBody{rc: resp.Body, timeout: t.timeout, host: r.URL.Host}
+	b.timer = time.AfterFunc(t.timeout, b.stall)
+	b.timer.Stop()
+	resp.Body = b
+	return resp, nil
+}
+
+type idleBody struct {
+	rc      io.ReadCloser
+	timeout time.Duration
+	host    string
+	timer   *time.Timer
+	stalled atomic.Bool
+}
+
+func (b *idleBody) stall() {
+	b.stalled.Store(true)
+	b.rc.Close() // unblocks the Read waiting for data
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	b.timer.Reset(b.timeout)
+	n, err := b.rc.Read(p)
+	b.timer.Stop()
+	if b.stalled.Load() {
+		return n, fmt.Errorf("registry %s sent no data for %s: giving up on a stalled transfer", b.host, b.timeout)
+	}
+	return n, err
+}
+
+func (b *idleBody) Close() error {
+	b.timer.Stop()
+	return b.rc.Close()
 }
 
 // boundedManifests reads every manifest answer whole, refusing one over
