@@ -400,13 +400,24 @@ func hashBytes(b []byte) string {
 func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 	var undo undoLog
 	var staged []stagedOutput
+	var committed []committedOutput
 	defer func() {
 		for _, o := range staged {
 			o.Discard()
 		}
 		if err != nil {
-			if rerr := undo.rollback(); rerr != nil {
+			rerr := rollbackOutputs(committed)
+			if uerr := undo.rollback(); uerr != nil {
+				rerr = errors.Join(rerr, uerr)
+			}
+			if rerr != nil {
 				err = fmt.Errorf("%w (and restoring the previous files failed: %v)", err, rerr)
+			}
+			return
+		}
+		for _, c := range committed {
+			if c.prev != "" {
+				_ = os.Remove(c.prev)
 			}
 		}
 	}()
@@ -524,12 +535,87 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 	if err := s.SaveState(); err != nil {
 		return err
 	}
+	// Each output's previous version is kept aside until every output is
+	// in place: if a later commit fails, the earlier ones are put back too,
+	// so the user never finds a new output beside old ones and the old state.
 	for _, o := range staged {
+		prev, err := keepPrevious(o.path)
+		if err != nil {
+			return fmt.Errorf("write %s: keep the previous version: %w", o.path, err)
+		}
+		committed = append(committed, committedOutput{path: o.path, prev: prev})
 		if err := o.Commit(); err != nil {
 			return fmt.Errorf("write %s: %w", o.path, err)
 		}
 	}
 	return nil
+}
+
+// committedOutput is a streamed output renamed into place, and where its
+// previous version was kept ("" when there was none).
+type committedOutput struct{ path, prev string }
+
+// keepPrevious keeps the file at p (if any) under a temporary name beside
+// it: a hard link, so that p stays in place until the new output replaces
+// it, or, where links are not supported, p itself renamed.
+func keepPrevious(p string) (string, error) {
+	fi, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", nil
+	}
+	// A free, unpredictable name (made, then freed for the link).
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".previous-*")
+	if err != nil {
+		return "", err
+	}
+	prev := f.Name()
+	f.Close()
+	if err := os.Remove(prev); err != nil {
+		return "", err
+	}
+	if os.Link(p, prev) == nil {
+		return prev, nil
+	}
+	if err := os.Rename(p, prev); err != nil {
+		return "", err
+	}
+	return prev, nil
+}
+
+// rollbackOutputs puts the committed outputs' previous versions back (or
+// removes outputs that had none), newest first.
+func rollbackOutputs(cs []committedOutput) error {
+	var errs []error
+	for i := len(cs) - 1; i >= 0; i-- {
+		c := cs[i]
+		if c.prev == "" {
+			if err := os.Remove(c.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		// The commit may not have happened: then the output is still the
+		// previous version (the same file as its link), which rename
+		// would leave as it is, link and all.
+		a, aerr := os.Stat(c.prev)
+		b, berr := os.Stat(c.path)
+		if aerr == nil && berr == nil && os.SameFile(a, b) {
+			if err := os.Remove(c.prev); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		if err := os.Rename(c.prev, c.path); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // outputPath is where the asset-directory path rel is on disk, once its

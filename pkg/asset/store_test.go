@@ -503,3 +503,92 @@ func TestDescribedAssetError(t *testing.T) {
 	require.Error(t, err)
 	assert.EqualError(t, err, "cannot read the thing: no route")
 }
+
+// pair is two streamed outputs (a.bin, b.bin) holding upper's text; the
+// commit of b.bin can be made to fail.
+type pair struct {
+	Text       string
+	failSecond bool
+}
+
+func (*pair) Name() string          { return "Pair" }
+func (*pair) Dependencies() []Asset { return []Asset{&upper{}} }
+func (p *pair) Generate(_ context.Context, ps Parents) error {
+	p.Text = Get[*upper](ps).Text
+	return nil
+}
+func (*pair) Volatile() {}
+func (p *pair) Streams() []Stream {
+	var out []Stream
+	for i, name := range []string{"a.bin", "b.bin"} {
+		fail := i == 1 && p.failSecond
+		out = append(out, Stream{Path: name, Stage: func(_ context.Context, dst string) (Staged, error) {
+			tmp := dst + ".staged"
+			if err := os.WriteFile(tmp, []byte(p.Text), 0o600); err != nil {
+				return nil, err
+			}
+			return &plainStaged{tmp: tmp, dst: dst, fail: fail}, nil
+		}})
+	}
+	return out
+}
+
+type plainStaged struct {
+	tmp, dst string
+	fail     bool
+}
+
+func (f *plainStaged) Commit() error {
+	if f.fail {
+		return errors.New("rename " + filepath.Base(f.dst) + " failed")
+	}
+	return os.Rename(f.tmp, f.dst)
+}
+func (f *plainStaged) Discard() { os.Remove(f.tmp) }
+
+// A commit that fails after an earlier output was renamed into place puts
+// that output back too: the user never finds a new output (say, an initrd
+// with new credentials) beside old ones and the old state.
+func TestStorePersistCommitIsAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "input.txt")
+	persist := func(failSecond bool) error {
+		s := testStore(t, dir)
+		p, err := Fetch[*pair](context.Background(), s)
+		require.NoError(t, err)
+		p.failSecond = failSecond
+		return s.Persist(context.Background(), &upper{}, p)
+	}
+	require.NoError(t, os.WriteFile(in, []byte("one"), 0o644))
+	require.NoError(t, persist(false))
+	oldState, err := os.ReadFile(filepath.Join(dir, assetdir.State))
+	require.NoError(t, err)
+
+	require.NoError(t, os.WriteFile(in, []byte("two"), 0o644))
+	require.ErrorContains(t, persist(true), "rename b.bin failed")
+	for f, want := range map[string]string{"a.bin": "ONE", "b.bin": "ONE", "out/upper.txt": "ONE", assetdir.State: string(oldState)} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err)
+		assert.Equal(t, want, string(b), f)
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.ElementsMatch(t, []string{".agentiso", "a.bin", "b.bin", "input.txt", "out"}, names, "nothing is left beside the outputs")
+
+	// A first run that fails leaves no output at all.
+	dir = t.TempDir()
+	in = filepath.Join(dir, "input.txt")
+	require.NoError(t, os.WriteFile(in, []byte("one"), 0o644))
+	require.Error(t, persist(true))
+	assert.NoFileExists(t, filepath.Join(dir, "a.bin"))
+
+	// And a later successful run leaves nothing beside the outputs either.
+	require.NoError(t, persist(false))
+	entries, err = os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 5)
+}
