@@ -567,13 +567,55 @@ func (r *resolver) cachedMatches(path, want string) (bool, error) {
 		return false, fmt.Errorf("cached base ISO %s: %w", path, err)
 	}
 	if sum == want {
+		// The exact file agentiso would have written: its own from now on.
+		markOwn(path)
 		return true, nil
+	}
+	if !isOwn(path) {
+		return false, fmt.Errorf("the cache holds %s, which agentiso did not write, and its sha256 is %s, not the expected %s: "+
+			"agentiso never removes a file it did not write; move it away, or use another --cache-dir", path, sum, want)
 	}
 	r.log.Warn("Cached base ISO has the wrong sha256; removing it", "path", path, "expected", want, "actual", sum)
 	if err := os.Remove(path); err != nil {
 		return false, fmt.Errorf("remove corrupt cached base ISO %s: %w", path, err)
 	}
+	_ = os.Remove(ownMarker(path))
 	return false, nil
+}
+
+// ownMarker is the empty file (".<name>.agentiso" beside it) that says
+// agentiso wrote, or verified, the cached file p. Only such a file is ever
+// removed from the cache: its name comes from a release's stream, and the
+// cache directory may hold the user's own files.
+func ownMarker(p string) string {
+	return filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".agentiso")
+}
+
+// markOwn records that agentiso wrote p (best effort: without the mark, a
+// corrupt copy is reported instead of replaced).
+func markOwn(p string) {
+	f, err := os.OpenFile(ownMarker(p), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err == nil {
+		f.Close()
+	}
+}
+
+// replaceable refuses to put a download in place of a file at p that
+// agentiso did not write.
+func replaceable(p string) error {
+	fi, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Mode().IsRegular() && isOwn(p)) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("the cache holds %s, which agentiso did not write: agentiso never replaces a file it did not write; move it away, or use another --cache-dir", p)
+}
+
+func isOwn(p string) bool {
+	fi, err := os.Lstat(ownMarker(p))
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // ensureCacheDir returns the cache directory, creating it.

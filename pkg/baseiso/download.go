@@ -330,6 +330,10 @@ func (r *resolver) verifyAndInstall(f fetch, sum string, resumed bool) (string, 
 			return "", fmt.Errorf("the download is not a CoreOS live ISO (removed from the cache; no checksum was known to check it): %w", err)
 		}
 	}
+	if err := replaceable(f.final); err != nil {
+		return "", err
+	}
+	markOwn(f.final)
 	if err := os.Rename(f.part(), f.final); err != nil {
 		return "", fmt.Errorf("move %s to %s: %w", f.part(), f.final, err)
 	}

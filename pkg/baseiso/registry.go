@@ -116,6 +116,10 @@ func (r *resolver) resolveRegistry(ctx context.Context, info FetchInfo) (Result,
 		_ = os.Remove(meta)
 		return Result{}, &ChecksumError{File: part + " (removed)", Source: reg.Image, Expected: info.SHA256, Actual: sum}
 	}
+	if err := replaceable(info.CachePath); err != nil {
+		return Result{}, err
+	}
+	markOwn(info.CachePath)
 	if err := os.Rename(part, info.CachePath); err != nil {
 		return Result{}, fmt.Errorf("move %s to %s: %w", part, info.CachePath, err)
 	}

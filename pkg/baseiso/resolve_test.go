@@ -230,6 +230,9 @@ func TestResolveCorruptCacheIsReplaced(t *testing.T) {
 	var logs bytes.Buffer
 	opts.Logger = newTestLogger(&logs)
 	final := filepath.Join(opts.CacheDir, testISOName)
+	// agentiso's own cached copy, corrupted since.
+	_, err := Resolve(context.Background(), opts)
+	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(final, []byte("truncated"), 0o644))
 
 	res, err := Resolve(context.Background(), opts)
@@ -237,6 +240,38 @@ func TestResolveCorruptCacheIsReplaced(t *testing.T) {
 	assert.Equal(t, SourceDownload, res.Source)
 	assert.Equal(t, content, readFile(t, final))
 	assert.Contains(t, logs.String(), "Cached base ISO has the wrong sha256")
+}
+
+// Rule: a file agentiso did not write is never removed from the cache, even
+// when a release's stream names it (the name comes from the payload): the
+// run fails, naming the file, and the file stays as it was.
+func TestResolveNeverEvictsAFileItDidNotWrite(t *testing.T) {
+	content, sum := isoContent(40_000, 11)
+	srv := newISOServer(t, content)
+	for _, offline := range []bool{true, false} {
+		opts := baseOpts(t, testStream(t, srv.isoURL(), sum))
+		opts.Offline = offline
+		final := filepath.Join(opts.CacheDir, testISOName)
+		require.NoError(t, os.WriteFile(final, []byte("someone else's file"), 0o644))
+
+		_, err := Resolve(context.Background(), opts)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "agentiso did not write")
+		assert.Contains(t, err.Error(), final)
+		assert.Equal(t, "someone else's file", string(readFile(t, final)))
+	}
+
+	// A copy that matches is agentiso's to manage from then on.
+	opts := baseOpts(t, testStream(t, srv.isoURL(), sum))
+	final := filepath.Join(opts.CacheDir, testISOName)
+	require.NoError(t, os.WriteFile(final, content, 0o644))
+	res, err := Resolve(context.Background(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, SourceCache, res.Source)
+	require.NoError(t, os.WriteFile(final, []byte("truncated"), 0o644))
+	res, err = Resolve(context.Background(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, SourceDownload, res.Source)
 }
 
 func TestResolveExplicitPath(t *testing.T) {
