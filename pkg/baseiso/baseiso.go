@@ -29,6 +29,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -626,6 +627,14 @@ func (r *resolver) ensureCacheDir() (string, error) {
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("create base ISO cache directory %s: %w", dir, err)
+	}
+	// Another user who may write there could plant links or files by the
+	// names agentiso uses (a sticky bit does not stop that).
+	if fi, err := os.Stat(dir); err != nil {
+		return "", fmt.Errorf("base ISO cache directory %s: %w", dir, err)
+	} else if runtime.GOOS != "windows" && fi.Mode().Perm()&0o002 != 0 {
+		return "", fmt.Errorf("base ISO cache directory %s is writable by every user (%s): another user could plant links or files there; "+
+			"use a directory only you (or your group) can write: chmod o-w it, or pass --cache-dir", dir, fi.Mode())
 	}
 	return dir, nil
 }

@@ -23,7 +23,12 @@ type partFile interface {
 	Close() error
 }
 
+// A part file is never opened through a symbolic link (one planted in the
+// cache directory by its predictable name).
 func openPartFile(name string, flag int, perm os.FileMode) (partFile, error) {
+	if fi, err := os.Lstat(name); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (a symbolic link?); agentiso writes only its own files in the cache: remove it", name)
+	}
 	return os.OpenFile(name, flag, perm)
 }
 

@@ -51,7 +51,7 @@ func (r *resolver) resolveRegistry(ctx context.Context, info FetchInfo) (Result,
 	if offset == 0 {
 		_ = os.Remove(part)
 		b, _ := json.Marshal(registryPartMeta{Image: reg.Image})
-		if err := os.WriteFile(meta, b, 0o644); err != nil {
+		if err := writeCacheFile(meta, b); err != nil {
 			return Result{}, fmt.Errorf("base ISO cache: %w", err)
 		}
 	}

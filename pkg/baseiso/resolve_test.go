@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -808,4 +809,34 @@ func TestResolveSidecarRequestTimesOut(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the checksum request is still running after 10s")
 	}
+}
+
+// Rule: files in the cache directory are created exclusively and never
+// through a symbolic link another user planted by a predictable name.
+func TestCacheNeverWritesThroughPlantedSymlinks(t *testing.T) {
+	content, sum := isoContent(40_000, 11)
+	srv := newISOServer(t, content)
+	for _, planted := range []string{testISOName + ".part.json.tmp", testISOName + ".part", testISOName + ".part.json"} {
+		opts := baseOpts(t, testStream(t, srv.isoURL(), sum))
+		victim := filepath.Join(t.TempDir(), "victim")
+		require.NoError(t, os.WriteFile(victim, []byte("precious"), 0o600))
+		require.NoError(t, os.Symlink(victim, filepath.Join(opts.CacheDir, planted)))
+		_, _ = Resolve(context.Background(), opts)
+		assert.Equal(t, "precious", string(readFile(t, victim)), planted)
+	}
+}
+
+// Rule: a cache directory every user may write to is refused: another user
+// could plant links or files there by the names agentiso uses.
+func TestCacheDirWritableByOthersIsRefused(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix permission bits")
+	}
+	opts := baseOpts(t, testStream(t, "https://127.0.0.1:1/x/"+testISOName, strings.Repeat("a", 64)))
+	opts.Offline = true
+	require.NoError(t, os.Chmod(opts.CacheDir, 0o1777))
+	_, err := Resolve(context.Background(), opts)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "writable by every user")
+	assert.Contains(t, err.Error(), opts.CacheDir)
 }
