@@ -16,6 +16,10 @@ import (
 
 var dnsName = regexp.MustCompile(`^([a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?\.)*[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?\.?$`)
 
+// grubSpecial are the characters GRUB's script syntax treats specially
+// outside quotes (besides whitespace, quotes, $ and \, refused already).
+const grubSpecial = ";|&<>{}`"
+
 // ValidateAgentConfig checks agent-config.yaml on its own: versions,
 // addresses, URLs, NTP sources and every host entry.
 func ValidateAgentConfig(ac *AgentConfig, lines Lines) error {
@@ -42,8 +46,21 @@ func ValidateAgentConfig(ac *AgentConfig, lines Lines) error {
 			e.invalid("bootArtifactsBaseURL", ac.BootArtifactsBaseURL, "invalid URI %q (no scheme); use e.g. http://10.0.0.1:8080/boot", ac.BootArtifactsBaseURL)
 		case u.Scheme != "http" && u.Scheme != "https":
 			e.invalid("bootArtifactsBaseURL", ac.BootArtifactsBaseURL, "hosts download boot artifacts over http or https, not %s; use e.g. http://10.0.0.1:8080/boot", u.Scheme)
-		case strings.ContainsAny(ac.BootArtifactsBaseURL, " \t\r\n\"'$\\") || u.RawQuery != "" || u.Fragment != "":
+		case strings.ContainsAny(ac.BootArtifactsBaseURL, "?#"):
+			// Even an empty one: "/boot?" + "/agent.x86_64-rootfs.img"
+			// makes the query, and the fetch goes to /boot.
+			e.invalid("bootArtifactsBaseURL", ac.BootArtifactsBaseURL, "it has a query or a fragment (\"?\" or \"#\"), even an empty one: "+
+				"the file names are appended to the URL, so %s/%s would fetch the base URL itself; serve the files under a plain path",
+				ac.BootArtifactsBaseURL, "agent.x86_64-rootfs.img")
+		case strings.ContainsAny(ac.BootArtifactsBaseURL, " \t\r\n\"'$\\"):
 			e.invalid("bootArtifactsBaseURL", ac.BootArtifactsBaseURL, "the URL goes into kernel arguments and an iPXE script: no spaces, quotes, $, \\, query or fragment")
+		case strings.ContainsAny(ac.BootArtifactsBaseURL, grubSpecial):
+			// The minimal ISO's grub.cfg carries the rootfs URL on its
+			// linux line, where GRUB's script syntax splits commands at
+			// these characters (and iPXE treats some of them too).
+			c := ac.BootArtifactsBaseURL[strings.IndexAny(ac.BootArtifactsBaseURL, grubSpecial)]
+			e.invalid("bootArtifactsBaseURL", ac.BootArtifactsBaseURL, "it contains %q, which GRUB's linux line in the minimal ISO would take as a command separator or redirection; "+
+				"percent-encode it (%%%02X) or serve the files under a path without it", string(c), c)
 		}
 	}
 	for i, s := range ac.AdditionalNTPSources {
