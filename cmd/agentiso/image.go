@@ -153,7 +153,17 @@ func persistImageTargets(ctx context.Context, g *globals, o *imageOptions, targe
 	if err := guardCredentials(s, o.regenerate); err != nil {
 		return nil, err
 	}
-	if err := s.Provide(o.assetOptions(g)); err != nil {
+	// The cached base ISO stays locked (shared) until the outputs are
+	// written from it: no other run can swap it after it was verified.
+	var held []func()
+	defer func() {
+		for _, release := range held {
+			release()
+		}
+	}()
+	opts := o.assetOptions(g)
+	opts.HoldBaseISO = func(release func()) { held = append(held, release) }
+	if err := s.Provide(opts); err != nil {
 		return nil, err
 	}
 	if err := fetchAll(ctx, g, s, agent.IgnitionTargets()...); err != nil {

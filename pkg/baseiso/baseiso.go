@@ -99,6 +99,11 @@ type Options struct {
 	Logger *slog.Logger
 	// LockTimeout bounds the wait for another run holding the cache lock.
 	LockTimeout time.Duration
+	// KeepLock, when set, receives the release of a shared lock on the
+	// cached ISO Resolve returns, instead of Resolve releasing it: until
+	// the caller releases it, no other run can remove or replace that file
+	// (runs that only read it are not held up). Call it once done reading.
+	KeepLock func(release func())
 	// Retries is the number of extra attempts after an interrupted transfer
 	// or a 5xx answer (0 means DefaultRetries, negative means none).
 	// Connection failures are not retried.
@@ -388,18 +393,20 @@ func (r *resolver) resolveURL(ctx context.Context, raw string) (Result, error) {
 		return Result{}, err
 	}
 	f := fetch{url: raw, sha256: want, final: filepath.Join(dir, name), name: name}
-	unlock, err := acquireLock(ctx, f.final+".lock", r.lockWait, r.log)
-	if err != nil {
-		return Result{}, err
+	hit := func() Result {
+		r.log.Info("Using cached base ISO", "path", f.final, "url", raw)
+		return Result{Path: f.final, Source: SourceURL, SHA256: want, Verified: true, URL: raw, Release: release}
 	}
-	defer unlock()
+	return r.locked(ctx, f.final, want, hit, func() (Result, error) { return r.resolveURLLocked(ctx, raw, f, want, wantFrom, release, hit) })
+}
 
+// resolveURLLocked is resolveURL under the exclusive cache lock.
+func (r *resolver) resolveURLLocked(ctx context.Context, raw string, f fetch, want, wantFrom, release string, hit func() Result) (Result, error) {
 	if want != "" {
 		if ok, err := r.cachedMatches(f.final, want); err != nil {
 			return Result{}, err
 		} else if ok {
-			r.log.Info("Using cached base ISO", "path", f.final, "url", raw)
-			return Result{Path: f.final, Source: SourceURL, SHA256: want, Verified: true, URL: raw, Release: release}, nil
+			return hit(), nil
 		}
 	} else {
 		r.log.Warn("No checksum known for the base ISO URL; it will be downloaded again and not verified. Publish "+raw+".sha256 or pass its sha256 to verify it and reuse the cached copy", "url", raw)
@@ -500,17 +507,19 @@ func (r *resolver) resolveStream(ctx context.Context) (Result, error) {
 		info.MirrorURL, source = src, SourceMirror
 	}
 
-	unlock, err := acquireLock(ctx, info.CachePath+".lock", r.lockWait, r.log)
-	if err != nil {
-		return Result{}, err
+	hit := func() Result {
+		r.log.Info("Using cached base ISO", "path", info.CachePath, "release", art.Release)
+		return Result{Path: info.CachePath, Source: SourceCache, SHA256: art.SHA256, Verified: true, Release: art.Release}
 	}
-	defer unlock()
+	return r.locked(ctx, info.CachePath, art.SHA256, hit, func() (Result, error) { return r.resolveStreamLocked(ctx, art, info, src, source, hit) })
+}
 
+// resolveStreamLocked is resolveStream under the exclusive cache lock.
+func (r *resolver) resolveStreamLocked(ctx context.Context, art Artifact, info FetchInfo, src string, source Source, hit func() Result) (Result, error) {
 	if ok, err := r.cachedMatches(info.CachePath, art.SHA256); err != nil {
 		return Result{}, err
 	} else if ok {
-		r.log.Info("Using cached base ISO", "path", info.CachePath, "release", art.Release)
-		return Result{Path: info.CachePath, Source: SourceCache, SHA256: art.SHA256, Verified: true, Release: art.Release}, nil
+		return hit(), nil
 	}
 	if r.opts.Offline {
 		return Result{}, &UnavailableError{Info: info}
@@ -547,6 +556,64 @@ func (r *resolver) resolveStream(ctx context.Context) (Result, error) {
 	}
 	r.log.Info("Base ISO downloaded and cached", "path", info.CachePath)
 	return Result{Path: info.CachePath, Source: source, SHA256: sum, Verified: true, URL: src, Release: art.Release}, nil
+}
+
+// locked runs resolve under the cache lock of the ISO at path and, with
+// Options.KeepLock, hands over a shared lock on the result (else releases
+// it). A run that finds the ISO cached and verified (want) needs only a
+// shared lock, so runs reading the same ISO never wait for each other; one
+// that may remove, download or replace it takes the lock exclusively, and
+// downgrades it to shared once the ISO is in place.
+func (r *resolver) locked(ctx context.Context, path, want string, hit func() Result, resolve func() (Result, error)) (Result, error) {
+	lockPath := path + ".lock"
+	if want != "" && r.opts.KeepLock != nil {
+		lk, err := acquireLock(ctx, lockPath, r.lockWait, r.log, true)
+		if err != nil {
+			return Result{}, err
+		}
+		if ok, err := r.cachedMatchesNoRemove(path, want); err == nil && ok {
+			r.opts.KeepLock(lk.release)
+			return hit(), nil
+		}
+		lk.release()
+	}
+	lk, err := acquireLock(ctx, lockPath, r.lockWait, r.log, false)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := resolve()
+	if err != nil || r.opts.KeepLock == nil || lk.downgrade == nil {
+		lk.release()
+		return res, err
+	}
+	// Between the exclusive lock and the shared one another run may slip
+	// in: the file must still be the one just verified.
+	before, serr := os.Stat(res.Path)
+	if derr := lk.downgrade(); derr != nil || serr != nil {
+		lk.release()
+		return Result{}, fmt.Errorf("base ISO cache lock %s: %w", lockPath, errors.Join(derr, serr))
+	}
+	if after, err := os.Stat(res.Path); err != nil || !os.SameFile(before, after) {
+		lk.release()
+		return Result{}, fmt.Errorf("base ISO %s was replaced by another run while it was being verified; run again", res.Path)
+	}
+	r.opts.KeepLock(lk.release)
+	return res, nil
+}
+
+// cachedMatchesNoRemove is cachedMatches without removing anything: a
+// mismatch only says false.
+func (r *resolver) cachedMatchesNoRemove(path, want string) (bool, error) {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false, err
+	}
+	sum, err := fileSHA256(path)
+	if err != nil || sum != want {
+		return false, err
+	}
+	markOwn(path)
+	return true, nil
 }
 
 // cachedMatches reports whether the cache holds path with digest want. A

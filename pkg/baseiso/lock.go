@@ -10,13 +10,22 @@ import (
 // lockPoll is how often a waiting run retries the lock.
 const lockPoll = 100 * time.Millisecond
 
-// acquireLock takes the lock file at path, waiting at most timeout for
-// another run to release it. It logs once when it has to wait.
-func acquireLock(ctx context.Context, path string, timeout time.Duration, log *slog.Logger) (func(), error) {
+// heldLock is a lock on a cached ISO's lock file.
+type heldLock struct {
+	release func()
+	// downgrade turns an exclusive lock into a shared one; nil where
+	// locks cannot be shared.
+	downgrade func() error
+}
+
+// acquireLock takes the lock file at path, shared or exclusive, waiting at
+// most timeout for other runs to release a conflicting lock. It logs once
+// when it has to wait.
+func acquireLock(ctx context.Context, path string, timeout time.Duration, log *slog.Logger, shared bool) (*heldLock, error) {
 	deadline := time.Now().Add(timeout)
 	waiting := false
 	for {
-		release, ok, err := tryLock(path)
+		release, ok, err := tryLock(path, shared)
 		if err != nil {
 			return nil, err
 		}

@@ -13,7 +13,8 @@ import (
 // exclusively; ok is false when the file already exists. The file is removed
 // on release; a lock file left by a crashed run must be removed by hand (the
 // wait timeout error names it).
-func tryLock(path string) (release func(), ok bool, err error) {
+// There is no shared lock: every run takes it exclusively.
+func tryLock(path string, _ bool) (l *heldLock, ok bool, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
@@ -21,8 +22,8 @@ func tryLock(path string) (release func(), ok bool, err error) {
 		}
 		return nil, false, fmt.Errorf("create lock file %s: %w", path, err)
 	}
-	return func() {
+	return &heldLock{release: func() {
 		_ = f.Close()
 		_ = os.Remove(path)
-	}, true, nil
+	}}, true, nil
 }

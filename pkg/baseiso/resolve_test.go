@@ -595,10 +595,10 @@ func TestResolveLockTimeout(t *testing.T) {
 	opts := baseOpts(t, testStream(t, "https://upstream.invalid/"+testISOName, sum))
 	opts.LockTimeout = 300 * time.Millisecond
 	lock := filepath.Join(opts.CacheDir, testISOName+".lock")
-	release, ok, err := tryLock(lock)
+	held, ok, err := tryLock(lock, false)
 	require.NoError(t, err)
 	require.True(t, ok)
-	defer release()
+	defer held.release()
 	var logs bytes.Buffer
 	opts.Logger = newTestLogger(&logs)
 
@@ -839,4 +839,48 @@ func TestCacheDirWritableByOthersIsRefused(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "writable by every user")
 	assert.Contains(t, err.Error(), opts.CacheDir)
+}
+
+// Rule: while the caller still reads the base ISO Resolve verified
+// (KeepLock), no other run can remove or replace it in the cache; other
+// runs that only read the same verified ISO are not held up.
+func TestVerifiedISOCannotBeSwappedWhileInUse(t *testing.T) {
+	contentA, sumA := isoContent(40_000, 11)
+	contentB, sumB := isoContent(40_000, 12)
+	srvA, srvB := newISOServer(t, contentA), newISOServer(t, contentB)
+	cache := t.TempDir()
+	optsA := baseOpts(t, testStream(t, srvA.isoURL(), sumA))
+	optsA.CacheDir = cache
+	var release func()
+	optsA.KeepLock = func(r func()) { release = r }
+	resA, err := Resolve(context.Background(), optsA)
+	require.NoError(t, err)
+	require.NotNil(t, release, "the lock is handed over")
+
+	// Another run of the same stream reads the same ISO meanwhile.
+	same := baseOpts(t, testStream(t, srvA.isoURL(), sumA))
+	same.CacheDir = cache
+	var releaseSame func()
+	same.KeepLock = func(r func()) { releaseSame = r }
+	res, err := Resolve(context.Background(), same)
+	require.NoError(t, err)
+	assert.Equal(t, SourceCache, res.Source)
+	releaseSame()
+
+	// A run whose stream names the same file with another sha256 must wait:
+	// here it gives up (a short lock wait) and the verified ISO stays.
+	optsB := baseOpts(t, testStream(t, srvB.isoURL(), sumB))
+	optsB.CacheDir = cache
+	optsB.LockTimeout = 300 * time.Millisecond
+	_, err = Resolve(context.Background(), optsB)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "waiting for lock")
+	assert.Equal(t, contentA, readFile(t, resA.Path))
+
+	// Once released, it goes ahead.
+	release()
+	optsB.LockTimeout = 0
+	res, err = Resolve(context.Background(), optsB)
+	require.NoError(t, err)
+	assert.Equal(t, contentB, readFile(t, res.Path))
 }

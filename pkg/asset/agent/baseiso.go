@@ -68,6 +68,11 @@ type ImageOptions struct {
 	ResetBaseISO bool `json:"resetBaseISO,omitempty"`
 	// Report shows progress and notes; it is not part of the value.
 	Report Reporter `json:"-"`
+	// HoldBaseISO, when set, receives the release of the lock that keeps
+	// the cached base ISO from being swapped by another run after it was
+	// verified (baseiso.Options.KeepLock); the caller releases it once the
+	// outputs are written. Not part of the value.
+	HoldBaseISO func(release func()) `json:"-"`
 }
 
 // Volatile implements asset.Volatile: the options of one run, not kept.
@@ -121,6 +126,7 @@ func (a *BaseISO) Generate(ctx context.Context, p asset.Parents) error {
 	opts := baseiso.Options{
 		BaseISO: o.BaseISO, BaseISOSHA256: o.BaseISOSHA256, Mirror: o.OSImageMirror, Offline: o.Offline,
 		CacheDir: o.CacheDir, Arch: cpu, Progress: o.Report.Progress, IsTTY: o.Report.TTY, Logger: o.Report.Log, Stream: rel.StreamJSON(),
+		KeepLock: o.HoldBaseISO,
 	}
 	if rel.MachineOSImages != "" && !o.Offline {
 		spec := rel.MachineOSImages
