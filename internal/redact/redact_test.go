@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -45,4 +46,20 @@ func TestScrubber(t *testing.T) {
 	assert.NotContains(t, b.String(), "s3cretpw")
 	assert.NotContains(t, b.String(), "t0kenvalue")
 	assert.Contains(t, b.String(), "xxxxx")
+}
+
+// URL never panics, and a password it can see never survives.
+func FuzzURL(f *testing.F) {
+	f.Add("http://admin:secret@h/x.iso?sig=abc")
+	f.Add("http://u:p@h:bad port/x")
+	f.Add("not a url")
+	f.Fuzz(func(t *testing.T, s string) {
+		out := URL(s)
+		if u, err := url.Parse(s); err == nil && u.User != nil {
+			if p, ok := u.User.Password(); ok && len(p) >= 8 && !strings.Contains(u.User.Username(), p) && !strings.Contains(u.Host+u.Path, p) {
+				assert.NotContains(t, out, p)
+			}
+		}
+		_ = NewScrubber(s).String(s + " " + out)
+	})
 }
