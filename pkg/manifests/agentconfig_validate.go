@@ -170,6 +170,11 @@ func validateHostEntries(e *errs, hosts []AgentHost) {
 		if len(h.Interfaces) == 0 {
 			e.required(p+".interfaces", "at least one interface for host %d must be provided when networkConfig is set, mapping each NIC name to its MAC", i)
 		}
+		if len(h.Interfaces) > 0 {
+			for _, u := range nc.UnmappedNICs(h.Interfaces) {
+				e.invalid(unmappedPath(p+".networkConfig", u), u.Name, "%s", unmappedDetail(u, p+".interfaces"))
+			}
+		}
 		for _, c := range nc.MACConflicts(h.Interfaces) {
 			cfgPath := fmt.Sprintf("%s.networkConfig.interfaces[%d].mac-address", p, c.Config)
 			e.invalid(fmt.Sprintf("%s.interfaces[%d].macAddress", p, c.Table), c.TableMAC, "%s", macConflictDetail(c, e.where(cfgPath)))

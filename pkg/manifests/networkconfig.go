@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"regexp"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -45,6 +46,10 @@ type NetworkConfig struct {
 		MAC  string   `json:"mac-address"`
 		IPv4 *ipBlock `json:"ipv4"`
 		IPv6 *ipBlock `json:"ipv6"`
+		// Identifier and LinkAggregation feed UnmappedNICs; raw, so an
+		// odd value there leaves the rest readable (pkg/nmstate reports it).
+		Identifier      json.RawMessage `json:"identifier"`
+		LinkAggregation json.RawMessage `json:"link-aggregation"`
 	} `json:"interfaces"`
 }
 
@@ -158,4 +163,77 @@ func (nc *NetworkConfig) MACConflicts(table []HostInterface) []MACConflict {
 func macConflictDetail(c MACConflict, cfgWhere string) string {
 	return fmt.Sprintf("interface %s has MAC %s here but mac-address %s in %s: the ISO's mac_interface.ini would map %s to one NIC while its keyfile binds to another; write the same MAC in both places",
 		c.Name, c.TableMAC, c.ConfigMAC, cfgWhere, c.Name)
+}
+
+// predictableNIC matches the NIC names systemd's predictable naming gives
+// (see systemd.net-naming-scheme: en + a type letter), the names
+// assisted-service accepts without a MAC mapping.
+var predictableNIC = regexp.MustCompile(`^en[PsvxXbucaipod]`)
+
+// UnmappedNIC is a NIC the NMState uses that the interface table does not
+// map to a MAC and that assisted-service refuses for it.
+type UnmappedNIC struct {
+	Config int    // index in the NMState interfaces list
+	Port   int    // index in link-aggregation.port, -1 for the interface itself
+	Name   string // the NIC name
+}
+
+// UnmappedNICs applies assisted-service's rule for static networking
+// (pkg/staticnetworkconfig/generator.go validateInterfaceNamesExistenceYAML,
+// run when the infra-env is registered; the same on release-4.18 ...
+// master): every interface of type ethernet, and every name in a bond's
+// link-aggregation.port list, must be in the interface table, be an
+// interface identified by mac-address, or have a predictable physical NIC
+// name (en and one of PsvxXbucaipod). Anything else is answered with
+// HTTP 400.
+func (nc *NetworkConfig) UnmappedNICs(table []HostInterface) []UnmappedNIC {
+	mapped := map[string]bool{}
+	for _, t := range table {
+		mapped[t.Name] = true
+	}
+	byMAC := map[string]bool{}
+	for _, ci := range nc.Interfaces {
+		var id string
+		if json.Unmarshal(ci.Identifier, &id) == nil && id == "mac-address" {
+			byMAC[ci.Name] = true
+		}
+	}
+	ok := func(name string) bool { return mapped[name] || byMAC[name] || predictableNIC.MatchString(name) }
+	var out []UnmappedNIC
+	for c, ci := range nc.Interfaces {
+		switch ci.Type {
+		case "ethernet", "802-3-ethernet":
+			if !ok(ci.Name) {
+				out = append(out, UnmappedNIC{Config: c, Port: -1, Name: ci.Name})
+			}
+		case "bond":
+			var la struct {
+				Port []string `json:"port"`
+			}
+			if json.Unmarshal(ci.LinkAggregation, &la) != nil {
+				continue
+			}
+			for p, name := range la.Port {
+				if !ok(name) {
+					out = append(out, UnmappedNIC{Config: c, Port: p, Name: name})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// unmappedDetail says what is wrong with an UnmappedNIC and how to fix it;
+// table names the interface table's field.
+func unmappedDetail(u UnmappedNIC, table string) string {
+	return fmt.Sprintf("NIC %s has no MAC in %s and is not a predictable physical NIC name (en followed by one of PsvxXbucaipod), so assisted-service refuses the static network configuration with HTTP 400 (mac-interface mapping for interface %s is missing); add {name: %s, macAddress: <its MAC>} to %s, or identify it by MAC (identifier: mac-address and mac-address)",
+		u.Name, table, u.Name, u.Name, table)
+}
+
+// unmappedPath is the NMState field of an UnmappedNIC under base.
+func unmappedPath(base string, u UnmappedNIC) string {
+	if u.Port >= 0 {
+		return fmt.Sprintf("%s.interfaces[%d].link-aggregation.port[%d]", base, u.Config, u.Port)
+	}
+	return fmt.Sprintf("%s.interfaces[%d].name", base, u.Config)
 }

@@ -241,6 +241,11 @@ func ValidateNMStateConfigs(list []NMStateConfig, lines []Lines) error {
 		if len(n.Spec.Config) > 0 && string(n.Spec.Config) != "null" {
 			validateNMState(e, "spec.config", n.Spec.Config)
 			if nc, err := ParseNetworkConfig(n.Spec.Config); err == nil {
+				if len(n.Spec.Interfaces) > 0 {
+					for _, u := range nc.UnmappedNICs(n.Spec.Interfaces) {
+						e.invalid(unmappedPath("spec.config", u), u.Name, "%s: %s", doc, unmappedDetail(u, "spec.interfaces"))
+					}
+				}
 				for _, c := range nc.MACConflicts(n.Spec.Interfaces) {
 					cfgPath := fmt.Sprintf("spec.config.interfaces[%d].mac-address", c.Config)
 					e.invalid(fmt.Sprintf("spec.interfaces[%d].macAddress", c.Table), c.TableMAC, "%s: %s", doc, macConflictDetail(c, e.where(cfgPath)))
