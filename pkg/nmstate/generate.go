@@ -290,9 +290,7 @@ func (g *gen) checkIface(ifc *Interface) {
 		if ifc.Bond == nil || ifc.Bond.Mode == "" {
 			g.fail(ifc, "link-aggregation.mode", "Bond mode is mandatory for new bond interface: %s; set link-aggregation.mode (e.g. active-backup or 802.3ad)", ifc.Name)
 		}
-		if ifc.State != StateDown {
-			g.checkBond(ifc)
-		}
+		g.checkBond(ifc)
 	case TypeVLAN:
 		if ifc.VLAN == nil {
 			g.fail(ifc, "vlan", "missing field `id`: a vlan interface needs a vlan block with base-iface and id")

@@ -125,6 +125,9 @@ interfaces:
 interfaces:
 - {name: br0, type: linux-bridge, controller: br1}
 - {name: br1, type: linux-bridge, controller: br0}`, "loop", false},
+		{"bond rules hold for a down bond too", `
+interfaces:
+- {name: bond0, type: bond, state: down, link-aggregation: {mode: 1, options: {miimon: 100, arp_interval: 60}}}`, "Bond miimon and arp interval are not compatible options", false},
 		{"controller not in its port list", `
 interfaces:
 - {name: br0, type: linux-bridge, controller: br1, bridge: {port: []}}
