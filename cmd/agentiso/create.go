@@ -263,9 +263,13 @@ static networking. Edit it to describe your machines:
   hosts[].hostname      name to give the host
   hosts[].role          master, arbiter or worker (empty: assigned)
   hosts[].rootDeviceHints  which disk to install to
-  hosts[].interfaces    every NIC used in networkConfig, with its MAC
+  hosts[].interfaces    NIC names with their MACs: at least one (a host is
+                        matched to its machine by MAC), and every NIC that
+                        networkConfig uses
   hosts[].networkConfig NMState static networking (omit for DHCP)
-  hosts[].installerArgs extra coreos-installer arguments (agentiso extension)
+  hosts[].installerArgs extra coreos-installer arguments, one per entry; only
+                        the flags assisted-service accepts (agentiso
+                        extension; see docs/inputs.md)
   hosts[].ignitionConfigOverride  Ignition JSON merged into the installed
                         host's config (agentiso extension)
   disabledHostValidations  host validations to turn off, e.g. for remote
