@@ -55,6 +55,10 @@ type assetState struct {
 	// Files records what was last written (or found, for user files)
 	// for each of the asset's files: content hash and who owns it.
 	Files map[string]fileState `json:"files,omitempty"`
+	// Inputs is, for data from the user's files, the fingerprint of the
+	// parents it would otherwise be generated from: a later change of
+	// those is pointed out, since it does not reach the user's copy.
+	Inputs string `json:"inputs,omitempty"`
 }
 
 type fileState struct {
@@ -279,10 +283,11 @@ func (s *Store) fetch(ctx context.Context, a Asset) (*resolved, error) {
 	}
 	if source == FromUser {
 		// Data from the user is never reused once their file is gone.
-		ns.Hash = ""
+		ns.Hash, ns.Inputs = "", inputHash
 		if ns.Files, err = s.userFiles(inst); err != nil {
 			return nil, err
 		}
+		s.noteOverride(inst, st, inputHash)
 	}
 	s.state.Assets[a.Name()] = ns
 	return r, nil
@@ -328,6 +333,76 @@ func (s *Store) resolve(ctx context.Context, inst Asset, parents Parents, inputH
 func reset(a Asset) {
 	v := reflect.ValueOf(a).Elem()
 	v.Set(reflect.Zero(v.Type()))
+}
+
+// noteOverride says, in one line, when a file in the asset directory wins
+// over what agentiso would generate and the user may not expect it: a
+// file agentiso wrote that has been edited since, or an edited file whose
+// inputs have changed since (the change does not reach it). A file the
+// user supplied from the start and nothing changed is not worth a line.
+func (s *Store) noteOverride(inst Asset, st *assetState, inputHash string) {
+	w, ok := inst.(Writable)
+	if !ok || st == nil {
+		return
+	}
+	out, err := files(w)
+	if err != nil || len(out) == 0 {
+		return
+	}
+	names := make([]string, 0, len(out))
+	edited := false
+	for _, f := range out {
+		names = append(names, f.Path)
+		if rec, ok := st.Files[f.Path]; ok && !rec.User {
+			edited = true
+		}
+	}
+	which := strings.Join(names, ", ")
+	switch {
+	case edited:
+		s.log.Info(which + " was edited after agentiso wrote it: the edited file is used as it is, and wins over the inputs it was made from from now on (delete it to have it generated again)")
+	case st.Inputs != "" && st.Inputs != inputHash:
+		s.log.Warn(which + " is used as you edited it, but the inputs it was made from changed since: their change does not reach it (delete it to have it generated from them again)")
+	}
+}
+
+// staleOutputs says which files agentiso wrote earlier, untouched since,
+// no longer match the current inputs and are not rewritten by this
+// command (targets): what the ISO carries differs from what they show.
+func (s *Store) noteStaleOutputs(targets []Asset) {
+	isTarget := map[reflect.Type]bool{}
+	for _, t := range targets {
+		isTarget[reflect.TypeOf(t)] = true
+	}
+	var stale []string
+	for t, r := range s.done {
+		w, ok := r.asset.(Writable)
+		if !ok || isTarget[t] || r.source == FromUser {
+			continue
+		}
+		st := s.state.Assets[r.asset.Name()]
+		if st == nil {
+			continue
+		}
+		out, err := files(w)
+		if err != nil {
+			continue
+		}
+		for _, f := range out {
+			rec, ok := st.Files[f.Path]
+			if !ok || rec.User || rec.SHA256 == hashBytes(f.Data) {
+				continue
+			}
+			if b, err := s.ReadFile(f.Path); err == nil && hashBytes(b) == rec.SHA256 {
+				stale = append(stale, f.Path)
+			}
+		}
+	}
+	if len(stale) == 0 {
+		return
+	}
+	sort.Strings(stale)
+	s.log.Info(strings.Join(stale, ", ") + " on disk is out of date: the inputs changed since it was written, and what this command built follows the inputs; run the command that wrote it (create cluster-manifests) to refresh it")
 }
 
 // isOurUnchangedOutput reports whether every file of a writable asset on
@@ -532,6 +607,7 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 	if err := undo.save(filepath.Join(s.dir, filepath.FromSlash(assetdir.State))); err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
+	s.noteStaleOutputs(targets)
 	if err := s.SaveState(); err != nil {
 		return err
 	}
