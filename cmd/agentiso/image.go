@@ -213,7 +213,9 @@ func (o *imageOptions) assetOptions(g *globals) *agent.ImageOptions {
 		Strict: o.strict, ResetBaseISO: o.resetBase,
 		Report: agent.Reporter{Log: g.log},
 	}
-	if !g.log.Enabled(context.Background(), slog.LevelInfo) {
+	// Progress goes to the terminal only, at its level (the debug log in
+	// --dir, which g.log also feeds, takes no progress lines).
+	if lv, err := console.ParseLevel(g.logLevel); err != nil || lv > slog.LevelInfo {
 		return opts
 	}
 	t := console.Inspect(g.errOut)

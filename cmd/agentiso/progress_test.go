@@ -20,7 +20,7 @@ func TestProgressFollowsLogLevel(t *testing.T) {
 			var errOut bytes.Buffer
 			lg, err := newLogger(&errOut, tc.level)
 			require.NoError(t, err)
-			r := (&imageOptions{}).assetOptions(&globals{errOut: &errOut, log: lg}).Report
+			r := (&imageOptions{}).assetOptions(&globals{errOut: &errOut, log: lg, logLevel: tc.level}).Report
 			if r.WriteProgress != nil {
 				update, finish := r.WriteProgress("agent.x86_64.iso")
 				update(1, 4)

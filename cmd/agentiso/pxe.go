@@ -128,10 +128,10 @@ type pxeInfoOptions struct {
 func newPXEInfoCmd(g *globals) *cobra.Command {
 	o := pxeInfoOptions{}
 	cmd := &cobra.Command{
-		Use:   "info DIR",
+		Use:   "info [DIR]",
 		Short: "List the PXE files in DIR with sizes, checksums, URLs and kernel arguments",
 		Long: `List the PXE files in DIR/boot-artifacts (or DIR itself when it is the
-boot-artifacts directory): each kernel, initrd, root file system and iPXE
+boot-artifacts directory; DIR defaults to --dir): each kernel, initrd, root file system and iPXE
 script with its size and the sha256 its .sha256 file records, then what the
 iPXE script boots: kernel, initrd and root file system URLs and the kernel
 arguments. With --verify the files are read and their sha256 checked
@@ -140,9 +140,15 @@ systems written by create image are listed too.`,
 		Example: `  agentiso pxe info mycluster
   agentiso pxe info --verify mycluster/boot-artifacts
   agentiso pxe info --json mycluster | jq -r .ipxe.rootfsURL`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.dir, o.out = args[0], g.out
+			o.dir, o.out = g.dir, g.out
+			if len(args) == 1 {
+				if cmd.Flags().Changed("dir") && args[0] != g.dir {
+					return fmt.Errorf("pxe info: both DIR (%s) and --dir (%s) given: name the directory once", args[0], g.dir)
+				}
+				o.dir = args[0]
+			}
 			return pxeInfo(cmd.Context(), o)
 		},
 	}

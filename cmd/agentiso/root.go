@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -34,6 +35,12 @@ type globals struct {
 	configLoc    config.Location
 	configLoaded bool
 	layers       *config.Layers
+	// logFile is the debug log in --dir of the commands that work on
+	// an asset directory (nil for the others); args the command line.
+	logFile *console.LogFile
+	args    []string
+	// dirExisted is whether --dir existed before the command ran.
+	dirExisted bool
 	// settings records where each flag of the running command got its
 	// value (see applyConfig).
 	settings map[string]config.Setting
@@ -54,7 +61,7 @@ const forceExitAfter = 5 * time.Second
 
 // run builds the command tree, executes it and maps errors to exit codes.
 func run(args []string, in io.Reader, out, errOut io.Writer) int {
-	g := &globals{in: in, out: out, errOut: errOut}
+	g := &globals{in: in, out: out, errOut: errOut, args: args}
 	root := newRootCmd(g)
 	root.SetArgs(args)
 	root.SetIn(in)
@@ -91,15 +98,19 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 		_, _ = io.WriteString(errOut, console.Line(slog.LevelError, "interrupted", console.Inspect(errOut).Colour))
 		os.Exit(130)
 	}()
-	err := root.ExecuteContext(ctx)
+	c, err := root.ExecuteContextC(ctx)
+	defer func() { g.closeLog(err != nil) }()
 	if err == nil {
 		return 0
+	}
+	if g.logFile != nil {
+		_, _ = io.WriteString(g.logFile, console.Line(slog.LevelError, strings.TrimSpace(err.Error()), false))
 	}
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		_, _ = io.WriteString(errOut, console.Line(slog.LevelError, "interrupted; nothing was left half-written", console.Inspect(errOut).Colour))
 		return 130
 	}
-	_, _ = io.WriteString(errOut, console.Line(slog.LevelError, strings.TrimSpace(err.Error()), console.Inspect(errOut).Colour))
+	_, _ = io.WriteString(errOut, console.Line(slog.LevelError, strings.TrimSpace(err.Error())+usageHint(c, err), console.Inspect(errOut).Colour))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
@@ -142,12 +153,24 @@ where it comes from.`,
 				return &exitError{code: 1, err: err}
 			}
 			g.log = lg
+			if writesAssetDir(cmd) {
+				_, statErr := os.Stat(g.dir)
+				g.dirExisted = statErr == nil
+				g.logFile = console.NewLogFile(g.dir, nil)
+				lv, _ := console.ParseLevel(g.logLevel)
+				g.log = slog.New(slog.NewMultiHandler(console.NewHandler(g.errOut, lv, console.Inspect(g.errOut).Colour),
+					console.NewHandler(g.logFile, slog.LevelDebug, false)))
+				g.log.Debug(fmt.Sprintf("agentiso %s: %s", version, strings.Join(g.args, " ")))
+			}
 			return nil
 		},
 	}
 	root.PersistentFlags().StringVar(&g.dir, "dir", ".", "asset directory: inputs are read from it, outputs and state are written to it")
 	root.PersistentFlags().StringVar(&g.configFile, configFlag, "", "config file (default $XDG_CONFIG_HOME/agentiso/config.yaml, else the system's user config directory; env "+config.EnvVar(configFlag)+"): keys named like the flags")
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: trace, debug, info, warn or error (progress lines are info: warn and error hide them; outcomes and errors always show)")
+	_ = root.RegisterFlagCompletionFunc("log-level", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return console.Levels, cobra.ShellCompDirectiveNoFileComp
+	})
 	root.AddCommand(newVersionCmd(g))
 	root.AddCommand(newCreateCmd(g))
 	root.AddCommand(newGraphCmd(g))
@@ -171,4 +194,77 @@ func newLogger(w io.Writer, level string) (*slog.Logger, error) {
 		return nil, err
 	}
 	return slog.New(console.NewHandler(w, lv, console.Inspect(w).Colour)), nil
+}
+
+// writesAssetDir reports whether cmd works on the asset directory (--dir):
+// the create commands and wait-for, which keep its debug log.
+func writesAssetDir(cmd *cobra.Command) bool {
+	for c := cmd; c.HasParent(); c = c.Parent() {
+		if c.Parent() == c.Root() {
+			return c.Name() == "create" || c.Name() == "wait-for"
+		}
+	}
+	return false
+}
+
+// closeLog ends the debug log in --dir, if one was kept. A failed command
+// leaves no directory it created that holds nothing but that log (a
+// mistyped --dir): the error was shown, and an empty directory would
+// only mislead the next run.
+func (g *globals) closeLog(failed bool) {
+	if g.logFile == nil {
+		return
+	}
+	_ = g.logFile.Close()
+	g.logFile = nil
+	if !failed || g.dirExisted {
+		return
+	}
+	entries, err := os.ReadDir(g.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.Name() != console.LogFileName {
+			return
+		}
+	}
+	_ = os.Remove(filepath.Join(g.dir, console.LogFileName))
+	_ = os.Remove(g.dir)
+}
+
+// usageHint completes cobra's own usage errors ("accepts 1 arg(s),
+// received 0", "unknown command"), which say what is wrong but not what is
+// right: the command's usage line, a did-you-mean for a mistyped
+// subcommand, and where the examples are.
+func usageHint(c *cobra.Command, err error) string {
+	if c == nil {
+		return ""
+	}
+	msg := err.Error()
+	var hint string
+	switch {
+	case strings.HasPrefix(msg, "unknown command "):
+		if q := strings.SplitN(msg, `"`, 3); len(q) == 3 {
+			if s := c.SuggestionsFor(q[1]); len(s) > 0 {
+				hint = fmt.Sprintf("\nDid you mean %q?", c.CommandPath()+" "+s[0])
+			}
+		}
+		if c.HasAvailableSubCommands() {
+			var names []string
+			for _, sub := range c.Commands() {
+				if sub.IsAvailableCommand() {
+					names = append(names, sub.Name())
+				}
+			}
+			hint += "\nCommands: " + strings.Join(names, ", ")
+		}
+	case strings.HasPrefix(msg, "accepts "), strings.HasPrefix(msg, "requires at least "), strings.HasPrefix(msg, "requires at most "),
+		strings.HasPrefix(msg, "unknown flag"), strings.HasPrefix(msg, "unknown shorthand flag"), strings.HasPrefix(msg, "flag needs an argument"),
+		strings.HasPrefix(msg, "invalid argument "):
+		hint = "\nUsage: " + c.UseLine()
+	default:
+		return ""
+	}
+	return hint + fmt.Sprintf("\nRun '%s --help' for details and examples.", c.CommandPath())
 }

@@ -56,7 +56,7 @@ out, 6 installation failed or timed out, 130 interrupted (Ctrl-C).`,
 	cmd.PersistentFlags().Float64Var(&o.timeScale, "time-scale", 1, "run the clock this many times faster (for the simulator)")
 	cmd.PersistentFlags().StringVar(&o.restURL, "rendezvous-url", "", "assisted-service v2 base URL (default from --dir)")
 	cmd.PersistentFlags().DurationVar(&o.requestTimeout, "request-timeout", 10*time.Second, "timeout of each API request")
-	for _, f := range []string{"time-scale", "rendezvous-url", "request-timeout"} {
+	for _, f := range []string{"time-scale", "request-timeout"} {
 		_ = cmd.PersistentFlags().MarkHidden(f)
 	}
 
@@ -122,6 +122,9 @@ func runWaitFor(ctx context.Context, g *globals, o waitForOptions) error {
 		rep = rendezvous.NewTerminalReporter(g.errOut, lvl, t.Colour, t.Width)
 	} else {
 		rep = rendezvous.NewPlainReporter(g.errOut, lvl)
+	}
+	if g.logFile != nil {
+		rep = rendezvous.Tee(rep, rendezvous.NewPlainReporter(g.logFile, slog.LevelDebug))
 	}
 	if in.restURLSource != "" {
 		rep.Log(slog.LevelInfo, fmt.Sprintf("Using the rendezvous API at %s (from %s)", in.restURL, in.restURLSource))

@@ -265,3 +265,39 @@ func (t *TerminalReporter) Close(success bool) {
 	t.closed, t.drawn = true, nil
 	_, _ = t.w.Write(b.Bytes())
 }
+
+// Tee returns a Reporter that passes everything to each of rs (the
+// terminal and the debug log in --dir).
+func Tee(rs ...Reporter) Reporter { return tee(rs) }
+
+type tee []Reporter
+
+func (t tee) Log(l slog.Level, msg string) {
+	for _, r := range t {
+		r.Log(l, msg)
+	}
+}
+
+func (t tee) Hosts(rows []HostRow) {
+	for _, r := range t {
+		r.Hosts(rows)
+	}
+}
+
+func (t tee) Stale(note string) {
+	for _, r := range t {
+		r.Stale(note)
+	}
+}
+
+func (t tee) Result(msg string) {
+	for _, r := range t {
+		r.Result(msg)
+	}
+}
+
+func (t tee) Close(success bool) {
+	for _, r := range t {
+		r.Close(success)
+	}
+}
