@@ -17,6 +17,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/internal/config"
 	"github.com/seed-a052040e/agentiso/internal/console"
+	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 )
 
 // globals holds what every command shares: the asset directory, the
@@ -107,7 +108,12 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 		_, _ = io.WriteString(g.logFile, console.Line(slog.LevelError, strings.TrimSpace(err.Error()), false))
 	}
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		_, _ = io.WriteString(errOut, console.Line(slog.LevelError, "interrupted; nothing was left half-written", console.Inspect(errOut).Colour))
+		msg := "interrupted; nothing was left half-written"
+		var ie *baseiso.InterruptedError
+		if errors.As(err, &ie) {
+			msg += "; the partial base ISO download " + ie.Part + " is kept on purpose: the next run resumes it"
+		}
+		_, _ = io.WriteString(errOut, console.Line(slog.LevelError, msg, console.Inspect(errOut).Colour))
 		return 130
 	}
 	_, _ = io.WriteString(errOut, console.Line(slog.LevelError, strings.TrimSpace(err.Error())+usageHint(c, err), console.Inspect(errOut).Colour))

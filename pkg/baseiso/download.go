@@ -94,6 +94,19 @@ func (s *stallReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// InterruptedError is a download stopped by its context (Ctrl-C): the
+// partial file is kept at Part, and the next run resumes it.
+type InterruptedError struct {
+	URL, Part string
+	Err       error
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("download %s interrupted (partial file kept for resume at %s): %v", e.URL, e.Part, e.Err)
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
 // download fetches f.url into f.final through f.part(), resuming a matching
 // partial download, retrying transient failures, verifying the sha256 and
 // renaming into place. It returns the sha256 of the file.
@@ -106,7 +119,7 @@ func (r *resolver) download(ctx context.Context, f fetch) (string, error) {
 			return sum, nil
 		}
 		if ctx.Err() != nil {
-			return "", fmt.Errorf("download %s interrupted (partial file kept for resume at %s): %w", f.url, f.part(), ctx.Err())
+			return "", &InterruptedError{URL: f.url, Part: f.part(), Err: ctx.Err()}
 		}
 		if errors.Is(err, errRestart) && restarts < maxRestarts {
 			restarts++
@@ -124,7 +137,7 @@ func (r *resolver) download(ctx context.Context, f fetch) (string, error) {
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return "", fmt.Errorf("download %s interrupted (partial file kept for resume at %s): %w", f.url, f.part(), ctx.Err())
+			return "", &InterruptedError{URL: f.url, Part: f.part(), Err: ctx.Err()}
 		case <-t.C:
 		}
 	}

@@ -644,6 +644,10 @@ func TestResolveCancelKeepsPartAndNoFinalFile(t *testing.T) {
 	_, err := Resolve(ctx, opts)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Contains(t, err.Error(), "partial file kept for resume at "+final+".part")
+	// A typed error: the CLI says the .part is kept on purpose (issue 22).
+	var ie *InterruptedError
+	require.ErrorAs(t, err, &ie)
+	assert.Equal(t, final+".part", ie.Part)
 	assert.NoFileExists(t, final)
 	fi, err := os.Stat(final + ".part")
 	require.NoError(t, err)
