@@ -8,7 +8,7 @@ FUZZTIME ?= 3s
 # mid-minimisation (seen with FuzzParseStream and FuzzLocateFile).
 FUZZMINIMIZETIME ?= 5s
 
-.PHONY: build test unit lint staticcheck fmt-check vet cross fuzz demo bench clean e2e e2e-deps e2e-fixture e2e-live e2e-upstream upstream-build
+.PHONY: build test unit lint staticcheck fmt-check vet cross fuzz demo bench clean e2e e2e-deps e2e-fixture e2e-live e2e-live-matrix e2e-upstream upstream-build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/agentiso
@@ -130,6 +130,19 @@ e2e-upstream: build
 ## (hack/build-upstream.sh; prints the cache directory last).
 upstream-build:
 	bash hack/build-upstream.sh $(UPSTREAM_BRANCH)
+
+## e2e-live-matrix: one SNO scenario of the live lab against the real
+## assisted-service, client and agent of every upstream branch in the lock
+## file (test/upstream/upstream.lock); writes the result table into
+## docs/e2e.md. Builds each branch (hack/build-upstream.sh) when not cached:
+## expect 10 to 20 minutes per branch on a 2-core machine.
+MATRIX_TIMEOUT ?= 240m
+
+e2e-live-matrix: build
+	bash hack/live-deps.sh
+	bash hack/build-live-fixture.sh
+	AGENTISO_LIVE_MATRIX=1 AGENTISO_LIVE_BIN=$(abspath $(BIN)) \
+		$(GO) test -tags e2elive -count=1 -timeout $(MATRIX_TIMEOUT) -v -run '^TestLiveMatrix$$' ./test/live/
 
 clean:
 	rm -rf bin

@@ -3,11 +3,13 @@ package live
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -146,21 +148,39 @@ type Dnsmasq struct {
 	done chan error
 }
 
-// StartDnsmasq serves DHCP (no DNS) on the bridge: fixed leases for hosts
-// and a small dynamic range.
-func StartDnsmasq(ctx context.Context, dir string, hosts []DHCPHost) (*Dnsmasq, error) {
+// StartDnsmasq serves DHCP on the bridge (fixed leases for hosts and a
+// small dynamic range) when hosts are given, and DNS on the bridge with
+// only the names of dns (name -> IPv4; a name covers its subdomains) when
+// dns is not empty.
+func StartDnsmasq(ctx context.Context, dir string, hosts []DHCPHost, dns map[string]string) (*Dnsmasq, error) {
 	bin, err := exec.LookPath("dnsmasq")
 	if err != nil {
 		return nil, fmt.Errorf("dnsmasq not found (hack/live-deps.sh installs dnsmasq-base): %w", err)
 	}
 	logPath := filepath.Join(dir, "dnsmasq.log")
 	args := []string{
-		"--keep-in-foreground", "--no-daemon", "--conf-file=/dev/null", "--port=0",
+		"--keep-in-foreground", "--no-daemon", "--conf-file=/dev/null",
 		"--interface=" + BridgeName, "--bind-interfaces", "--except-interface=lo",
-		"--dhcp-range=192.168.111.100,192.168.111.150,255.255.255.0,1h",
-		"--dhcp-option=option:router," + BridgeIP,
-		"--dhcp-leasefile=" + filepath.Join(dir, "dnsmasq.leases"),
-		"--log-dhcp", "--log-facility=" + logPath, "--pid-file=",
+		"--log-facility=" + logPath, "--pid-file=",
+	}
+	if len(dns) == 0 {
+		args = append(args, "--port=0")
+	} else {
+		// Only the lab's names: nothing is forwarded anywhere.
+		args = append(args, "--no-resolv", "--no-hosts", "--log-queries")
+		names := make([]string, 0, len(dns))
+		for n := range dns {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			args = append(args, fmt.Sprintf("--address=/%s/%s", n, dns[n]))
+		}
+	}
+	if len(hosts) > 0 {
+		args = append(args, "--dhcp-range=192.168.111.100,192.168.111.150,255.255.255.0,1h",
+			"--dhcp-option=option:router,"+BridgeIP,
+			"--dhcp-leasefile="+filepath.Join(dir, "dnsmasq.leases"), "--log-dhcp")
 	}
 	for _, h := range hosts {
 		args = append(args, fmt.Sprintf("--dhcp-host=%s,%s,%s", h.MAC, h.IP, h.Hostname))
@@ -213,6 +233,13 @@ type VMConfig struct {
 	CPUs      int // vCPUs (TCG runs one host thread per vCPU)
 	KVM       bool
 	Timeout   time.Duration // hard limit: the guest is killed after it
+	// UUID, when set, is the guest's SMBIOS system UUID (the real agent's
+	// host ID).
+	UUID string
+	// DiskGiB, when not 0, gives the guest a sparse virtio disk of that
+	// size (an installation disk for the real assisted-service's disk
+	// eligibility rules); nothing is written to it.
+	DiskGiB int
 }
 
 // StartVM starts a guest in the background.
@@ -241,6 +268,24 @@ func StartVM(ctx context.Context, net *Network, dir string, c VMConfig) (*VM, er
 		"-drive", "file=" + c.ISO + ",format=raw,media=cdrom,readonly=on", "-boot", "d",
 		"-object", "rng-random,filename=/dev/urandom,id=rng0", "-device", "virtio-rng-pci,rng=rng0",
 	}
+	if c.UUID != "" {
+		args = append(args, "-uuid", c.UUID)
+	}
+	if c.DiskGiB > 0 {
+		disk := filepath.Join(dir, c.Name+"-disk.img")
+		f, err := os.Create(disk)
+		if err != nil {
+			return nil, err
+		}
+		err = f.Truncate(int64(c.DiskGiB) << 30)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sparse disk for %s: %w", c.Name, err)
+		}
+		args = append(args, "-drive", "file="+disk+",format=raw,if=virtio,cache=unsafe")
+	}
 	for i, mac := range c.MACs {
 		tap, err := net.AddTap(ctx)
 		if err != nil {
@@ -267,6 +312,15 @@ func StartVM(ctx context.Context, net *Network, dir string, c VMConfig) (*VM, er
 	vm := &VM{Name: c.Name, Console: console, Reports: reports, Journal: journal, cmd: cmd, done: make(chan error, 1), cancel: cancel}
 	go func() { vm.done <- cmd.Wait(); stderr.Close() }()
 	return vm, nil
+}
+
+// vmUUID is a guest's SMBIOS system UUID, derived from its name and MACs
+// as real machines have one each: the real agent takes its host ID from it.
+func vmUUID(name string, macs []string) string {
+	h := sha256.Sum256([]byte(name + "," + strings.Join(macs, ",")))
+	h[6] = h[6]&0x0f | 0x40
+	h[8] = h[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
 }
 
 // Read returns the console captured so far.

@@ -27,6 +27,17 @@ import (
 //	AGENTISO_LIVE_CPUS     vCPUs per VM (default 2)
 //	AGENTISO_LIVE_BUDGET   time for all scenarios together (default 40m)
 //	AGENTISO_LIVE_KEEP     keep the work directories (consoles, ISOs) for inspection
+//	AGENTISO_LIVE_UPSTREAM the upstream branches whose real assisted-service,
+//	                       agent-installer-client and agent the scenarios run
+//	                       (TestLive/<branch>/<scenario>), space-separated, e.g.
+//	                       "release-4.20 release-4.23"; unset: the project's
+//	                       stand-ins (TestLive/<scenario>)
+//	AGENTISO_LIVE_UPSTREAM_DIR  a directory laid out as hack/build-upstream.sh's
+//	                       cache (for one branch: its BUILDINFO names it); default:
+//	                       hack/build-upstream.sh BRANCH builds or finds it
+//	AGENTISO_LIVE_IMAGE_BASE_SERVICE, AGENTISO_LIVE_IMAGE_BASE_AGENT  the images'
+//	                       Debian root file systems (default: hack/build-live-image-base.sh
+//	                       service|agent builds or finds them)
 
 func TestMain(m *testing.M) {
 	if !InNetns() && os.Getenv("AGENTISO_LIVE_FIXTURE_ONLY") == "" {
@@ -319,16 +330,39 @@ var bootUnits = []string{
 func TestLive(t *testing.T) {
 	requireTool(t, "qemu-system-x86_64")
 	requireTool(t, "ip")
-	l := &lab{fixture: fixture(t), bin: agentisoBin(t), kvm: os.Getenv("AGENTISO_E2E_ACCEL") == "kvm", budgetEnd: time.Now().Add(budget())}
+	fixture, bin := fixture(t), agentisoBin(t)
 	sb, err := mirror.BuildStandin(context.Background(), t.TempDir(), "amd64")
 	require.NoError(t, err, "build the stand-in binary")
-	l.standin = sb
+	newLab := func() *lab {
+		return &lab{fixture: fixture, bin: bin, standin: sb, kvm: os.Getenv("AGENTISO_E2E_ACCEL") == "kvm", budgetEnd: time.Now().Add(budget()), version: "4.20.0"}
+	}
+	branches := liveBranches()
+	if len(branches) == 0 {
+		// The project's stand-ins (the default until the real components
+		// fit the lab's time budget; docs/e2e.md "The real components").
+		liveScenarios(t, newLab())
+		return
+	}
+	for _, branch := range branches {
+		t.Run(branch, func(t *testing.T) {
+			// Each branch has the whole budget.
+			l := newLab()
+			v, err := branchVersion(branch)
+			require.NoError(t, err)
+			l.version, l.up = v, upstreamLayers(t, branch)
+			liveScenarios(t, l)
+		})
+	}
+}
 
+// liveScenarios runs every scenario on l.
+func liveScenarios(t *testing.T, l *lab) {
 	sno := scenario{
 		name:          "sno-bond-static-proxy",
 		installConfig: snoInstallConfig,
 		agentConfig:   snoAgentConfig,
 		proxy:         true,
+		dns:           clusterDNS("192.168.111.80", "192.168.111.80"),
 		hosts: []host{{name: "sno-live", macs: []string{"52:54:00:aa:00:01", "52:54:00:aa:00:02"},
 			iface: "bond0", kind: "bond", ip: "192.168.111.80", nodeZero: true}},
 	}
@@ -356,6 +390,7 @@ func TestLive(t *testing.T) {
 			installConfig: twoInstallConfig,
 			agentConfig:   twoAgentConfig,
 			partial:       true,
+			dns:           clusterDNS("192.168.111.5", "192.168.111.4"),
 			hosts: []host{
 				{name: "master-0", macs: []string{"52:54:00:bb:00:01"}, ip: "192.168.111.80", nodeZero: true},
 				{name: "master-1", macs: []string{"52:54:00:bb:00:02"}, ip: "192.168.111.81"},
@@ -375,7 +410,7 @@ func TestLive(t *testing.T) {
 	t.Run("negative/apply-host-config-rm", func(t *testing.T) {
 		sc := control("negative-rm-restart")
 		sc.deadline = 12 * time.Minute
-		sc.tamper = func(iso string, _ *mirror.Mirror) error {
+		sc.tamper = func(iso, _ string, _ *mirror.Mirror) error {
 			return EditUnit(iso, "apply-host-config.service", AddPodmanFlag("--rm"))
 		}
 		_, err := l.run(t, sc)
@@ -398,7 +433,7 @@ func TestLive(t *testing.T) {
 	t.Run("negative/tag-only-release", func(t *testing.T) {
 		sc := control("negative-tag-only")
 		sc.bootOnly = true
-		sc.tamper = func(iso string, m *mirror.Mirror) error {
+		sc.tamper = func(iso, _ string, m *mirror.Mirror) error {
 			return EditFiles(iso, ReplaceAll(m.ReleaseImage, m.ReleaseTag))
 		}
 		_, err := l.run(t, sc)
@@ -407,6 +442,52 @@ func TestLive(t *testing.T) {
 		require.ErrorContains(t, err, mirror.SourceReleaseRepo+":", "the error names the tag reference")
 		t.Logf("detected: %v", firstLine(err))
 	})
+	// Negative controls only the real components can see (issue 20, item
+	// 6): each is written into the built ISO, past agentiso's own checks.
+	if l.up == nil {
+		return
+	}
+	t.Run("negative/nmstateconfig-extra-label", func(t *testing.T) {
+		sc := control("negative-nmstate-label")
+		sc.tamper = func(iso, _ string, _ *mirror.Mirror) error {
+			return EditFiles(iso, AddNMStateConfigLabel("lab.agentiso.io/extra", "yes"))
+		}
+		_, err := l.run(t, sc)
+		require.Error(t, err, "an NMStateConfig whose labels are not the InfraEnv's selector passed the real client")
+		require.ErrorContains(t, err, "infraenv and nmstateconfig labels do not match", "agent-installer-client's own error is printed")
+		t.Logf("detected: %v", firstLine(err))
+	})
+	t.Run("negative/installer-args-flag", func(t *testing.T) {
+		sc := control("negative-installer-args")
+		sc.agentConfig = strings.Replace(snoAgentConfig, "    role: master\n", "    role: master\n    installerArgs: [\"--append-karg\", \"nosmt\"]\n", 1)
+		sc.tamper = func(iso, _ string, _ *mirror.Mirror) error {
+			return EditFiles(iso, SetInstallerArgs("--frobnicate-disk"))
+		}
+		_, err := l.run(t, sc)
+		require.Error(t, err, "installer arguments outside assisted-service's allow-list passed the real service")
+		require.ErrorContains(t, err, "found unexpected flag --frobnicate-disk", "assisted-service's own error is printed")
+		t.Logf("detected: %v", firstLine(err))
+	})
+	t.Run("negative/token-claim-name", func(t *testing.T) {
+		sc := control("negative-token-claim")
+		sc.tamper = func(iso, dir string, _ *mirror.Mirror) error {
+			edit, err := renameTokenClaim(dir)
+			if err != nil {
+				return err
+			}
+			return EditFiles(iso, edit)
+		}
+		_, err := l.run(t, sc)
+		require.Error(t, err, "tokens without the auth_scheme claim passed the real service")
+		require.ErrorContains(t, err, "malformed auth_scheme claim", "assisted-service's own error is printed")
+		t.Logf("detected: %v", firstLine(err))
+	})
+}
+
+// clusterDNS are the cluster's names (metadata.name live, baseDomain
+// lab.test): the API and the apps wildcard.
+func clusterDNS(api, apps string) map[string]string {
+	return map[string]string{"api.live.lab.test": api, "api-int.live.lab.test": api, "apps.live.lab.test": apps}
 }
 
 func firstLine(err error) string {

@@ -38,10 +38,15 @@ type scenario struct {
 	proxy         bool
 	partial       bool // not every host boots: the install cannot start
 	bootOnly      bool // stop once the hosts are up and agent.service runs from the mirror's images
-	// tamper edits the agent ISO before the boot (negative controls).
-	tamper func(iso string, m *mirror.Mirror) error
+	// tamper edits the agent ISO before the boot (negative controls); dir
+	// is the scenario's asset directory (agentiso's state).
+	tamper func(iso, dir string, m *mirror.Mirror) error
 	// deadline bounds the scenario from the first boot (default 14 minutes).
 	deadline time.Duration
+	// dns are the names the lab's DNS server on the bridge answers (name ->
+	// IPv4, subdomains included): what the real assisted-service's domain
+	// validations resolve on the hosts.
+	dns map[string]string
 }
 
 // result is what a run observed.
@@ -58,6 +63,11 @@ type result struct {
 type lab struct {
 	bin, fixture, standin string
 	kvm                   bool
+	// version is the lab payload's release version.
+	version string
+	// up, when set, are the real assisted-service, client and agent
+	// images; nil runs the stand-ins.
+	up *mirror.UpstreamLayers
 	// budgetEnd is when every scenario must be over (AGENTISO_LIVE_BUDGET).
 	budgetEnd time.Time
 }
@@ -71,8 +81,16 @@ func indent(s string, n int) string {
 
 // mirrorInputs appends the mirror's trust bundle, imageDigestSources and
 // (optionally) a proxy to an install-config.
-func mirrorInputs(ic string, m *mirror.Mirror, withCA bool, proxyURL string) string {
+func mirrorInputs(ic string, m *mirror.Mirror, withCA, mirrorAuth bool, proxyURL string) string {
 	var b strings.Builder
+	// The pull secret holds an auth for the mirror, as a disconnected
+	// install's must: assisted-service refuses to register a cluster whose
+	// pull secret has no auth for the registry the release is pulled from
+	// (release-4.20 internal/cluster/validations/pull_secret_validation.go,
+	// "pull secret must contain auth for ..."). The lab's mirror accepts any.
+	if mirrorAuth {
+		ic = strings.Replace(ic, `{"auths":{`, `{"auths":{"`+m.Addr+`":{"auth":"bGFiOm1pcnJvcg=="},`, 1)
+	}
 	b.WriteString(ic)
 	if withCA {
 		b.WriteString("additionalTrustBundle: |\n")
@@ -101,6 +119,11 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	if deadline == 0 {
 		deadline = 14 * time.Minute
 	}
+	if l.up != nil {
+		// Node zero pulls the real service's and agent's images (hundreds
+		// of MB, unpacked under TCG) before anything else can happen.
+		deadline += realExtraTime
+	}
 	// The whole TestLive has a budget: a scenario gets at most what is left.
 	if left := time.Until(l.budgetEnd) - 3*time.Minute; left < deadline {
 		if left < 3*time.Minute {
@@ -115,7 +138,10 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	require.NoError(t, err)
 	defer net.Close()
 
-	m, err := mirror.Start(ctx, mirror.Options{Listen: mirrorListen, StandinBinary: l.standin})
+	if l.up != nil {
+		t.Log(l.up.Describe())
+	}
+	m, err := mirror.Start(ctx, mirror.Options{Listen: mirrorListen, StandinBinary: l.standin, Version: l.version, Upstream: l.up})
 	require.NoError(t, err, "start the mirror registry")
 	defer m.Close()
 
@@ -130,7 +156,7 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	}
 	release := m.ReleaseImage
 	files := map[string]string{
-		"install-config.yaml": mirrorInputs(sc.installConfig, m, !sc.noCA, proxyURL),
+		"install-config.yaml": mirrorInputs(sc.installConfig, m, !sc.noCA, l.up != nil, proxyURL),
 		"agent-config.yaml":   sc.agentConfig,
 	}
 	for name, content := range files {
@@ -145,17 +171,36 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 		return nil, fmt.Errorf("agentiso %s: %w\n%s", strings.Join(args, " "), err, out)
 	}
 	iso := filepath.Join(dir, "agent.x86_64.iso")
-	if sc.tamper != nil {
-		require.NoError(t, sc.tamper(iso, m))
+	if l.up != nil {
+		lowered, err := LowerRequirements(iso, labRequirements)
+		require.NoError(t, err)
+		t.Logf("%s: lowered for the lab's guests: %s", sc.name, lowered)
 	}
-	if len(sc.dhcp) > 0 {
-		d, err := StartDnsmasq(ctx, dir, sc.dhcp)
+	if sc.tamper != nil {
+		require.NoError(t, sc.tamper(iso, dir, m))
+	}
+	if len(sc.dhcp) > 0 || (l.up != nil && len(sc.dns) > 0) {
+		dns := sc.dns
+		if l.up == nil {
+			dns = nil
+		}
+		d, err := StartDnsmasq(ctx, dir, sc.dhcp, dns)
 		require.NoError(t, err)
 		defer d.Close()
 	}
 	vms := map[string]*VM{}
 	for _, h := range sc.hosts {
-		vm, err := StartVM(ctx, net, dir, VMConfig{Name: h.name, ISO: iso, MACs: h.macs, MemoryMiB: memoryMiB(), CPUs: cpus(), KVM: l.kvm, Timeout: deadline + time.Minute})
+		vc := VMConfig{Name: h.name, ISO: iso, MACs: h.macs, MemoryMiB: memoryMiB(), CPUs: cpus(), KVM: l.kvm, Timeout: deadline + time.Minute}
+		if l.up != nil {
+			// The real service checks the installation disk; node zero
+			// also holds the service's images (tmpfs), PostgreSQL and the
+			// service.
+			vc.DiskGiB, vc.UUID = labDiskGiB, vmUUID(h.name, h.macs)
+			if h.nodeZero {
+				vc.MemoryMiB = max(vc.MemoryMiB, nodeZeroMemoryMiB())
+			}
+		}
+		vm, err := StartVM(ctx, net, dir, vc)
 		require.NoError(t, err)
 		defer vm.Stop()
 		vms[h.name] = vm
@@ -164,11 +209,33 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	ctx, cancelBoot := context.WithTimeout(ctx, deadline)
 	defer cancelBoot()
 	res := &result{reports: map[string]*Report{}}
+	nz := sc.hosts[0]
 	// fatalPull finds, on any host, a failed pull that retrying cannot cure.
 	fatalPull := func() error {
 		for _, h := range sc.hosts {
 			if e, ok := FirstFatal(PullErrors(vms[h.name].ReadJournal())); ok {
 				return fmt.Errorf("%s: a pull failed for good: %s:\n%s", h.name, e.Kind, e.Line)
+			}
+		}
+		return nil
+	}
+	// node zero's assisted-service, asked from the test machine with the
+	// user token of agentiso's state.
+	token, err := userToken(dir)
+	if err != nil {
+		return nil, err
+	}
+	svc := &ServiceClient{BaseURL: "http://" + nz.ip + ":8090", UserToken: token}
+	// fatalLog finds, in any host's journal, a line of the real programs
+	// that says the flow cannot go on (upstreamFatal): the units retry
+	// forever, so the run ends at once instead of at its deadline.
+	fatalLog := func() error {
+		if l.up == nil {
+			return nil
+		}
+		for _, h := range sc.hosts {
+			if line, ok := FirstLineContaining(vms[h.name].ReadJournal(), upstreamFatal); ok {
+				return fmt.Errorf("%s: the real components refused: %s", h.name, line)
 			}
 		}
 		return nil
@@ -185,6 +252,16 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 				fmt.Fprintf(&b, "\n--- %s: problems in the journal (%s), first %d ---\n%s\n", h.name, vm.Journal, len(p), strings.Join(p, "\n"))
 			}
 			fmt.Fprintf(&b, "\n--- %s console (%s), last 3 KiB ---\n%s", h.name, vm.Console, Tail(vm.Read(), 3072))
+		}
+		if l.up != nil {
+			if lines := LinesContaining(vms[nz.name].ReadJournal(), []string{"level=error", "level=fatal"}, 30); len(lines) > 0 {
+				fmt.Fprintf(&b, "\n--- %s: the real programs' errors (logrus level=error/fatal), last %d ---\n%s\n", nz.name, len(lines), strings.Join(lines, "\n"))
+			}
+		}
+		if l.up != nil && !sc.bootOnly {
+			dctx, dcancel := context.WithTimeout(context.Background(), 30*time.Second)
+			fmt.Fprintf(&b, "\n--- node zero's assisted-service (%s) says ---\n%s", l.up.Describe(), svc.Describe(dctx))
+			dcancel()
 		}
 		res.pulls = m.Pulls()
 		return res, errors.New(b.String())
@@ -204,11 +281,10 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 
 	// 1. Node zero starts the installation; every host comes up as
 	// configured. A unit that fails or restarts ends the wait at once.
-	nz := sc.hosts[0]
 	for _, h := range sc.hosts {
 		r, err := waitReport(ctx, vms[h.name], func(r *Report) bool {
 			res.reports[h.name] = r
-			if len(r.Broken()) > 0 || fatalPull() != nil {
+			if len(r.Broken()) > 0 || fatalPull() != nil || fatalLog() != nil {
 				return true
 			}
 			// set-hostname.service ran minutes before agent.service starts:
@@ -239,6 +315,9 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 			return fail(err)
 		}
 		if err := fatalPull(); err != nil {
+			return fail(err)
+		}
+		if err := fatalLog(); err != nil {
 			return fail(err)
 		}
 		if sc.bootOnly {
@@ -288,11 +367,6 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	// 4. From the test machine: every host registered with node zero's
 	// assisted-service, and the install endpoint was called (or, with hosts
 	// missing, was not).
-	token, err := userToken(dir)
-	if err != nil {
-		return fail(err)
-	}
-	svc := &ServiceClient{BaseURL: "http://" + nz.ip + ":8090", UserToken: token}
 	var regErr error
 	for {
 		regErr = nil
@@ -318,18 +392,12 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	if regErr != nil {
 		return fail(fmt.Errorf("not every host registered with node zero's assisted-service: %w", regErr))
 	}
-	reqs, err := svc.Requests(ctx)
-	if err != nil {
+	if l.up != nil {
+		if err := checkInstallReal(ctx, svc, sc.partial); err != nil {
+			return fail(err)
+		}
+	} else if err := checkInstallStandin(ctx, svc, sc.partial, len(sc.hosts)); err != nil {
 		return fail(err)
-	}
-	calls := InstallCalls(reqs)
-	switch {
-	case !sc.partial && len(calls) == 0:
-		return fail(errors.New("start-cluster-installation.service reported the installation, but assisted-service never got POST .../clusters/{id}/actions/install"))
-	case !sc.partial && !slices.ContainsFunc(calls, func(r sim.Request) bool { return r.Status == 202 }):
-		return fail(fmt.Errorf("no install call was answered 202 (the script retries until one is): %+v", calls))
-	case sc.partial && len(calls) > 0:
-		return fail(fmt.Errorf("the installation was started with %d of the hosts booted: %+v", len(sc.hosts), calls))
 	}
 
 	// 5. The proxy: every proxied request carried the credentials the
@@ -541,6 +609,51 @@ func checkPulls(pulls []mirror.Pull, m *mirror.Mirror, bootOnly bool) error {
 			}
 			return fmt.Errorf("%s (%s) was never pulled from the mirror", name, img.Digest)
 		}
+	}
+	return nil
+}
+
+// checkInstallStandin: the stand-in service's own request log holds the
+// install call, answered 202 (or, with hosts missing, no install call).
+func checkInstallStandin(ctx context.Context, svc *ServiceClient, partial bool, nhosts int) error {
+	reqs, err := svc.Requests(ctx)
+	if err != nil {
+		return err
+	}
+	calls := InstallCalls(reqs)
+	switch {
+	case !partial && len(calls) == 0:
+		return errors.New("start-cluster-installation.service reported the installation, but assisted-service never got POST .../clusters/{id}/actions/install")
+	case !partial && !slices.ContainsFunc(calls, func(r sim.Request) bool { return r.Status == 202 }):
+		return fmt.Errorf("no install call was answered 202 (the script retries until one is): %+v", calls)
+	case partial && len(calls) > 0:
+		return fmt.Errorf("the installation was started with %d of the hosts booted: %+v", nhosts, calls)
+	}
+	return nil
+}
+
+// checkInstallReal: the real service's event log says the cluster moved to
+// the status that follows an accepted install call (start-cluster-
+// installation.sh posts it only when the cluster is ready, that is when every
+// host passed its validations); with hosts missing it never did.
+func checkInstallReal(ctx context.Context, svc *ServiceClient, partial bool) error {
+	cls, err := svc.Clusters(ctx)
+	if err != nil {
+		return err
+	}
+	if len(cls) != 1 {
+		return fmt.Errorf("assisted-service has %d clusters, want 1 (agent-register-cluster)", len(cls))
+	}
+	events, err := svc.Events(ctx, cls[0].ID)
+	if err != nil {
+		return err
+	}
+	ev, ok := InstallEvent(events)
+	switch {
+	case !partial && !ok:
+		return fmt.Errorf("start-cluster-installation.service reported the installation, but assisted-service's events never moved the cluster to %v; cluster %s is %s (%s)", InstallStatuses, cls[0].ID, cls[0].Status, cls[0].StatusInfo)
+	case partial && ok:
+		return fmt.Errorf("the installation was started without every host: %s %q", ev.EventTime, ev.Message)
 	}
 	return nil
 }
