@@ -3,7 +3,6 @@ package live
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -312,15 +311,6 @@ func StartVM(ctx context.Context, net *Network, dir string, c VMConfig) (*VM, er
 	vm := &VM{Name: c.Name, Console: console, Reports: reports, Journal: journal, cmd: cmd, done: make(chan error, 1), cancel: cancel}
 	go func() { vm.done <- cmd.Wait(); stderr.Close() }()
 	return vm, nil
-}
-
-// vmUUID is a guest's SMBIOS system UUID, derived from its name and MACs
-// as real machines have one each: the real agent takes its host ID from it.
-func vmUUID(name string, macs []string) string {
-	h := sha256.Sum256([]byte(name + "," + strings.Join(macs, ",")))
-	h[6] = h[6]&0x0f | 0x40
-	h[8] = h[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
 }
 
 // Read returns the console captured so far.

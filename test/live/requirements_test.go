@@ -101,3 +101,11 @@ func TestLowerRequirements(t *testing.T) {
 	assert.Equal(t, 10.0, reqs[0]["sno"]["installation_disk_speed_threshold_ms"], "what the lab does not cap is kept")
 	assert.Equal(t, "belongs-to-majority-group,ntp-synced", disabled)
 }
+
+func TestSetStartTimeout(t *testing.T) {
+	out, err := SetStartTimeout("30min")("[Service]\nTimeoutStartSec=500\nTimeoutStopSec=70\n")
+	require.NoError(t, err)
+	assert.Equal(t, "[Service]\nTimeoutStartSec=30min\nTimeoutStopSec=70\n", out)
+	_, err = SetStartTimeout("30min")("[Service]\nExecStart=/bin/true\n")
+	require.ErrorContains(t, err, "no TimeoutStartSec= line")
+}

@@ -293,3 +293,23 @@ func SetInstallerArgs(args ...string) func(string, []byte) ([]byte, error) {
 		return json.Marshal(args)
 	}
 }
+
+// SetStartTimeout returns a unit edit that sets every TimeoutStartSec= to
+// d (systemd syntax, e.g. "30min"). The lab's TCG guests pull the real
+// images far slower than hardware: the units that pull them get the time.
+func SetStartTimeout(d string) func(string) (string, error) {
+	return func(text string) (string, error) {
+		lines := strings.Split(text, "\n")
+		n := 0
+		for i, l := range lines {
+			if strings.HasPrefix(l, "TimeoutStartSec=") {
+				lines[i] = "TimeoutStartSec=" + d
+				n++
+			}
+		}
+		if n == 0 {
+			return "", fmt.Errorf("no TimeoutStartSec= line")
+		}
+		return strings.Join(lines, "\n"), nil
+	}
+}

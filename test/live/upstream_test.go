@@ -5,6 +5,7 @@ package live
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"fmt"
 	"log/slog"
 	"os"
@@ -140,3 +141,18 @@ func renameTokenClaim(dir string) (func(string, []byte) ([]byte, error), error) 
 // realExtraTime is what each scenario's deadline grows by with the real
 // components: pulling and unpacking their images under TCG.
 const realExtraTime = 20 * time.Minute
+
+// vmUUID is a guest's SMBIOS system UUID, derived from its name and MACs
+// as real machines have one each: the real agent takes its host ID from it.
+func vmUUID(name string, macs []string) string {
+	h := sha256.Sum256([]byte(name + "," + strings.Join(macs, ",")))
+	h[6] = h[6]&0x0f | 0x40
+	h[8] = h[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+}
+
+// slowStartUnits pull the real images as part of their start; the lab gives
+// them labStartTimeout instead of upstream's 500 s.
+var slowStartUnits = []string{"assisted-service-pod.service", "assisted-service-db.service", "assisted-service.service"}
+
+const labStartTimeout = "30min"
