@@ -219,18 +219,8 @@ func newTemplateData(in *Input) (*templateData, error) {
 	// validate already checked registries.conf.
 	regs, _ := parseRegistries(in.RegistriesConf)
 	haveMirror := haveMirrors(regs)
-	registries := "quay.io"
-	switch {
-	case len(in.PublicContainerRegistries) > 0:
-		registries = strings.Join(in.PublicContainerRegistries, ",")
-	case haveMirror:
-		// As upstream: the mirrored sources' registries.
-		registries = strings.Join(mirroredRegistries(regs), ",")
-	}
-	releaseMirror := in.ReleaseImageMirror
-	if releaseMirror == "" {
-		releaseMirror = mirrorOf(in.ReleaseImage, regs)
-	}
+	registries := strings.Join(publicRegistries(in, regs), ",")
+	releaseMirror := releaseImageMirror(in, regs)
 	imageType := in.ImageType
 	if imageType == "" {
 		imageType = "full-iso"

@@ -98,7 +98,7 @@ func (*AgentIgnition) Name() string { return "Agent Installer Ignition" }
 func (*AgentIgnition) Dependencies() []asset.Asset {
 	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &AgentHosts{}, &AgentManifests{}, &ExtraManifests{}, &RendezvousIP{},
 		&ReleasePayload{}, &RegistriesConf{}, &CABundle{}, &AuthConfig{}, &SignerCAs{}, &KubeadminPassword{},
-		&InfraEnvID{}, &HostNetworkFiles{}, &OSImage{}, &ISOType{}, &ClusterImageSet{}, &ReleaseSupport{}}
+		&InfraEnvID{}, &HostNetworkFiles{}, &OSImage{}, &ISOType{}, &ClusterImageSet{}, &ReleaseSupport{}, &PullSecretAuth{}}
 }
 
 // Generate implements asset.Asset.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/data"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/ignition"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 	"github.com/seed-a052040e/agentiso/pkg/release"
 )
@@ -40,6 +41,10 @@ type ReleasePayload struct {
 	Stream []byte `json:"stream,omitempty"`
 	// MachineOSImages is the payload's machine-os-images pull spec.
 	MachineOSImages string `json:"machineOSImages,omitempty"`
+	// ServiceImages are the payload's pull specs of the components
+	// assisted-service checks the pull secret for
+	// (ignition.ServiceComponents); empty when the payload was not read.
+	ServiceImages map[string]string `json:"serviceImages,omitempty"`
 	// Source is one of the ReleaseFrom* values; From and Attempts say
 	// where a registry read happened.
 	Source   string   `json:"source"`
@@ -135,6 +140,14 @@ func (a *ReleasePayload) Generate(ctx context.Context, p asset.Parents) error {
 	}
 	a.Pinned, a.Digest, a.Version, a.Arch, a.Architectures = rel.Pinned, rel.Digest, rel.Version, rel.Arch, rel.Architectures
 	a.Stream, a.MachineOSImages, a.Source, a.From = rel.StreamRaw, rel.Components[release.MachineOSImagesComponent], ReleaseFromRegistry, rel.From
+	for _, c := range ignition.ServiceComponents() {
+		if img := rel.Components[c]; img != "" {
+			if a.ServiceImages == nil {
+				a.ServiceImages = map[string]string{}
+			}
+			a.ServiceImages[c] = img
+		}
+	}
 	for _, at := range rel.Attempts {
 		a.Attempts = append(a.Attempts, at.String())
 	}
