@@ -64,15 +64,15 @@ type releaseInfo struct {
 }
 
 type rhcosInfo struct {
-	Stream     string `json:"stream"`
-	FromStream string `json:"streamFrom"` // "payload" or "pinned"
+	Stream     string `json:"stream,omitempty"`
+	FromStream string `json:"streamFrom"` // "payload" or "unknown"
 	Arch       string `json:"arch"`
-	Release    string `json:"release"`
-	FileName   string `json:"fileName"`
-	URL        string `json:"url"`
+	Release    string `json:"release,omitempty"`
+	FileName   string `json:"fileName,omitempty"`
+	URL        string `json:"url,omitempty"`
 	MirrorURL  string `json:"mirrorURL,omitempty"`
-	SHA256     string `json:"sha256"`
-	CachePath  string `json:"cachePath"`
+	SHA256     string `json:"sha256,omitempty"`
+	CachePath  string `json:"cachePath,omitempty"`
 	Cached     bool   `json:"cached"`
 	// BaseISOFrom is where `create image` would take the base ISO from
 	// (without --base-iso).
@@ -135,6 +135,16 @@ func runReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) erro
 		return err
 	}
 	info.Support = supportText(info.Version)
+	if len(info.stream) == 0 {
+		// Never another release's ISO: this release's is unknown.
+		why := "the payload carries no CoreOS boot-image stream"
+		if info.Source == agent.ReleaseFromOffline {
+			why = "--offline: the payload was not read"
+		}
+		info.RHCOS = &rhcosInfo{FromStream: "unknown", Arch: cpu,
+			BaseISOFrom: "--base-iso only: the RHCOS of this release is unknown (" + why + "); run release info where its registry is reachable to see which ISO it needs"}
+		return printReleaseInfo(g, o, info)
+	}
 	opts := baseiso.Options{Arch: cpu, Mirror: o.mirror, CacheDir: o.cacheDir, Stream: info.stream, Offline: o.release.offline}
 	fi, err := baseiso.Describe(opts)
 	if err != nil {
@@ -142,13 +152,10 @@ func runReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) erro
 	}
 	// The mirror URL may carry a password or a signed query: shown hidden,
 	// as config view shows it.
-	r := &rhcosInfo{Stream: fi.Stream, FromStream: "pinned", Arch: fi.Arch, Release: fi.Release, FileName: fi.FileName,
+	r := &rhcosInfo{Stream: fi.Stream, FromStream: "payload", Arch: fi.Arch, Release: fi.Release, FileName: fi.FileName,
 		URL: redact.URL(fi.URL), SHA256: fi.SHA256, CachePath: fi.CachePath}
 	if fi.MirrorURL != "" {
 		r.MirrorURL = redact.URL(fi.MirrorURL)
-	}
-	if len(info.stream) > 0 && info.Source == agent.ReleaseFromRegistry {
-		r.FromStream = "payload"
 	}
 	if st, err := os.Stat(fi.CachePath); err == nil && st.Mode().IsRegular() {
 		r.Cached = true
@@ -168,6 +175,10 @@ func runReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) erro
 		r.BaseISOFrom = r.URL
 	}
 	info.RHCOS = r
+	return printReleaseInfo(g, o, info)
+}
+
+func printReleaseInfo(g *globals, o *releaseInfoOptions, info *resolvedInfo) error {
 	if o.output == "json" {
 		enc := json.NewEncoder(g.out)
 		enc.SetIndent("", "  ")
@@ -319,7 +330,10 @@ func (r *resolvedInfo) writeText(w io.Writer) error {
 	if r.MachineOSImages != "" {
 		fmt.Fprintf(&b, "machine-os-images: %s\n", q(r.MachineOSImages))
 	}
-	if c := r.RHCOS; c != nil {
+	if c := r.RHCOS; c != nil && c.FromStream == "unknown" {
+		fmt.Fprintf(&b, "RHCOS stream:   unknown\n")
+		fmt.Fprintf(&b, "Base ISO from:  %s\n", q(c.BaseISOFrom))
+	} else if c != nil {
 		fmt.Fprintf(&b, "RHCOS stream:   %s (%s)\n", q(c.Stream), q(c.FromStream))
 		fmt.Fprintf(&b, "RHCOS ISO:      %s %s %s\n", q(c.Release), q(c.Arch), q(c.FileName))
 		fmt.Fprintf(&b, "  URL:          %s\n", q(c.URL))

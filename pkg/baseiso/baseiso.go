@@ -33,8 +33,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seed-a052040e/agentiso/data"
 	"github.com/seed-a052040e/agentiso/internal/redact"
+	"github.com/seed-a052040e/agentiso/pkg/arch"
 )
 
 // EnvBaseISO is the environment variable a caller reads when --base-iso is
@@ -85,8 +85,8 @@ type Options struct {
 	Arch string
 	// CacheDir overrides DefaultCacheDir(nil).
 	CacheDir string
-	// Stream is CoreOS stream metadata JSON; nil means the pinned stream
-	// embedded in the binary (data.RHCOSStream).
+	// Stream is the release's CoreOS stream metadata JSON; nil means it is
+	// unknown (the payload was not read): no ISO is named, ErrStreamUnknown.
 	Stream []byte
 	// HTTPClient performs downloads; nil means a client with no overall
 	// timeout that honours HTTP(S)_PROXY.
@@ -718,11 +718,20 @@ func cacheDir(opts Options) (string, error) {
 	return dir, nil
 }
 
+// ErrStreamUnknown is returned when the release's RHCOS stream is not known
+// (its payload was not read) and the live ISO cannot be named: the caller
+// says which release and asks for --base-iso. agentiso never falls back to
+// another release's ISO.
+var ErrStreamUnknown = errors.New("the RHCOS stream of the release is unknown")
+
 // streamISO parses the stream metadata of opts and picks the live ISO.
 func streamISO(opts Options) (Artifact, error) {
+	if _, err := arch.Normalize(opts.Arch); err != nil {
+		return Artifact{}, err
+	}
 	b := opts.Stream
-	if b == nil {
-		b = data.RHCOSStream()
+	if len(b) == 0 {
+		return Artifact{}, ErrStreamUnknown
 	}
 	st, err := ParseStream(b)
 	if err != nil {

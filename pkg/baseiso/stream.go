@@ -162,3 +162,38 @@ func PXERootfsURL(st *stream.Stream, cpu string) (string, error) {
 	}
 	return pxe.Rootfs.Location, nil
 }
+
+// SameStream reports whether two RHCOS releases are builds of the same
+// stream: the same release with the build's date and serial left out
+// ("418.94.202501221327-0" and "418.94.202503101200-0" are both 418.94,
+// the 4.18-9.4 stream; "9.6.20251021-0" and "9.6.20260101-0" are both
+// 9.6, the rhel-9.6 stream).
+func SameStream(a, b string) bool {
+	sa, oka := streamOf(a)
+	sb, okb := streamOf(b)
+	return oka && okb && sa == sb
+}
+
+// streamOf is an RHCOS release without its build id (the last
+// dot-separated field, "<date>-<serial>").
+func streamOf(release string) (string, bool) {
+	i := strings.LastIndex(release, ".")
+	if i <= 0 {
+		return "", false
+	}
+	build := release[i+1:]
+	date, serial, ok := strings.Cut(build, "-")
+	if !ok || len(date) < 8 || !allDigits(date) || serial == "" || !allDigits(serial) {
+		return "", false
+	}
+	return release[:i], true
+}
+
+func allDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/seed-a052040e/agentiso/data"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
@@ -125,8 +124,14 @@ func (a *BaseISO) Generate(ctx context.Context, p asset.Parents) error {
 	o := asset.Get[*ImageOptions](p)
 	opts := baseiso.Options{
 		BaseISO: o.BaseISO, BaseISOSHA256: o.BaseISOSHA256, Mirror: o.OSImageMirror, Offline: o.Offline,
-		CacheDir: o.CacheDir, Arch: cpu, Progress: o.Report.Progress, IsTTY: o.Report.TTY, Logger: o.Report.Log, Stream: rel.StreamJSON(),
+		CacheDir: o.CacheDir, Arch: cpu, Progress: o.Report.Progress, IsTTY: o.Report.TTY, Logger: o.Report.Log, Stream: rel.Stream,
 		KeepLock: o.HoldBaseISO,
+	}
+	if len(rel.Stream) == 0 && o.BaseISO == "" {
+		// Never another release's ISO: the one this release needs is
+		// unknown, so the user names it.
+		return fmt.Errorf("the RHCOS live ISO of release %s is unknown (%s): pass --base-iso PATH|URL with that release's RHCOS live ISO; `agentiso release info %s` where its registry is reachable names the file and its sha256",
+			rel.PullSpec, rel.streamUnknownWhy(), rel.PullSpec)
 	}
 	if rel.MachineOSImages != "" && !o.Offline {
 		spec := rel.MachineOSImages
@@ -146,18 +151,14 @@ func (a *BaseISO) Generate(ctx context.Context, p asset.Parents) error {
 		return err
 	}
 	if base.Source == baseiso.SourcePath || base.Source == baseiso.SourceURL {
-		if err := checkISORelease(o.Report.log(), base.Path, opts, rel.PullSpec, o.Strict); err != nil {
+		if err := checkISORelease(o.Report.log(), base.Path, opts, rel, o.Strict); err != nil {
 			return err
 		}
 	}
 	a.Path, a.Source = base.Path, base.Source
 	switch base.Source {
 	case baseiso.SourceCache, baseiso.SourceDownload, baseiso.SourceMirror:
-		b := rel.StreamJSON()
-		if b == nil {
-			b = data.RHCOSStream()
-		}
-		if st, err := baseiso.ParseStream(b); err == nil {
+		if st, err := baseiso.ParseStream(rel.Stream); err == nil {
 			a.StreamRootfsURL, _ = baseiso.PXERootfsURL(st, cpu)
 		}
 	}
@@ -165,22 +166,35 @@ func (a *BaseISO) Generate(ctx context.Context, p asset.Parents) error {
 }
 
 // checkISORelease compares the RHCOS release in the ISO's volume ID
-// ("rhcos-<release>") with the release's stream.
-func checkISORelease(log *slog.Logger, path string, opts baseiso.Options, release string, strict bool) error {
-	want, err := baseiso.Describe(opts)
-	if err != nil {
-		return err
-	}
+// ("rhcos-<release>") with the release's stream. Another build of the same
+// stream is fine (hosts boot it, then install the release's own RHCOS);
+// another stream is a warning, or an error with --strict. With the stream
+// unknown (--offline) there is nothing to compare: the ISO is used as given.
+func checkISORelease(log *slog.Logger, path string, opts baseiso.Options, rel *ReleasePayload, strict bool) error {
 	iso, f, err := isoeditor.OpenFile(path)
 	if err != nil {
 		return fmt.Errorf("base ISO: %w", err)
 	}
 	defer f.Close()
 	got, ok := strings.CutPrefix(iso.VolumeID(), "rhcos-")
+	if len(opts.Stream) == 0 {
+		if ok {
+			log.Info(fmt.Sprintf("The RHCOS of release %s is unknown (%s): base ISO %s (RHCOS %s) is used as given", rel.PullSpec, rel.streamUnknownWhy(), path, got))
+		}
+		return nil
+	}
+	want, err := baseiso.Describe(opts)
+	if err != nil {
+		return err
+	}
 	if !ok || got == want.Release {
 		return nil
 	}
-	msg := fmt.Sprintf("base ISO %s is RHCOS %s, but release %s expects RHCOS %s (stream %s); hosts boot the ISO's RHCOS and then install the release's", path, got, release, want.Release, want.Stream)
+	if baseiso.SameStream(got, want.Release) {
+		log.Info(fmt.Sprintf("Base ISO %s is RHCOS %s, another build of the stream of release %s's RHCOS %s; hosts boot it, then install the release's", path, got, rel.PullSpec, want.Release))
+		return nil
+	}
+	msg := fmt.Sprintf("base ISO %s is RHCOS %s, but release %s expects RHCOS %s (stream %s); hosts boot the ISO's RHCOS and then install the release's", path, got, rel.PullSpec, want.Release, want.Stream)
 	if strict {
 		return fmt.Errorf("%s (--strict); use the ISO %s (sha256 %s)", msg, want.FileName, want.SHA256)
 	}

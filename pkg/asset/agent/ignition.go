@@ -254,8 +254,9 @@ func ztpFiles(m *AgentManifests, pinned string) ([]ignition.Manifest, error) {
 }
 
 // OSImage is the RHCOS live ISO assisted-service advertises (OS_IMAGES),
-// named by the release payload's own CoreOS stream (the pinned stream when
-// the payload was not read) for the cluster's architecture.
+// named by the release payload's own CoreOS stream (when the payload was not
+// read, the stream embedded in this build, with a warning) for the
+// cluster's architecture.
 type OSImage struct {
 	Warnings
 	Image ignition.OSImage `json:"image"`
@@ -273,9 +274,6 @@ func (*OSImage) Dependencies() []asset.Asset {
 func (a *OSImage) Generate(_ context.Context, p asset.Parents) error {
 	arch := asset.Get[*Architecture](p).Arch
 	rel := asset.Get[*ReleasePayload](p)
-	if len(rel.Stream) == 0 {
-		a.Warn = append(a.Warn, fmt.Sprintf("the RHCOS stream of release %s is unknown (%s), so OS_IMAGES names the RHCOS stream pinned in this build", rel.PullSpec, rel.streamUnknownWhy()))
-	}
 	st, err := baseiso.ParseStream(rel.StreamJSON())
 	if err != nil {
 		return fmt.Errorf("RHCOS stream metadata of release %s: %w", rel.PullSpec, err)
@@ -283,6 +281,10 @@ func (a *OSImage) Generate(_ context.Context, p asset.Parents) error {
 	art, err := baseiso.LiveISO(st, arch)
 	if err != nil {
 		return fmt.Errorf("release %s: %w", rel.PullSpec, err)
+	}
+	if len(rel.Stream) == 0 {
+		a.Warn = append(a.Warn, fmt.Sprintf("the RHCOS stream of release %s is unknown (%s), so OS_IMAGES (the live ISOs assisted-service is told of; none is fetched from it) names the RHCOS embedded in this build, %s of stream %s",
+			rel.PullSpec, rel.streamUnknownWhy(), art.Release, st.Stream))
 	}
 	a.Image = ignition.OSImage{CPUArchitecture: art.Arch, URL: art.URL, Version: art.Release, OpenshiftVersion: rel.Version}
 	return nil

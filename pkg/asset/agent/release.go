@@ -63,8 +63,9 @@ func (*ReleasePayload) Dependencies() []asset.Asset {
 	return []asset.Asset{&ReleaseImage{}, &InstallConfig{}, &PullSecret{}, &CABundle{}, &Architecture{}}
 }
 
-// StreamJSON is the CoreOS stream to build from: the payload's, else the
-// pinned one.
+// StreamJSON is the CoreOS stream OS_IMAGES is written from: the payload's,
+// else the one embedded in this build. The base ISO is only ever named by
+// the payload's (Stream).
 func (a *ReleasePayload) StreamJSON() []byte {
 	if len(a.Stream) > 0 {
 		return a.Stream
