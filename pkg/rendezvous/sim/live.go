@@ -445,7 +445,7 @@ func (l *Live) Handler() http.Handler {
 			badRequest(w, r, err.Error())
 			return
 		}
-		rel, err := l.releaseFor(p.OpenshiftVersion, p.CPUArchitecture)
+		rel, err := l.releaseFor(p.OCPReleaseImage, p.OpenshiftVersion, p.CPUArchitecture)
 		if err != nil {
 			badRequest(w, r, err.Error())
 			return
@@ -954,20 +954,39 @@ func (l *Live) installArgsLocked(h *liveHost, r *http.Request) []string {
 		"--openshift-version", l.cluster.OpenshiftVersion, "--high-availability-mode", l.cluster.HighAvailabilityMode}
 }
 
-// releaseFor finds the RELEASE_IMAGES entry of version (x.y or x.y.z) and arch.
-func (l *Live) releaseFor(version, arch string) (*ReleaseImage, error) {
+// releaseFor finds the RELEASE_IMAGES entry of a cluster registration the
+// way assisted-service does. With ocp_release_image (the release-4.22+
+// client sends its ClusterImageSet's spec.releaseImage), the entry whose
+// url is exactly that string (internal/bminventory/inventory.go
+// getReleaseImage -> GetReleaseImageByURL, "url = ?"): a tag never matches
+// a url by digest. Without it (the release-4.18 ... 4.21 client), by
+// openshift_version: an x.y.z must be an entry's exact version, an x.y
+// takes an entry of that minor (internal/versions/rest_api_versions.go
+// GetReleaseImage). The CPU architecture must match as well.
+func (l *Live) releaseFor(url, version, arch string) (*ReleaseImage, error) {
 	if len(l.cfg.ReleaseImages) == 0 {
 		return nil, nil
 	}
-	mm := version
-	if parts := strings.SplitN(version, ".", 3); len(parts) >= 2 {
-		mm = parts[0] + "." + parts[1]
+	archOK := func(ri ReleaseImage) bool {
+		return arch == "" || ri.CPUArchitecture == arch || slices.Contains(ri.CPUArchitectures, arch)
 	}
+	if url != "" {
+		for i, ri := range l.cfg.ReleaseImages {
+			if ri.URL == url {
+				if !archOK(ri) {
+					return nil, fmt.Errorf("Requested CPU architecture %s is not supported for release image URL %s", arch, url)
+				}
+				return &l.cfg.ReleaseImages[i], nil
+			}
+		}
+		return nil, fmt.Errorf("failed to get release image by URL %s during cluster registration: no RELEASE_IMAGES entry has that url", url)
+	}
+	exact := strings.Count(version, ".") >= 2
 	for i, ri := range l.cfg.ReleaseImages {
-		if ri.OpenshiftVersion != version && ri.Version != version && ri.OpenshiftVersion != mm {
+		if exact && ri.Version != version || !exact && ri.OpenshiftVersion != version {
 			continue
 		}
-		if arch != "" && ri.CPUArchitecture != arch && !slices.Contains(ri.CPUArchitectures, arch) {
+		if !archOK(ri) {
 			continue
 		}
 		return &l.cfg.ReleaseImages[i], nil

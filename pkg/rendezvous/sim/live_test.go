@@ -92,6 +92,21 @@ func TestLiveRegistrationRules(t *testing.T) {
 	code, body := f.user("POST", "/clusters", bad)
 	assert.Equal(t, 400, code)
 	assert.Contains(t, string(body), "no release image found for version 4.18.0")
+	// By version (the release-4.18 ... 4.21 client sends no
+	// ocp_release_image): an x.y.z must be exactly an entry's version.
+	bad = good
+	bad.OpenshiftVersion = "4.19.3"
+	code, body = f.user("POST", "/clusters", bad)
+	assert.Equal(t, 400, code, "another z-stream of the same minor is not the release")
+	assert.Contains(t, string(body), "no release image found for version 4.19.3")
+	// By url (the release-4.22+ client sends its ClusterImageSet's
+	// spec.releaseImage): exactly an entry's url; the release by tag does
+	// not match the url by digest.
+	bad = good
+	bad.OCPReleaseImage = "quay.io/r:4.19.2-x86_64"
+	code, body = f.user("POST", "/clusters", bad)
+	assert.Equal(t, 400, code, "a tag never matches a url by digest")
+	assert.Contains(t, string(body), "failed to get release image by URL quay.io/r:4.19.2-x86_64")
 	bad = good
 	bad.PullSecret = "{}"
 	code, body = f.user("POST", "/clusters", bad)
