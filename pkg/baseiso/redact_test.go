@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/seed-a052040e/agentiso/data"
 )
 
 // Rule: a password or a query token in --base-iso or --os-image-mirror is
@@ -38,7 +40,7 @@ func TestURLCredentialsAreNeverPrinted(t *testing.T) {
 	assert.Contains(t, logs.String(), "admin:xxxxx@", "the URL is shown, redacted")
 
 	logs.Reset()
-	opts = Options{Mirror: "http://admin:" + secret + "@" + host + "/isos?sig=" + token, CacheDir: t.TempDir(),
+	opts = Options{Mirror: "http://admin:" + secret + "@" + host + "/isos?sig=" + token, CacheDir: t.TempDir(), Stream: data.RHCOSStream(),
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Retries: -1}
 	_, err = Resolve(context.Background(), opts)
 	require.Error(t, err)
