@@ -974,7 +974,7 @@ func (l *Live) releaseFor(url, version, arch string) (*ReleaseImage, error) {
 		for i, ri := range l.cfg.ReleaseImages {
 			if ri.URL == url {
 				if !archOK(ri) {
-					return nil, fmt.Errorf("Requested CPU architecture %s is not supported for release image URL %s", arch, url)
+					return nil, fmt.Errorf("requested CPU architecture %s is not supported for release image URL %s", arch, url)
 				}
 				return &l.cfg.ReleaseImages[i], nil
 			}
