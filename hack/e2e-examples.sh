@@ -8,6 +8,11 @@
 set -euo pipefail
 bin=$(realpath "${1:?usage: $0 BIN FIXTURE.iso OUT.json}")
 fixture=$(realpath "${2:?usage: $0 BIN FIXTURE.iso OUT.json}")
+# agentiso pins no default release (docs/release.md). These boots check what
+# reaches the kernel, never a payload: a made-up digest of a supported release,
+# given offline with its version, as make demo does.
+release=(--offline --release-version 4.20.0
+	--release-image quay.io/openshift-release-dev/ocp-release@sha256:4200000000000000000000000000000000000000000000000000000000000000)
 out=${3:?usage: $0 BIN FIXTURE.iso OUT.json}
 cd "$(dirname "$0")/.."
 work=.cache/e2e-examples
@@ -25,8 +30,8 @@ for ex in examples/*/; do
 	dir="$work/$name"
 	mkdir -p "$dir"
 	cp -r "$ex". "$dir"/
-	"$bin" create ignition --dir "$dir" --log-level warn
-	"$bin" create image --dir "$dir" --base-iso "$fixture" --log-level warn
+	"$bin" create ignition --dir "$dir" --log-level warn "${release[@]}"
+	"$bin" create image --dir "$dir" --base-iso "$fixture" --log-level warn "${release[@]}"
 	args+=("$name" "$dir/agent.x86_64.iso" "$dir/agent.ign")
 done
 bash hack/e2e-cases.sh "$out" "${args[@]}"

@@ -76,6 +76,13 @@ func copyExample(t *testing.T, name, dst, url string) {
 	require.NoError(t, os.WriteFile(p, []byte(cfg), 0o644))
 }
 
+// offlineRelease gives agentiso, which pins no default release
+// (docs/release.md), the release of the network boots: a made-up digest of
+// a supported release, offline with its version (these boots check what
+// reaches the kernel, never a payload), as make demo does.
+var offlineRelease = []string{"--offline", "--release-version", "4.20.0",
+	"--release-image", "quay.io/openshift-release-dev/ocp-release@sha256:4200000000000000000000000000000000000000000000000000000000000000"}
+
 // buildExample copies examples/<example> to the server's sub/ with
 // bootArtifactsBaseURL = the server's sub/boot-artifacts/, runs
 // `agentiso create ignition` and `agentiso create <what>` there with the
@@ -84,8 +91,8 @@ func buildExample(t *testing.T, bin, fixture string, srv *ArtifactServer, exampl
 	t.Helper()
 	dir := filepath.Join(srv.Dir, sub)
 	copyExample(t, example, dir, srv.GuestURL(sub+"/boot-artifacts"))
-	runAgentiso(t, bin, "create", "ignition", "--dir", dir, "--log-level", "warn")
-	runAgentiso(t, bin, "create", what, "--dir", dir, "--base-iso", fixture, "--log-level", "warn")
+	runAgentiso(t, bin, append([]string{"create", "ignition", "--dir", dir, "--log-level", "warn"}, offlineRelease...)...)
+	runAgentiso(t, bin, append([]string{"create", what, "--dir", dir, "--base-iso", fixture, "--log-level", "warn"}, offlineRelease...)...)
 	ign, err := os.ReadFile(filepath.Join(dir, "agent.ign"))
 	require.NoError(t, err)
 	return dir, ign
