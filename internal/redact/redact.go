@@ -19,7 +19,7 @@ const Mask = "xxxxx"
 func URL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme == "" || u.Host == "" {
-		return passwordOnly(s)
+		return Password(s)
 	}
 	if u.RawQuery != "" {
 		q := u.Query()
@@ -31,7 +31,10 @@ func URL(s string) string {
 	return u.Redacted()
 }
 
-func passwordOnly(s string) string {
+// Password returns s with only the password of its user information
+// replaced by Mask ("http://user:xxxxx@host"), also when s does not parse as
+// a URL; the rest of s, query included, is kept.
+func Password(s string) string {
 	if u, err := url.Parse(s); err == nil && u.User != nil {
 		return u.Redacted()
 	}

@@ -5,33 +5,15 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/seed-a052040e/agentiso/internal/redact"
 )
 
 // RedactURL hides the password of a URL's user information
 // ("http://user:xxxxx@host"), also when the URL does not parse, so errors
-// and logs never carry proxy credentials.
-func RedactURL(s string) string {
-	if u, err := url.Parse(s); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	rest, prefix := s, ""
-	if i := strings.Index(s, "://"); i >= 0 {
-		prefix, rest = s[:i+3], s[i+3:]
-	}
-	authority := rest
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		authority = rest[:i]
-	}
-	at := strings.LastIndex(authority, "@")
-	if at < 0 {
-		return s
-	}
-	user, _, hasPass := strings.Cut(authority[:at], ":")
-	if !hasPass {
-		return s
-	}
-	return prefix + user + ":xxxxx" + rest[at:]
-}
+// and logs never carry proxy credentials (the query is kept: a proxy URL
+// has none that is secret).
+func RedactURL(s string) string { return redact.Password(s) }
 
 // validateProxyURL checks one proxy URL as a URL with one of schemes and a
 // host, reporting it with its password hidden.
