@@ -79,18 +79,18 @@ func indent(s string, n int) string {
 	return pad + strings.Join(lines, "\n"+pad) + "\n"
 }
 
-// mirrorInputs appends the mirror's trust bundle, imageDigestSources and
-// (optionally) a proxy to an install-config.
-func mirrorInputs(ic string, m *mirror.Mirror, withCA, mirrorAuth bool, proxyURL string) string {
+// mirrorInputs adds the mirror's auth to the pull secret and appends its
+// trust bundle, imageDigestSources and (optionally) a proxy to an
+// install-config.
+func mirrorInputs(ic string, m *mirror.Mirror, withCA bool, proxyURL string) string {
 	var b strings.Builder
 	// The pull secret holds an auth for the mirror, as a disconnected
 	// install's must: assisted-service refuses to register a cluster whose
 	// pull secret has no auth for the registry the release is pulled from
 	// (release-4.20 internal/cluster/validations/pull_secret_validation.go,
-	// "pull secret must contain auth for ..."). The lab's mirror accepts any.
-	if mirrorAuth {
-		ic = strings.Replace(ic, `{"auths":{`, `{"auths":{"`+m.Addr+`":{"auth":"bGFiOm1pcnJvcg=="},`, 1)
-	}
+	// "pull secret must contain auth for ..."), and agentiso refuses to build
+	// such an ISO. The lab's mirror accepts any.
+	ic = strings.Replace(ic, `{"auths":{`, `{"auths":{"`+m.Addr+`":{"auth":"bGFiOm1pcnJvcg=="},`, 1)
 	b.WriteString(ic)
 	if withCA {
 		b.WriteString("additionalTrustBundle: |\n")
@@ -156,7 +156,7 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	}
 	release := m.ReleaseImage
 	files := map[string]string{
-		"install-config.yaml": mirrorInputs(sc.installConfig, m, !sc.noCA, l.up != nil, proxyURL),
+		"install-config.yaml": mirrorInputs(sc.installConfig, m, !sc.noCA, proxyURL),
 		"agent-config.yaml":   sc.agentConfig,
 	}
 	for name, content := range files {
