@@ -202,6 +202,9 @@ type ReleaseImage struct {
 // Name implements asset.Asset.
 func (*ReleaseImage) Name() string { return "Release Image" }
 
+// Doing says what a failure was doing, in the user's terms.
+func (*ReleaseImage) Doing() string { return "determine the OpenShift release" }
+
 // Dependencies implements asset.Asset. When the command line provides the
 // release, neither parent is read.
 func (*ReleaseImage) Dependencies() []asset.Asset {

@@ -26,6 +26,9 @@ type AgentManifests struct {
 // Name implements asset.Asset.
 func (*AgentManifests) Name() string { return "Agent Manifests" }
 
+// Doing says what a failure was doing, in the user's terms.
+func (*AgentManifests) Doing() string { return "write the cluster manifests" }
+
 // Dependencies implements asset.Asset.
 func (*AgentManifests) Dependencies() []asset.Asset {
 	// No ReleasePayload (nor ReleaseSupport, which reads it): `create

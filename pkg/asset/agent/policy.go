@@ -22,6 +22,9 @@ type ReleaseSupport struct {
 // Name implements asset.Asset.
 func (*ReleaseSupport) Name() string { return "Release Support" }
 
+// Doing says what a failure was doing, in the user's terms.
+func (*ReleaseSupport) Doing() string { return "use this OpenShift release" }
+
 // Dependencies implements asset.Asset.
 func (*ReleaseSupport) Dependencies() []asset.Asset { return []asset.Asset{&ReleasePayload{}} }
 

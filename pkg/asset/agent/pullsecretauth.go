@@ -25,6 +25,11 @@ type PullSecretAuth struct{}
 // Name implements asset.Asset.
 func (*PullSecretAuth) Name() string { return "Pull Secret Registry Auth" }
 
+// Doing says what a failure was doing, in the user's terms.
+func (*PullSecretAuth) Doing() string {
+	return "accept the pull secret (assisted-service would refuse it)"
+}
+
 // Dependencies implements asset.Asset.
 func (*PullSecretAuth) Dependencies() []asset.Asset {
 	return []asset.Asset{&AgentManifests{}, &InstallConfig{}, &PullSecret{}, &ReleasePayload{}, &RegistriesConf{}}
