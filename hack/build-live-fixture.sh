@@ -180,12 +180,11 @@ EOF
 # RHCOS's chronyd reads /etc/chrony.conf; Debian's reads /etc/chrony/chrony.conf.
 # As on RHCOS, the image has its own /etc/chrony.conf (Debian's defaults)
 # before Ignition runs: the ISO appends the extra NTP sources to it.
+# Debian's path is linked to it when the image is built: a link made by the
+# unit at start fails, since Debian's chrony.service has ProtectSystem=full
+# (/etc is read-only for it and for its ExecStartPre).
 cp "$r/etc/chrony/chrony.conf" "$r/etc/chrony.conf"
-mkdir -p "$r/etc/systemd/system/chrony.service.d"
-cat >"$r/etc/systemd/system/chrony.service.d/rhcos-path.conf" <<'EOF'
-[Service]
-ExecStartPre=/bin/sh -c 'if [ -f /etc/chrony.conf ]; then ln -sf /etc/chrony.conf /etc/chrony/chrony.conf; fi'
-EOF
+ln -sf /etc/chrony.conf "$r/etc/chrony/chrony.conf"
 # RHCOS names the NICs in the initramfs (udev runs there), so their names
 # are final when pre-network-manager-config.service rewrites the keyfiles for
 # them. Here udev renames them in the real root: let that finish first.
