@@ -187,6 +187,7 @@ where it comes from.`,
 	root.AddCommand(newPXECmd(g))
 	root.AddCommand(newReleaseCmd(g))
 	root.AddCommand(newConfigCmd(g))
+	root.AddCommand(newServeCmd(g))
 	devCmd(root).AddCommand(newDevMakeTestISOCmd(g))
 	return root
 }

@@ -1,0 +1,149 @@
+package serve
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+	"github.com/seed-a052040e/agentiso/pkg/fsutil"
+)
+
+// RunOptions are what `agentiso serve` is given.
+type RunOptions struct {
+	Dir    string
+	Listen string
+	// TLSCert and TLSKey are PEM files; GenerateTLS makes a self-signed
+	// certificate instead (written to CertOut, public).
+	TLSCert, TLSKey string
+	GenerateTLS     bool
+	// TLSHosts are the names and addresses a generated certificate is
+	// valid for (the listen address's host is added).
+	TLSHosts []string
+	// User and PasswordFile turn on basic authentication.
+	User, PasswordFile string
+	Log                *slog.Logger
+	// Ready, when set, is called with the listener's address once the
+	// server accepts connections.
+	Ready func(addr net.Addr, scheme string)
+}
+
+// CertOut is where a generated certificate is written in the asset
+// directory: the certificate only, for a BMC that must be told to trust it.
+const CertOut = assetdir.StateDir + "/serve.crt"
+
+// maxPasswordFile bounds --password-file.
+const maxPasswordFile = 4096
+
+// Run serves the asset directory until ctx is cancelled (Ctrl-C).
+func Run(ctx context.Context, o RunOptions) error {
+	lg := o.Log
+	if lg == nil {
+		lg = slog.New(slog.DiscardHandler)
+	}
+	if (o.TLSCert == "") != (o.TLSKey == "") {
+		return errors.New("--tls-cert and --tls-key go together: give both, or --tls to generate a certificate")
+	}
+	if o.GenerateTLS && o.TLSCert != "" {
+		return errors.New("--tls generates a certificate: give it or --tls-cert/--tls-key, not both")
+	}
+	var pass string
+	if o.User != "" || o.PasswordFile != "" {
+		if o.User == "" || o.PasswordFile == "" {
+			return errors.New("basic authentication needs both --user and --password-file")
+		}
+		b, err := fsutil.ReadRegular(o.PasswordFile, maxPasswordFile)
+		if err != nil {
+			return fmt.Errorf("read --password-file: %w", err)
+		}
+		pass = strings.TrimRight(string(b), "\r\n")
+		if pass == "" || strings.ContainsAny(pass, "\r\n") {
+			return fmt.Errorf("--password-file %s: must hold one line, the password", o.PasswordFile)
+		}
+	}
+	lg.Info("verifying the files to serve against their .sha256", "dir", o.Dir)
+	srv, err := New(Options{Dir: o.Dir, User: o.User, Password: pass, Log: lg})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	for _, s := range srv.Skipped() {
+		lg.Warn("not serving "+s.Path, "reason", s.Reason)
+	}
+	var tlsConf *tls.Config
+	scheme := "http"
+	switch {
+	case o.TLSCert != "":
+		c, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
+		if err != nil {
+			return fmt.Errorf("load --tls-cert/--tls-key: %w", err)
+		}
+		tlsConf, scheme = TLSConfig(c), "https"
+	case o.GenerateTLS:
+		hosts := append([]string{}, o.TLSHosts...)
+		if h, _, err := net.SplitHostPort(o.Listen); err == nil && h != "" && h != "0.0.0.0" && h != "::" {
+			hosts = append(hosts, h)
+		}
+		if len(hosts) == 0 {
+			return errors.New("--tls needs the names or addresses hosts reach this machine by: --tls-host, or a --listen address with a host")
+		}
+		ss, err := GenerateCert(hosts, 30*24*time.Hour)
+		if err != nil {
+			return err
+		}
+		if err := fsutil.WriteFileAtomic(filepath.Join(o.Dir, filepath.FromSlash(CertOut)), ss.PEM, 0o644); err != nil {
+			return fmt.Errorf("write the generated certificate: %w", err)
+		}
+		lg.Info("generated a self-signed certificate", "file", filepath.Join(o.Dir, filepath.FromSlash(CertOut)), "sha256", ss.Fingerprint, "hosts", strings.Join(hosts, ","))
+		tlsConf, scheme = TLSConfig(ss.Cert), "https"
+	}
+	if pass != "" && tlsConf == nil {
+		lg.Warn("basic authentication over plain HTTP: the password crosses the network in clear text; add --tls")
+	}
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.Listen, err)
+	}
+	base := scheme + "://" + displayHost(ln.Addr())
+	for _, f := range srv.Files() {
+		if strings.HasSuffix(f.Path, ".sha256") {
+			continue
+		}
+		attrs := []any{"size", f.Size, "sha256", f.SHA256}
+		if f.Secret {
+			attrs = append(attrs, "secret", "pull secret and tokens")
+		}
+		lg.Info("serving "+base+"/"+f.Path, attrs...)
+	}
+	lg.Info("listening on "+base+" (Ctrl-C stops)", "bind", ln.Addr().String())
+	if o.Ready != nil {
+		o.Ready(ln.Addr(), scheme)
+	}
+	err = srv.Serve(ctx, ln, tlsConf, 3*time.Second)
+	lg.Info("stopped serving")
+	return err
+}
+
+// displayHost is the listener's address as a URL host; an unspecified
+// address (all interfaces) is shown as the machine's host name.
+func displayHost(a net.Addr) string {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok {
+		return a.String()
+	}
+	if ta.IP.IsUnspecified() {
+		h, err := os.Hostname()
+		if err != nil || h == "" {
+			h = "localhost"
+		}
+		return net.JoinHostPort(h, fmt.Sprint(ta.Port))
+	}
+	return ta.String()
+}

@@ -1,0 +1,325 @@
+package serve
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"crypto/tls"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Dir is the asset directory.
+	Dir string
+	// User and Password, when User is set, require HTTP basic
+	// authentication on every request.
+	User, Password string
+	// Log receives one line per request and the server's events.
+	Log *slog.Logger
+}
+
+// Server serves the verified boot media of one asset directory.
+type Server struct {
+	root    *os.Root
+	log     *slog.Logger
+	user    []byte
+	pass    []byte
+	mu      sync.Mutex
+	files   map[string]*File
+	order   []string
+	skipped []Skipped
+}
+
+// New opens the asset directory and verifies the files to serve. It fails
+// when there is nothing to serve, naming what it found and refused.
+func New(o Options) (*Server, error) {
+	root, err := os.OpenRoot(o.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("open the asset directory: %w", err)
+	}
+	served, skipped, err := scan(root)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	if len(served) == 0 {
+		root.Close()
+		msg := fmt.Sprintf("nothing to serve in %s: no agent ISO or PXE file that agentiso wrote (run agentiso create image or create pxe-files first)", o.Dir)
+		for _, s := range skipped {
+			msg += fmt.Sprintf("; %s not served: %s", s.Path, s.Reason)
+		}
+		return nil, errors.New(msg)
+	}
+	lg := o.Log
+	if lg == nil {
+		lg = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{root: root, log: lg, files: map[string]*File{}, skipped: skipped}
+	if o.User != "" {
+		s.user, s.pass = []byte(o.User), []byte(o.Password)
+	}
+	for i := range served {
+		f := served[i]
+		s.files["/"+f.Path] = &f
+		s.order = append(s.order, f.Path)
+	}
+	return s, nil
+}
+
+// Close releases the asset directory.
+func (s *Server) Close() error { return s.root.Close() }
+
+// Files returns the served files, in URL order.
+func (s *Server) Files() []File {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]File, 0, len(s.order))
+	for _, p := range s.order {
+		out = append(out, *s.files["/"+p])
+	}
+	return out
+}
+
+// Skipped returns the files found but not served, and why.
+func (s *Server) Skipped() []Skipped { return s.skipped }
+
+// ServeHTTP answers GET and HEAD for the served files only: ranges,
+// conditional requests, ETag (the sha256) and Last-Modified are those of
+// net/http's ServeContent, on the file itself (no copy).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rw := &recorder{ResponseWriter: w, status: http.StatusOK}
+	defer func() { s.logRequest(r, rw, time.Since(start)) }()
+	if s.user != nil && !s.authorized(r) {
+		rw.Header().Set("WWW-Authenticate", `Basic realm="agentiso", charset="UTF-8"`)
+		http.Error(rw, "authentication required", http.StatusUnauthorized)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		rw.Header().Set("Allow", "GET, HEAD")
+		http.Error(rw, "only GET and HEAD", http.StatusMethodNotAllowed)
+		return
+	}
+	s.mu.Lock()
+	rec, ok := s.files[r.URL.Path]
+	s.mu.Unlock()
+	if !ok {
+		http.NotFound(rw, r)
+		return
+	}
+	fh, f, err := s.open(rec)
+	if err != nil {
+		s.log.Warn("cannot serve "+rec.Path, "reason", err)
+		http.Error(rw, "this file changed on disk and no longer matches its .sha256; not served", http.StatusServiceUnavailable)
+		return
+	}
+	defer fh.Close()
+	h := rw.Header()
+	h.Set("ETag", `"`+f.SHA256+`"`)
+	h.Set("Content-Type", contentType(f.Path))
+	h.Set("Cache-Control", "no-store")
+	http.ServeContent(rw, r, "", f.ModTime, fh)
+}
+
+// open opens the served file and checks that it is still the verified
+// one; a file replaced since (a new create run renames a new file into
+// place) is verified again against its .sha256 from the open descriptor.
+func (s *Server) open(rec *File) (*os.File, File, error) {
+	if li, err := s.root.Lstat(rec.Path); err != nil {
+		return nil, File{}, err
+	} else if !li.Mode().IsRegular() {
+		return nil, File{}, errors.New("no longer a regular file (a symbolic link?)")
+	}
+	fh, err := s.root.Open(rec.Path)
+	if err != nil {
+		return nil, File{}, err
+	}
+	fi, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, File{}, err
+	}
+	s.mu.Lock()
+	cur := *rec
+	s.mu.Unlock()
+	if os.SameFile(cur.info, fi) && fi.Size() == cur.Size && fi.ModTime().Equal(cur.ModTime) && fi.Mode().IsRegular() {
+		if cur.SHA256 == "" { // a .sha256 file: small, hashed as served
+			sum, err := hashReader(io.LimitReader(fh, maxSumFileSize))
+			if err == nil {
+				_, err = fh.Seek(0, io.SeekStart)
+			}
+			if err != nil {
+				fh.Close()
+				return nil, File{}, err
+			}
+			cur.SHA256 = sum
+		}
+		return fh, cur, nil
+	}
+	if !fi.Mode().IsRegular() {
+		fh.Close()
+		return nil, File{}, errors.New("no longer a regular file")
+	}
+	var sum string
+	if strings.HasSuffix(rec.Path, ".sha256") {
+		sum, err = hashReader(io.LimitReader(fh, maxSumFileSize))
+	} else {
+		var want string
+		want, _, err = readSum(s.root, rec.Path)
+		if err == nil {
+			sum, err = hashReader(fh)
+			if err == nil && sum != want {
+				err = fmt.Errorf("its content (sha256 %s) is not what its .sha256 records (%s)", sum, want)
+			}
+		}
+	}
+	if err == nil {
+		_, err = fh.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		fh.Close()
+		return nil, File{}, err
+	}
+	cur = File{Path: rec.Path, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: sum, Secret: rec.Secret, info: fi}
+	if strings.HasSuffix(rec.Path, ".sha256") {
+		cur.SHA256 = ""
+	}
+	s.mu.Lock()
+	*rec = cur
+	s.mu.Unlock()
+	s.log.Info("verified again after it changed on disk", "file", rec.Path, "sha256", sum)
+	cur.SHA256 = sum
+	return fh, cur, nil
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	u, p, ok := r.BasicAuth()
+	if !ok {
+		return false
+	}
+	uh, ph := sha256.Sum256([]byte(u)), sha256.Sum256([]byte(p))
+	wu, wp := sha256.Sum256(s.user), sha256.Sum256(s.pass)
+	return subtle.ConstantTimeCompare(uh[:], wu[:])&subtle.ConstantTimeCompare(ph[:], wp[:]) == 1
+}
+
+func contentType(p string) string {
+	switch {
+	case strings.HasSuffix(p, ".iso"):
+		return "application/x-iso9660-image"
+	case strings.HasSuffix(p, ".sha256"), strings.HasSuffix(p, ".ipxe"), strings.HasSuffix(p, ".addrsize"), strings.HasSuffix(p, ".ins"):
+		return "text/plain; charset=utf-8"
+	}
+	return "application/octet-stream"
+}
+
+// logRequest writes one line per request: method, path, status, the
+// range asked for, bytes sent, client and time. The query and the
+// credentials are never logged.
+func (s *Server) logRequest(r *http.Request, rw *recorder, d time.Duration) {
+	attrs := []any{"status", rw.status, "bytes", rw.n, "from", r.RemoteAddr, "time", d.Round(time.Millisecond).String()}
+	if rg := r.Header.Get("Range"); rg != "" {
+		attrs = append(attrs, "range", termsafe.String(truncate(rg, 64)))
+	}
+	if u, _, ok := r.BasicAuth(); ok {
+		attrs = append(attrs, "user", termsafe.String(truncate(u, 64)))
+	}
+	lv := slog.LevelInfo
+	if rw.status >= 400 {
+		lv = slog.LevelWarn
+	}
+	s.log.Log(context.Background(), lv, termsafe.String(truncate(r.Method, 16))+" "+termsafe.String(truncate(r.URL.EscapedPath(), 200)), attrs...)
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+type recorder struct {
+	http.ResponseWriter
+	status  int
+	n       int64
+	written bool
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if !r.written {
+		r.status, r.written = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.written = true
+	n, err := r.ResponseWriter.Write(b)
+	r.n += int64(n)
+	return n, err
+}
+
+// ReadFrom keeps the kernel copy (sendfile) of the underlying writer.
+func (r *recorder) ReadFrom(src io.Reader) (int64, error) {
+	r.written = true
+	if rf, ok := r.ResponseWriter.(io.ReaderFrom); ok {
+		n, err := rf.ReadFrom(src)
+		r.n += n
+		return n, err
+	}
+	n, err := io.Copy(struct{ io.Writer }{r.ResponseWriter}, src)
+	r.n += n
+	return n, err
+}
+
+// Serve answers on ln until ctx is cancelled, then stops accepting,
+// gives running transfers grace to finish and closes the rest. With
+// tlsConf it serves HTTPS.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConf *tls.Config, grace time.Duration) error {
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	if tlsConf != nil {
+		ln = tls.NewListener(ln, tlsConf)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		_ = hs.Close()
+	}
+	<-errc
+	return nil
+}
+
+// ETag is the ETag the server sends for a file of this sha256.
+func ETag(sha256hex string) string { return `"` + sha256hex + `"` }
+
+// sha256Hex is the hex sha256 of b.
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
