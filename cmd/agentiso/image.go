@@ -132,10 +132,10 @@ func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
 	if iso.Minimal {
 		g.log.Info("Generated minimal ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "rootfs", iso.RootfsURL)
 		if r := iso.RootfsResult(); r != nil {
-			g.log.Info("RootFS file created in "+filepath.Dir(r.Path)+". Upload it at "+iso.RootfsURL, "file", r.Path, "bytes", r.Size, "sha256", r.SHA256)
+			g.log.Info("RootFS file created in "+filepath.Dir(r.Path)+". Upload it at "+iso.RootfsURL, "file", r.Path, "bytes", r.Size, "sha256", r.SHA256, "method", r.Method, "sha256-from", r.HashSource())
 		}
 	} else {
-		g.log.Info("Generated ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "method", res.Method)
+		g.log.Info("Generated ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "method", res.Method, "sha256-from", res.HashSource())
 	}
 	g.log.Warn("The ISO carries the pull secret and install credentials; it is readable only by you (0600). Keep it private.")
 	return nil

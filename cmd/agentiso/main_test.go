@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 // isolated runs the tests (not the agentiso command the scripts exec, which
 // gets the script's environment) without the developer's own settings: no
 // AGENTISO_<FLAG> variable and no config file reach the tests that call
-// run in-process.
+// run in-process, and they never write the developer's cache.
 type isolated struct{ m *testing.M }
 
 func (i isolated) Run() int {
@@ -34,6 +34,8 @@ func (i isolated) Run() int {
 	}
 	defer os.RemoveAll(dir)
 	os.Setenv("XDG_CONFIG_HOME", dir)
+	// The base ISO cache (and its hash records) of in-process runs.
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	return i.m.Run()
 }
 

@@ -86,7 +86,7 @@ func runCreatePXEFiles(ctx context.Context, g *globals, o *imageOptions) error {
 		return err
 	}
 	for _, r := range px.Results() {
-		g.log.Debug("wrote", "file", r.Path, "bytes", r.Size, "sha256", r.SHA256)
+		g.log.Debug("wrote", "file", r.Path, "bytes", r.Size, "sha256", r.SHA256, "method", r.Method, "sha256-from", r.HashSource())
 	}
 	g.log.Info("PXE boot artifacts created in " + filepath.Join(s.Dir(), assetdir.BootArtifactsDir))
 	g.log.Info("Kernel parameters for PXE boot: " + px.Kargs)

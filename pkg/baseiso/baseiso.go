@@ -35,6 +35,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/internal/redact"
 	"github.com/seed-a052040e/agentiso/pkg/arch"
+	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
 
 // EnvBaseISO is the environment variable a caller reads when --base-iso is
@@ -364,7 +365,7 @@ func (r *resolver) resolvePath(p string) (Result, error) {
 	// A local ISO is hashed only when there is a checksum to verify: the
 	// read would otherwise double the cost of building the image.
 	if want := r.opts.BaseISOSHA256; want != "" {
-		sum, err := fileSHA256(abs)
+		sum, err := r.fileSHA256(abs)
 		if err != nil {
 			return Result{}, fmt.Errorf("base ISO %s: %w", abs, err)
 		}
@@ -608,7 +609,7 @@ func (r *resolver) cachedMatchesNoRemove(path, want string) (bool, error) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return false, err
 	}
-	sum, err := fileSHA256(path)
+	sum, err := r.fileSHA256(path)
 	if err != nil || sum != want {
 		return false, err
 	}
@@ -630,7 +631,7 @@ func (r *resolver) cachedMatches(path, want string) (bool, error) {
 	if !fi.Mode().IsRegular() {
 		return false, fmt.Errorf("cached base ISO %s is not a regular file; remove it", path)
 	}
-	sum, err := fileSHA256(path)
+	sum, err := r.fileSHA256(path)
 	if err != nil {
 		return false, fmt.Errorf("cached base ISO %s: %w", path, err)
 	}
@@ -688,7 +689,13 @@ func isOwn(p string) bool {
 
 // ensureCacheDir returns the cache directory, creating it.
 func (r *resolver) ensureCacheDir() (string, error) {
-	dir, err := cacheDir(r.opts)
+	return ensureCacheDir(r.opts)
+}
+
+// ensureCacheDir returns the cache directory of opts, creating it, and
+// refuses one every user may write.
+func ensureCacheDir(opts Options) (string, error) {
+	dir, err := cacheDir(opts)
 	if err != nil {
 		return "", err
 	}
@@ -704,6 +711,59 @@ func (r *resolver) ensureCacheDir() (string, error) {
 			"use a directory only you (or your group) can write: chmod o-w it, or pass --cache-dir", dir, fi.Mode())
 	}
 	return dir, nil
+}
+
+// HashRecords is where agentiso remembers the sha256 of the files it has
+// hashed, base ISOs and what it built from them, so that a file it has
+// read once is not read again only to be hashed: the directory "sha256" of
+// the base ISO cache (cacheDirFlag, "" for the default). It records nothing
+// (the zero value) when the cache directory cannot be used.
+func HashRecords(cacheDirFlag string) fsutil.HashRecords {
+	dir, err := ensureCacheDir(Options{CacheDir: cacheDirFlag})
+	if err != nil {
+		return fsutil.HashRecords{}
+	}
+	return fsutil.HashRecords{Dir: filepath.Join(dir, hashRecordsDir)}
+}
+
+// hashRecordsDir is HashRecords' directory in the cache.
+const hashRecordsDir = "sha256"
+
+// fileSHA256 returns the sha256 of the file at path: the one recorded for
+// the file as it is now (fsutil.HashRecords: same device, inode, size and
+// times) or, when there is none, computed by reading it, and then
+// recorded.
+func (r *resolver) fileSHA256(path string) (string, error) {
+	in, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	recs := HashRecords(r.opts.CacheDir)
+	if sum, ok := recs.Lookup(in, ""); ok {
+		r.log.Debug("sha256 of the base ISO taken from its record (the file has not changed since it was hashed)", "path", path, "sha256", sum)
+		return sum, nil
+	}
+	sum, err := readSHA256(in)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := recs.Record(in, "", sum); err != nil {
+		r.log.Debug("cannot record the sha256 of the base ISO", "path", path, "err", err)
+	}
+	return sum, nil
+}
+
+// record remembers sum as the sha256 of the file just written at path.
+func (r *resolver) record(path, sum string) {
+	f, err := os.Open(path)
+	if err == nil {
+		err = HashRecords(r.opts.CacheDir).Record(f, "", sum)
+		f.Close()
+	}
+	if err != nil {
+		r.log.Debug("cannot record the sha256 of the base ISO", "path", path, "err", err)
+	}
 }
 
 // cacheDir is opts.CacheDir or the default.

@@ -351,6 +351,7 @@ func (r *resolver) verifyAndInstall(f fetch, sum string, resumed bool) (string, 
 	if err := os.Rename(f.part(), f.final); err != nil {
 		return "", fmt.Errorf("move %s to %s: %w", f.part(), f.final, err)
 	}
+	r.record(f.final, sum) // hashed as it came: the next run need not read it again
 	_ = os.Remove(f.meta())
 	return sum, nil
 }
@@ -476,16 +477,11 @@ func hashFilePrefix(w io.Writer, path string, n int64) error {
 	return nil
 }
 
-// fileSHA256 returns the sha256 of the file at path.
-func fileSHA256(path string) (string, error) {
-	in, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer in.Close()
+// readSHA256 returns the sha256 of what is left to read in r.
+func readSHA256(r io.Reader) (string, error) {
 	h := sha256.New()
-	if _, err := io.Copy(h, in); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+	if _, err := io.Copy(h, r); err != nil {
+		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -123,6 +123,7 @@ func (r *resolver) resolveRegistry(ctx context.Context, info FetchInfo) (Result,
 	if err := os.Rename(part, info.CachePath); err != nil {
 		return Result{}, fmt.Errorf("move %s to %s: %w", part, info.CachePath, err)
 	}
+	r.record(info.CachePath, sum)
 	_ = os.Remove(meta)
 	r.log.Info("Base ISO obtained from the release payload and cached", "path", info.CachePath)
 	return Result{Path: info.CachePath, Source: SourceRegistry, SHA256: sum, Verified: true, URL: reg.Image, Release: info.Release}, nil

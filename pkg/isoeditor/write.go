@@ -42,6 +42,11 @@ type WriteOptions struct {
 	// hash costs one CPU core reading the whole image; this exists to measure
 	// the copy alone and for callers that hash elsewhere.
 	NoChecksum bool
+	// HashRecords, when set, remembers the output's SHA-256 for the base
+	// file as it is (device, inode, size, times) and the edit: the next
+	// write of the same edit of the same base takes the recorded sum and
+	// does not read the output to hash it (WriteResult.HashReused).
+	HashRecords fsutil.HashRecords
 }
 
 // WriteResult describes a written image.
@@ -50,6 +55,27 @@ type WriteResult struct {
 	Size   int64
 	SHA256 string // hex; empty with NoChecksum
 	Method string // MethodReflink, MethodCopyFileRange or MethodReadWrite
+	// HashReused is true when SHA256 was not computed but taken from
+	// WriteOptions.HashRecords: the same edit of the same base file was
+	// written and hashed before.
+	HashReused bool
+}
+
+// kernelChunk is how much one copy_file_range call copies: ctx is checked,
+// and the hash that follows the copy is told, between calls.
+const kernelChunk = 16 << 20
+
+// HashSource says where SHA256 came from: "computed" (the bytes were
+// hashed as they were written), "recorded" (taken from the record of the
+// same bytes of the same base file), or "none" (NoChecksum).
+func (r *WriteResult) HashSource() string {
+	switch {
+	case r.SHA256 == "":
+		return "none"
+	case r.HashReused:
+		return "recorded"
+	}
+	return "computed"
 }
 
 // errNoFastPath means the kernel copy is unavailable and the portable path must be used.
@@ -90,8 +116,12 @@ type Staged struct {
 // WriteStaged writes img like WriteFile but leaves dst (and dst.sha256)
 // untouched until Commit.
 func WriteStaged(ctx context.Context, dst string, img *Image, opts WriteOptions) (*Staged, error) {
-	return stage(ctx, dst, img.size, opts, func(tmp *os.File, h hash.Hash) (string, error) {
-		base, isFile := img.base.(*os.File)
+	base, isFile := img.base.(*os.File)
+	var rec *recorded
+	if isFile && img.verify == nil {
+		rec = lookupRecord(opts, base, img.editKey())
+	}
+	return stage(ctx, dst, img.size, opts, rec, func(tmp *os.File, h hash.Hash) (string, error) {
 		if !isFile || opts.NoKernelCopy {
 			return MethodReadWrite, writePortable(ctx, tmp, img, h, opts)
 		}
@@ -112,7 +142,7 @@ func WriteStaged(ctx context.Context, dst string, img *Image, opts WriteOptions)
 // buffer. Fewer or more than size bytes from r is an error; a negative
 // size takes whatever r has (the result then says how much).
 func WriteReaderStaged(ctx context.Context, dst string, r io.Reader, size int64, opts WriteOptions) (*Staged, error) {
-	return stage(ctx, dst, size, opts, func(tmp *os.File, h hash.Hash) (string, error) {
+	return stage(ctx, dst, size, opts, nil, func(tmp *os.File, h hash.Hash) (string, error) {
 		return MethodReadWrite, copyReader(ctx, io.MultiWriter(tmp, h), r, size, opts.Progress)
 	})
 }
@@ -120,27 +150,19 @@ func WriteReaderStaged(ctx context.Context, dst string, r io.Reader, size int64,
 // WriteFileRangeStaged writes the n bytes of src at off (one file of a
 // base ISO) to dst like WriteReaderStaged, but lets the kernel copy them
 // (copy_file_range on Linux, falling back to a buffered copy) while the
-// SHA-256 is computed alongside from the page cache.
+// SHA-256 is computed alongside, behind the copy, from the pages it just
+// brought into the page cache: the source is read from disk once.
 func WriteFileRangeStaged(ctx context.Context, dst string, src *os.File, off, n int64, opts WriteOptions) (*Staged, error) {
-	return stage(ctx, dst, n, opts, func(tmp *os.File, h hash.Hash) (string, error) {
+	rec := lookupRecord(opts, src, fmt.Sprintf("range %d+%d", off, n))
+	return stage(ctx, dst, n, opts, rec, func(tmp *os.File, h hash.Hash) (string, error) {
 		if !opts.NoKernelCopy {
-			hctx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			hashErr := make(chan error, 1)
-			go func() {
-				if _, ok := h.(discardHash); ok {
-					hashErr <- nil
-					return
-				}
-				hashErr <- copyReader(hctx, h, io.NewSectionReader(src, off, n), n, nil)
-			}()
-			err := copyRangeKernel(ctx, tmp, src, off, n, opts.Progress)
+			fw := startFollower(ctx, io.NewSectionReader(src, off, n), n, h)
+			err := copyRangeKernel(ctx, tmp, src, off, n, opts.Progress, fw.mark)
 			if err == nil {
 				err = tmp.Sync() // while the hash catches up
 			}
 			if err != nil {
-				cancel()
-				<-hashErr
+				fw.abort()
 				if !errors.Is(err, errNoFastPath) {
 					return "", err
 				}
@@ -149,11 +171,42 @@ func WriteFileRangeStaged(ctx context.Context, dst string, src *os.File, off, n 
 					return "", err
 				}
 			} else {
-				return MethodCopyFileRange, <-hashErr
+				return MethodCopyFileRange, fw.finish()
 			}
 		}
 		return MethodReadWrite, copyReader(ctx, io.MultiWriter(tmp, h), io.NewSectionReader(src, off, n), n, opts.Progress)
 	})
+}
+
+// recorded is a sum found in WriteOptions.HashRecords for a source file.
+type recorded struct {
+	records fsutil.HashRecords
+	src     *os.File
+	salt    string
+	sum     string // "" when none was recorded: hash, then record
+}
+
+// lookupRecord looks up the sum of salt's bytes of src (nil without
+// records or without a checksum).
+func lookupRecord(opts WriteOptions, src *os.File, salt string) *recorded {
+	if opts.NoChecksum || opts.HashRecords.Dir == "" {
+		return nil
+	}
+	r := &recorded{records: opts.HashRecords, src: src, salt: salt}
+	r.sum, _ = opts.HashRecords.Lookup(src, salt)
+	return r
+}
+
+// editKey names the edit of the base the image is: its size and every
+// overlay's offset and bytes.
+func (m *Image) editKey() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "size %d\n", m.size)
+	for _, o := range m.overlays {
+		fmt.Fprintf(h, "overlay %d %d\n", o.Offset, len(o.Data))
+		h.Write(o.Data)
+	}
+	return "edit " + hex.EncodeToString(h.Sum(nil))
 }
 
 // copyReader copies exactly size bytes of r to w (all of r when size is
@@ -191,8 +244,11 @@ func copyReader(ctx context.Context, w io.Writer, r io.Reader, size int64, progr
 }
 
 // stage creates dst's temporary file, has fill write size bytes into it
-// (hashing them into h), then syncs it and stages its checksum file.
-func stage(ctx context.Context, dst string, size int64, opts WriteOptions, fill func(tmp *os.File, h hash.Hash) (string, error)) (st *Staged, err error) {
+// (hashing them into h), then syncs it and stages its checksum file. With a
+// recorded sum (rec.sum), nothing is hashed and the sum is taken, provided
+// the source is still the file it was recorded for once it has been read;
+// a computed sum is recorded for the next run.
+func stage(ctx context.Context, dst string, size int64, opts WriteOptions, rec *recorded, fill func(tmp *os.File, h hash.Hash) (string, error)) (st *Staged, err error) {
 	if opts.Perm == 0 {
 		opts.Perm = 0o600
 	}
@@ -218,7 +274,7 @@ func stage(ctx context.Context, dst string, size int64, opts WriteOptions, fill 
 		return nil, fmt.Errorf("setting mode of %s: %w", tmp.Name(), err)
 	}
 	var h hash.Hash = discardHash{}
-	if !opts.NoChecksum {
+	if !opts.NoChecksum && (rec == nil || rec.sum == "") {
 		h = sha256.New()
 	}
 	method, err := fill(tmp, h)
@@ -239,14 +295,27 @@ func stage(ctx context.Context, dst string, size int64, opts WriteOptions, fill 
 		size = fi.Size()
 	}
 	var sum string
+	reused := false
 	if !opts.NoChecksum {
-		sum = hex.EncodeToString(h.Sum(nil))
+		switch {
+		case rec != nil && rec.sum != "":
+			// The source must not have changed while it was copied.
+			if now, ok := rec.records.Lookup(rec.src, rec.salt); !ok || now != rec.sum {
+				return nil, fmt.Errorf("writing %s: %s changed while it was read; run again", dst, rec.src.Name())
+			}
+			sum, reused = rec.sum, true
+		default:
+			sum = hex.EncodeToString(h.Sum(nil))
+			if rec != nil {
+				_ = rec.records.Record(rec.src, rec.salt, sum) // best effort: a miss only costs a hash
+			}
+		}
 		if sumTmp, err = writeTemp(dir, name+".sha256", []byte(sum+"  "+name+"\n")); err != nil {
 			return nil, fmt.Errorf("writing %s.sha256: %w", dst, err)
 		}
 	}
 	return &Staged{
-		Result: &WriteResult{Path: dst, Size: size, SHA256: sum, Method: method},
+		Result: &WriteResult{Path: dst, Size: size, SHA256: sum, Method: method, HashReused: reused},
 		tmp:    tmp, sumTmp: sumTmp, syncDir: opts.SyncDir,
 	}, nil
 }
@@ -343,13 +412,18 @@ func writePortable(ctx context.Context, out *os.File, img *Image, h hash.Hash, o
 
 // hashImage hashes the image sequentially with a fixed buffer.
 func hashImage(ctx context.Context, img *Image, h hash.Hash, progress func(done, total int64)) error {
-	buf := make([]byte, streamBuf)
-	for off := int64(0); off < img.size; {
+	return hashRange(ctx, img, img.size, h, 0, img.size, progress)
+}
+
+// hashRange hashes bytes [from, to) of r (of size bytes) with a fixed buffer.
+func hashRange(ctx context.Context, r io.ReaderAt, size int64, h hash.Hash, from, to int64, progress func(done, total int64)) error {
+	buf := make([]byte, min(streamBuf, max(to-from, 1)))
+	for off := from; off < to; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n := min(int64(len(buf)), img.size-off)
-		if got, err := img.ReadAt(buf[:n], off); int64(got) != n {
+		n := min(int64(len(buf)), to-off)
+		if got, err := r.ReadAt(buf[:n], off); int64(got) != n {
 			if err == nil || err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
@@ -358,10 +432,79 @@ func hashImage(ctx context.Context, img *Image, h hash.Hash, progress func(done,
 		h.Write(buf[:n])
 		off += n
 		if progress != nil {
-			progress(off, img.size)
+			progress(off, size)
 		}
 	}
 	return nil
+}
+
+// followLead bounds how far the kernel copy may run ahead of the hash that
+// follows it, so that the pages the copy brought in are still cached when
+// the hash reads them, even on a machine short of memory.
+const followLead = 256 << 20
+
+// follower hashes a source behind the kernel copy of it. The copy reports
+// each prefix it has written (mark); the follower hashes only those bytes,
+// which the copy has just read into the page cache, and never reads ahead
+// of it: a cold source is read from disk once, in one sequential stream,
+// by the copy. With a discardHash it does nothing.
+type follower struct {
+	marks  chan int64
+	done   chan error
+	cancel context.CancelFunc
+	last   int64
+}
+
+func startFollower(ctx context.Context, r io.ReaderAt, size int64, h hash.Hash) *follower {
+	if _, ok := h.(discardHash); ok {
+		return &follower{}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	f := &follower{marks: make(chan int64, followLead/kernelChunk), done: make(chan error, 1), cancel: cancel}
+	go func() {
+		var pos int64
+		var err error
+		for m := range f.marks {
+			if err == nil && m > pos {
+				err = hashRange(ctx, r, size, h, pos, m, nil)
+				pos = m
+			}
+		}
+		if err == nil && pos != size {
+			err = fmt.Errorf("hashed %d of %d bytes", pos, size)
+		}
+		f.done <- err
+	}()
+	return f
+}
+
+// mark says the copy has written every byte before end.
+func (f *follower) mark(end int64) {
+	if f.marks != nil && end > f.last {
+		f.last = end
+		f.marks <- end
+	}
+}
+
+// finish waits for the hash of everything marked.
+func (f *follower) finish() error {
+	if f.marks == nil {
+		return nil
+	}
+	close(f.marks)
+	err := <-f.done
+	f.cancel()
+	return err
+}
+
+// abort stops the hash after a failed copy.
+func (f *follower) abort() {
+	if f.marks == nil {
+		return
+	}
+	f.cancel()
+	close(f.marks)
+	<-f.done
 }
 
 // discardHash stands in for the hash when none is wanted.

@@ -11,14 +11,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// kernelChunk is how much one copy_file_range call copies; ctx is checked between calls.
-const kernelChunk = 64 << 20
-
 // writeKernel copies the unchanged bytes in the kernel: a FICLONE reflink of
 // the whole base when the filesystem supports it, else copy_file_range for
-// every gap. The SHA-256 of the output is computed by reading the edited
-// image sequentially, concurrently with the copy. It returns errNoFastPath,
-// before anything is written, when neither is available.
+// every gap. The SHA-256 of the output is computed from the edited image
+// (base plus overlays): after a reflink by reading it once, else
+// concurrently with the copy and behind it (follower), from the pages the
+// copy just read. It returns errNoFastPath, before anything is written,
+// when neither is available.
 func writeKernel(ctx context.Context, out, base *os.File, img *Image, h hash.Hash, opts WriteOptions) (string, error) {
 	if !opts.NoReflink {
 		if st, err := base.Stat(); err == nil && st.Size() == img.size {
@@ -39,27 +38,18 @@ func writeKernel(ctx context.Context, out, base *os.File, img *Image, h hash.Has
 		}
 	}
 
-	hctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	hashErr := make(chan error, 1)
-	if _, ok := h.(discardHash); ok {
-		hashErr <- nil
-	} else {
-		go func() { hashErr <- hashImage(hctx, img, h, nil) }()
-	}
-
-	err := copyKernel(ctx, out, base, img, opts.Progress)
+	fw := startFollower(ctx, img, img.size, h)
+	err := copyKernel(ctx, out, base, img, opts.Progress, fw.mark)
 	if err == nil {
-		// Flush to disk while the hash catches up: the hash reads from the
-		// page cache and usually finishes after the copy.
+		// Flush to disk while the hash catches up: it reads the pages the
+		// copy brought into the page cache and finishes after the copy.
 		err = out.Sync()
 	}
 	if err != nil {
-		cancel()
-		<-hashErr
+		fw.abort()
 		return "", err
 	}
-	if err := <-hashErr; err != nil {
+	if err := fw.finish(); err != nil {
 		return "", err
 	}
 	return MethodCopyFileRange, nil
@@ -102,7 +92,10 @@ func alignedSegments(img *Image) ([]segment, error) {
 	return segs, nil
 }
 
-func copyKernel(ctx context.Context, out, base *os.File, img *Image, progress func(done, total int64)) error {
+// copyKernel copies the image's base gaps with copy_file_range and writes
+// its patch blocks, in order; copied(end) is called each time every byte
+// before end is in out.
+func copyKernel(ctx context.Context, out, base *os.File, img *Image, progress func(done, total int64), copied func(end int64)) error {
 	inFd, outFd := int(base.Fd()), int(out.Fd())
 	segs, err := alignedSegments(img)
 	if err != nil {
@@ -119,6 +112,7 @@ func copyKernel(ctx context.Context, out, base *os.File, img *Image, progress fu
 				return err
 			}
 			done += s.n
+			copied(done)
 			if progress != nil {
 				progress(done, img.size)
 			}
@@ -142,6 +136,7 @@ func copyKernel(ctx context.Context, out, base *os.File, img *Image, progress fu
 			}
 			first = false
 			done += int64(n)
+			copied(done)
 			if progress != nil {
 				progress(done, img.size)
 			}
@@ -153,7 +148,8 @@ func copyKernel(ctx context.Context, out, base *os.File, img *Image, progress fu
 // copyRangeKernel copies n bytes of src from off to the start of out with
 // copy_file_range. It returns errNoFastPath, before anything is copied,
 // when the kernel cannot copy between these files.
-func copyRangeKernel(ctx context.Context, out, src *os.File, off, n int64, progress func(done, total int64)) error {
+// copied(end) is called each time every byte before end is in out.
+func copyRangeKernel(ctx context.Context, out, src *os.File, off, n int64, progress func(done, total int64), copied func(end int64)) error {
 	inFd, outFd := int(src.Fd()), int(out.Fd())
 	roff, woff := off, int64(0)
 	for woff < n {
@@ -171,6 +167,7 @@ func copyRangeKernel(ctx context.Context, out, src *os.File, off, n int64, progr
 		if c == 0 {
 			return fmt.Errorf("copy_file_range: the source ended at byte %d, expected %d bytes from %d: %w", roff, n, off, io.ErrUnexpectedEOF)
 		}
+		copied(woff)
 		if progress != nil {
 			progress(woff, n)
 		}

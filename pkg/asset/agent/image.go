@@ -12,6 +12,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 	"github.com/seed-a052040e/agentiso/pkg/ignition"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
@@ -59,6 +60,7 @@ type AgentISO struct {
 	kargs        []string
 	reset        bool
 	report       Reporter
+	records      fsutil.HashRecords
 	result       *isoeditor.WriteResult
 	rootfsResult *isoeditor.WriteResult
 }
@@ -84,6 +86,7 @@ func (a *AgentISO) Generate(_ context.Context, p asset.Parents) error {
 	a.config, a.size = ign.Config, ign.Size
 	a.kargs = strings.Fields(asset.Get[*KernelArgs](p).Args)
 	a.reset, a.report = o.ResetBaseISO, o.Report
+	a.records = baseiso.HashRecords(o.CacheDir)
 	if t := asset.Get[*ISOType](p); t.Minimal() {
 		if err := a.chooseRootfs(t, asset.Get[*BaseISO](p)); err != nil {
 			return err
@@ -245,7 +248,7 @@ func (a *AgentISO) Streams() []asset.Stream {
 
 // stageRootfs writes the base ISO's root file system next to dst.
 func (a *AgentISO) stageRootfs(ctx context.Context, dst string) (asset.Staged, error) {
-	st, err := stageFromBase(ctx, a.report, a.Base, dst, isoeditor.RootfsPath, assetdir.Mode(a.Rootfs))
+	st, err := stageFromBase(ctx, a.report, a.records, a.Base, dst, isoeditor.RootfsPath, assetdir.Mode(a.Rootfs))
 	if err != nil {
 		return nil, err
 	}
@@ -255,15 +258,16 @@ func (a *AgentISO) stageRootfs(ctx context.Context, dst string) (asset.Staged, e
 
 // stageFromBase writes the file at isoPath in the base ISO, unchanged,
 // next to dst (creating its directory), with its checksum; the kernel
-// copies the bytes where it can.
-func stageFromBase(ctx context.Context, r Reporter, base, dst, isoPath string, mode os.FileMode) (*isoeditor.Staged, error) {
+// copies the bytes where it can. Its sha256 is taken from records when
+// the same bytes of the same base file were hashed before.
+func stageFromBase(ctx context.Context, r Reporter, records fsutil.HashRecords, base, dst, isoPath string, mode os.FileMode) (*isoeditor.Staged, error) {
 	f, off, size, err := openBaseFile(base, isoPath)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	return stageWith(r, dst, func(update func(done, total int64)) (*isoeditor.Staged, error) {
-		return isoeditor.WriteFileRangeStaged(ctx, dst, f, off, size, isoeditor.WriteOptions{Perm: mode, Progress: update})
+		return isoeditor.WriteFileRangeStaged(ctx, dst, f, off, size, isoeditor.WriteOptions{Perm: mode, Progress: update, HashRecords: records})
 	})
 }
 
@@ -330,7 +334,7 @@ func (a *AgentISO) stage(ctx context.Context, dst string) (asset.Staged, error) 
 	}
 	defer f.Close()
 	update, finish := a.report.writeProgress(filepath.Base(dst))
-	st, err := isoeditor.WriteStaged(ctx, dst, img, isoeditor.WriteOptions{Perm: assetdir.Mode(a.File), Progress: update})
+	st, err := isoeditor.WriteStaged(ctx, dst, img, isoeditor.WriteOptions{Perm: assetdir.Mode(a.File), Progress: update, HashRecords: a.records})
 	finish(err == nil)
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", dst, err)

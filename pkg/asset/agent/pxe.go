@@ -14,6 +14,8 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/arch"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+	"github.com/seed-a052040e/agentiso/pkg/baseiso"
+	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )
 
@@ -61,6 +63,7 @@ type PXEFiles struct {
 	arch    string
 	archive []byte
 	report  Reporter
+	records fsutil.HashRecords
 	results []*isoeditor.WriteResult
 }
 
@@ -81,6 +84,7 @@ func (a *PXEFiles) Generate(_ context.Context, p asset.Parents) error {
 	a.arch = asset.Get[*Architecture](p).Arch
 	a.Base = asset.Get[*BaseISO](p).Path
 	a.report = asset.Get[*ImageOptions](p).Report
+	a.records = baseiso.HashRecords(asset.Get[*ImageOptions](p).CacheDir)
 	a.Kernel = assetdir.BootArtifact(a.arch, assetdir.PXEKernel)
 	a.Initrd = assetdir.BootArtifact(a.arch, assetdir.PXEInitrd)
 	a.Rootfs = assetdir.BootArtifact(a.arch, assetdir.PXERootfs)
@@ -139,7 +143,7 @@ func (a *PXEFiles) Streams() []asset.Stream {
 		{Path: a.Kernel, Stage: a.stageKernel},
 		{Path: a.Initrd, Stage: a.stageInitrd},
 		{Path: a.Rootfs, Stage: a.keep(func(ctx context.Context, dst string) (*isoeditor.Staged, error) {
-			return stageFromBase(ctx, a.report, a.Base, dst, isoeditor.RootfsPath, assetdir.Mode(a.Rootfs))
+			return stageFromBase(ctx, a.report, a.records, a.Base, dst, isoeditor.RootfsPath, assetdir.Mode(a.Rootfs))
 		})},
 	}
 	if a.Addrsize != "" {
