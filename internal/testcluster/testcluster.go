@@ -144,7 +144,9 @@ func Start(o Options) (*Cluster, error) {
 	}
 	c.ln = ln
 	c.srv = &http.Server{Handler: http.HandlerFunc(c.serve), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = c.srv.Serve(tls.NewListener(ln, &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}})) }()
+	go func() {
+		_ = c.srv.Serve(tls.NewListener(ln, &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}))
+	}()
 	return c, nil
 }
 
