@@ -109,6 +109,7 @@ type templateData struct {
 	CABundleMount             string
 	DisableImagePolicy        bool
 	DisabledHostValidations   string
+	ConfigImageRoots          string
 }
 
 // builder accumulates the config's files and units.
@@ -118,41 +119,70 @@ type builder struct {
 	dirs      []types.Directory
 	units     []types.Unit
 	seen      map[string]bool
+	// raw keeps every file's contents as given (before encoding), for the
+	// config image (ConfigImageFiles).
+	raw []File
+	// skip, when set, leaves out the files of data/agent it is true for
+	// (the generic ISO leaves out what the config image brings).
+	skip func(path string) bool
+}
+
+// File is one file of the config with its plain contents.
+type File struct {
+	Path     string
+	Mode     int
+	Contents []byte
 }
 
 // Build assembles the agent ISO's Ignition config (spec 3.2.0) from in and
-// reports its size. The config is deterministic for a given Input.
+// reports its size. The config is deterministic for a given Input. With
+// in.Unconfigured it is the generic ISO's config (docs/unconfigured.md).
 func Build(in Input) (types.Config, Size, error) {
+	_, cfg, size, err := build(&in)
+	return cfg, size, err
+}
+
+func build(in *Input) (*builder, types.Config, Size, error) {
 	if err := in.validate(); err != nil {
-		return types.Config{}, Size{}, err
+		return nil, types.Config{}, Size{}, err
 	}
-	td, err := newTemplateData(&in)
+	td, err := newTemplateData(in)
 	if err != nil {
-		return types.Config{}, Size{}, err
+		return nil, types.Config{}, Size{}, err
 	}
 	threshold := in.CompressThreshold
 	if threshold == 0 {
 		threshold = DefaultCompressThreshold
 	}
 	b := &builder{threshold: threshold, seen: map[string]bool{}}
+	if in.Unconfigured {
+		b.skip = InConfigImage
+	}
 
 	src := data.Agent()
 	if err := b.addTree(src, "files", td); err != nil {
-		return types.Config{}, Size{}, err
+		return nil, types.Config{}, Size{}, err
 	}
-	if err := b.addUnits(src, "systemd/units", td, enabledFor(&in)); err != nil {
-		return types.Config{}, Size{}, err
+	if err := b.addUnits(src, "systemd/units", td, enabledFor(in)); err != nil {
+		return nil, types.Config{}, Size{}, err
 	}
 	for _, name := range EnabledStockUnits() {
 		t := true
 		b.units = append(b.units, types.Unit{Name: name, Enabled: &t})
 	}
-	if err := b.addGenerated(&in); err != nil {
-		return types.Config{}, Size{}, err
+	if err := b.addGenerated(in); err != nil {
+		return nil, types.Config{}, Size{}, err
 	}
-	if len(in.NetworkFiles) > 0 {
+	// The generic ISO always carries the static network script: its
+	// config image may bring keyfiles.
+	if len(in.NetworkFiles) > 0 || in.Unconfigured {
 		if err := b.addTree(src, "network/files", td); err != nil {
-			return types.Config{}, Size{}, err
+			return nil, types.Config{}, Size{}, err
+		}
+	}
+	if in.Unconfigured {
+		if err := b.addUnconfigured(src, in, td); err != nil {
+			return nil, types.Config{}, Size{}, err
 		}
 	}
 
@@ -162,15 +192,15 @@ func Build(in Input) (types.Config, Size, error) {
 
 	cfg := types.Config{
 		Ignition: types.Ignition{Version: types.MaxVersion.String()},
-		Passwd:   types.Passwd{Users: []types.PasswdUser{coreUser(&in)}},
+		Passwd:   types.Passwd{Users: []types.PasswdUser{coreUser(in)}},
 		Storage:  types.Storage{Files: b.files, Directories: b.dirs},
 		Systemd:  types.Systemd{Units: b.units},
 	}
 	size, err := Measure(cfg)
 	if err != nil {
-		return types.Config{}, Size{}, err
+		return nil, types.Config{}, Size{}, err
 	}
-	return cfg, size, nil
+	return b, cfg, size, nil
 }
 
 func enabledFor(in *Input) map[string]bool {
@@ -258,6 +288,7 @@ func newTemplateData(in *Input) (*templateData, error) {
 		CABundleMount:             caMount,
 		DisableImagePolicy:        in.DisableImagePolicy,
 		DisabledHostValidations:   strings.Join(in.DisabledHostValidations, ","),
+		ConfigImageRoots:          strings.Join(ConfigImageRoots(), " "),
 	}
 	if in.Auth.PublicKeyPEM != "" {
 		td.PublicKeyPEM = base64.StdEncoding.EncodeToString([]byte(in.Auth.PublicKeyPEM))
@@ -378,7 +409,9 @@ func (b *builder) addGenerated(in *Input) error {
 
 	// Root-only: it holds the agent and user JWTs, and every reader runs
 	// as root.
-	addf(RendezvousEnvPath, 0o600, rendezvousEnv(in), false)
+	if !in.Unconfigured {
+		addf(RendezvousEnvPath, 0o600, rendezvousEnv(in), false)
+	}
 	for _, m := range in.ZTPManifests {
 		addf(path.Join(ManifestsDir, m.FileName), 0o600, m.Contents, false)
 	}
@@ -478,6 +511,9 @@ func (b *builder) addTree(src fs.FS, root string, td *templateData) error {
 			return err
 		}
 		dest = "/" + strings.TrimPrefix(strings.TrimPrefix(dest, root), "/")
+		if b.skip != nil && b.skip(dest) {
+			return nil
+		}
 		mode, appendTo := treeFileMode(dest)
 		return b.addFile(dest, mode, contents, false, appendTo)
 	})
@@ -612,6 +648,9 @@ func (b *builder) addFile(p string, mode int, contents []byte, compress, appendT
 		return fmt.Errorf("two files would be written to %s; rename one of them", p)
 	}
 	b.seen[p] = true
+	if !appendTo {
+		b.raw = append(b.raw, File{Path: p, Mode: mode, Contents: contents})
+	}
 	res := b.resource(contents, compress)
 	f := types.File{
 		Node:          types.Node{Path: p, User: types.NodeUser{Name: strPtr("root")}},

@@ -20,6 +20,9 @@ func TestDocsListEveryFileAndUnit(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/ignition.md")
 	require.NoError(t, err)
 	text := string(doc)
+	udoc, err := os.ReadFile("../../docs/unconfigured.md")
+	require.NoError(t, err)
+	unconfigured := string(udoc)
 	err = fs.WalkDir(data.Agent(), ".", func(p string, d fs.DirEntry, err error) error {
 		require.NoError(t, err)
 		if d.IsDir() {
@@ -32,6 +35,9 @@ func TestDocsListEveryFileAndUnit(t *testing.T) {
 		case strings.HasPrefix(dest, "files/"):
 			dest = strings.TrimPrefix(dest, "files")
 			assert.True(t, strings.Contains(text, "`"+dest+"`"), "docs/ignition.md does not list %s", dest)
+		case strings.HasPrefix(dest, "unconfigured/"):
+			assert.True(t, strings.Contains(unconfigured, "`"+path.Base(dest)+"`") || strings.Contains(unconfigured, "`"+strings.TrimSuffix(path.Base(dest), ".service")+"`"),
+				"docs/unconfigured.md does not name %s", path.Base(dest))
 		case strings.HasPrefix(dest, "network/files/"):
 			dest = strings.TrimPrefix(dest, "network/files")
 			assert.True(t, strings.Contains(text, "`"+dest+"`"), "docs/ignition.md does not list %s", dest)

@@ -118,6 +118,15 @@ type Input struct {
 	// in the assisted-service container.
 	DisableImagePolicy bool
 
+	// Unconfigured builds the generic ISO's config instead of a cluster's
+	// (docs/unconfigured.md): no cluster, no credentials, no
+	// rendezvous-host.env; the three manifests that name no cluster
+	// (cluster-image-set, infraenv, pull-secret, and nmstateconfig when
+	// given); /etc/assisted/unconfigured.env and the unit that waits for
+	// the config image. RendezvousIP is optional then: when given, a
+	// config image must name the same one.
+	Unconfigured bool
+
 	// CompressThreshold is the size in bytes above which a file is stored
 	// gzip-compressed (when that makes it smaller). 0 means
 	// DefaultCompressThreshold; a negative value disables the threshold.
@@ -245,8 +254,12 @@ var (
 func (in *Input) validate() error {
 	var p problems
 	in.validateRelease(&p)
-	in.validateCluster(&p)
-	in.validateAuth(&p)
+	if in.Unconfigured {
+		in.validateUnconfigured(&p)
+	} else {
+		in.validateCluster(&p)
+		in.validateAuth(&p)
+	}
 	in.validateManifests(&p)
 	in.validateHosts(&p)
 	in.validateServices(&p)
@@ -367,7 +380,7 @@ func (in *Input) validateManifests(p *problems) {
 		ztp[m.FileName] = true
 	}
 	for _, name := range RequiredZTPManifests() {
-		if !ztp[name] {
+		if !ztp[name] && !in.Unconfigured {
 			p.add("ZTPManifests: %s is missing (agent-installer-client registerCluster/registerInfraEnv read it)", name)
 		}
 	}

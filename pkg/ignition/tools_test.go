@@ -28,7 +28,11 @@ const ignitionBinary = "/usr/lib/dracut/modules.d/30ignition/ignition"
 func scripts(t *testing.T) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	for _, fx := range fixtures {
+	all := append([]struct {
+		name  string
+		input func() Input
+	}{{"unconfigured", func() Input { return unconfiguredOf(snoInput()) }}}, fixtures...)
+	for _, fx := range all {
 		cfg, _ := mustBuild(t, fx.input())
 		for _, f := range cfg.Storage.Files {
 			if !strings.HasPrefix(f.Path, "/usr/local/bin/") {
