@@ -185,6 +185,13 @@ EOF
 # (/etc is read-only for it and for its ExecStartPre).
 cp "$r/etc/chrony/chrony.conf" "$r/etc/chrony.conf"
 ln -sf /etc/chrony.conf "$r/etc/chrony/chrony.conf"
+# RHCOS has /run/media (udisks' mount root); the agent's next-step runner
+# bind-mounts it into its container (assisted-installer-agent release-4.20
+# src/commands/actions/next_step_runner.go: -v /run/media:/run/media:rw), and
+# podman refuses a missing source. Debian's live system has none: create it
+# at every boot, as RHCOS's tmpfiles do.
+mkdir -p "$r/etc/tmpfiles.d"
+printf 'd /run/media 0755 root root -\n' >"$r/etc/tmpfiles.d/rhcos-run-media.conf"
 # RHCOS names the NICs in the initramfs (udev runs there), so their names
 # are final when pre-network-manager-config.service rewrites the keyfiles for
 # them. Here udev renames them in the real root: let that finish first.
