@@ -188,6 +188,7 @@ where it comes from.`,
 	root.AddCommand(newReleaseCmd(g))
 	root.AddCommand(newConfigCmd(g))
 	root.AddCommand(newServeCmd(g))
+	root.AddCommand(newBootCmd(g))
 	devCmd(root).AddCommand(newDevMakeTestISOCmd(g))
 	return root
 }

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/seed-a052040e/agentiso/internal/console"
+	"github.com/seed-a052040e/agentiso/pkg/bmcboot"
+)
+
+func newBootCmd(g *globals) *cobra.Command {
+	o := bmcboot.Options{}
+	var wait bool
+	c := &cobra.Command{
+		Use:   "boot [HOST...]",
+		Short: "Boot the hosts from the served agent ISO through their BMCs (Redfish virtual media)",
+		Long: `Boot every host of install-config.yaml's platform.baremetal.hosts that has a
+bmc entry (or the HOSTs named) from the agent ISO that agentiso serve
+serves, through the BMC's Redfish virtual media, all at once:
+
+  1. find the Redfish system (the address's path, or the BMC's only one)
+     and its CD/DVD virtual media slot, under the System (newer firmware)
+     or under its Manager;
+  2. eject what is mounted, insert the ISO's URL (InsertMedia);
+  3. set a one-time boot override to the CD;
+  4. power on, or force a restart when the host is on.
+
+Before touching any BMC, agentiso checks every address (schemes
+redfish-virtualmedia://, idrac-virtualmedia://, ilo5-virtualmedia://,
+redfish://, each optionally +http or +https; IPMI and the vendors'
+proprietary interfaces are refused, naming the host and why) and reads one
+byte of the ISO from --url with a range request, as the BMCs will.
+bmc.disableCertificateVerification is honoured. Each Redfish call is
+bounded (--call-timeout); an error names the host, the BMC, the call and
+the BMC's own message, never the credentials.
+
+--eject (after the install) removes the virtual media instead.
+--wait follows with wait-for install-complete.`,
+		Example: `  agentiso serve --dir mycluster --listen 10.0.0.1:8080 &
+  agentiso boot --dir mycluster --url http://10.0.0.1:8080 --wait
+
+  # one host again, the ISO behind basic authentication
+  agentiso boot --dir mycluster --url http://10.0.0.1:8080 master-1 \
+      --media-user media --media-password-file media.pass
+
+  # after the install
+  agentiso boot --dir mycluster --eject`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Dir, o.Hosts, o.Log = g.dir, args, g.log
+			if t := console.Inspect(g.errOut); t.TTY {
+				o.Table, o.Live = g.errOut, true
+			}
+			if err := bmcboot.Run(cmd.Context(), o); err != nil {
+				return err
+			}
+			if o.Eject {
+				g.log.Info("virtual media ejected")
+				return nil
+			}
+			g.log.Info("every host is booting from the agent ISO")
+			if !wait {
+				g.log.Info("follow the install with: agentiso wait-for install-complete --dir " + g.dir)
+				return nil
+			}
+			return runWaitFor(cmd.Context(), g, waitForOptions{target: "install-complete", timeScale: 1, requestTimeout: 10 * time.Second})
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.URL, "url", "", "where agentiso serve serves --dir, as the BMCs reach it (http://10.0.0.1:8080), or the ISO's own URL")
+	f.BoolVar(&o.Eject, "eject", false, "eject the virtual media instead of booting (after the install)")
+	f.BoolVar(&wait, "wait", false, "then wait for the install to complete (wait-for install-complete)")
+	f.StringVar(&o.MediaUser, "media-user", "", "user name the BMCs fetch the ISO with (agentiso serve --user)")
+	f.StringVar(&o.MediaPasswordFile, "media-password-file", "", "file whose one line is that user's password (agentiso serve --password-file)")
+	f.DurationVar(&o.CallTimeout, "call-timeout", 30*time.Second, "bound on each Redfish call")
+	f.IntVar(&o.Parallel, "parallel", 16, "BMCs spoken to at once")
+	return c
+}

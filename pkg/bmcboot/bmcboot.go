@@ -1,0 +1,391 @@
+// Package bmcboot boots the hosts of install-config.yaml's platform.baremetal.hosts from the served agent ISO through their BMCs (Redfish virtual media), in parallel, with a live per-host table, and ejects the media after the install.
+package bmcboot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/seed-a052040e/agentiso/internal/redact"
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+	"github.com/seed-a052040e/agentiso/pkg/fsutil"
+	"github.com/seed-a052040e/agentiso/pkg/redfish"
+	"github.com/seed-a052040e/agentiso/pkg/serve"
+)
+
+// Options are what `agentiso boot` is given.
+type Options struct {
+	Dir string
+	// URL is where agentiso serve serves --dir (http://host:port), or the
+	// ISO's own URL (ending in .iso).
+	URL string
+	// Hosts are the host names to boot (empty: every host with a BMC).
+	Hosts []string
+	// Eject removes the virtual media instead of booting.
+	Eject bool
+	// MediaUser and MediaPasswordFile are passed to the BMC for fetching
+	// the ISO (serve's --user and --password-file).
+	MediaUser, MediaPasswordFile string
+	// CallTimeout bounds each Redfish call.
+	CallTimeout time.Duration
+	// Parallel bounds the BMCs spoken to at once (default 16).
+	Parallel int
+	Log      *slog.Logger
+	// Table receives the live per-host table (a terminal: redrawn in
+	// place) or, when Live is false, nothing (each change is logged).
+	Table io.Writer
+	Live  bool
+	// Transport replaces the HTTP transport to the BMCs and the media
+	// server (tests).
+	Transport http.RoundTripper
+}
+
+// Host is one host to boot.
+type Host struct {
+	Name, Field string
+	Addr        *redfish.Address
+	Cred        Credentials
+}
+
+// Credentials are a BMC's, never printed.
+type Credentials struct {
+	Username, Password string
+	Insecure           bool
+}
+
+// hosts reads install-config.yaml and returns the hosts with a BMC,
+// every refused address reported at once.
+func hosts(ctx context.Context, o Options) ([]Host, error) {
+	if fi, err := os.Stat(o.Dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("--dir %s: not a directory", o.Dir)
+	}
+	st, err := asset.NewStore(o.Dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil, err
+	}
+	ic, err := asset.Fetch[*agent.InstallConfig](ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	if ic.Config == nil {
+		return nil, fmt.Errorf("no %s in %s: agentiso boot reads the hosts' BMCs from its platform.baremetal.hosts[].bmc", assetdir.InstallConfig, o.Dir)
+	}
+	bm := ic.Config.Platform.BareMetal
+	if bm == nil {
+		return nil, fmt.Errorf("%s: platform is not baremetal: agentiso boot reads the hosts' BMCs from platform.baremetal.hosts[].bmc", assetdir.InstallConfig)
+	}
+	want := map[string]bool{}
+	for _, n := range o.Hosts {
+		want[n] = true
+	}
+	var out []Host
+	var problems []string
+	var known []string
+	for i, h := range bm.Hosts {
+		field := fmt.Sprintf("%s: platform.baremetal.hosts[%d]", assetdir.InstallConfig, i)
+		if h.BMC == nil || h.BMC.Address == "" {
+			continue
+		}
+		known = append(known, h.Name)
+		if len(want) > 0 && !want[h.Name] {
+			continue
+		}
+		delete(want, h.Name)
+		a, err := redfish.ParseAddress(h.BMC.Address)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("host %s (%s.bmc.address): %v", h.Name, field, err))
+			continue
+		}
+		if h.BMC.Username == "" || h.BMC.Password == "" {
+			problems = append(problems, fmt.Sprintf("host %s (%s.bmc): username and password are required to reach %s", h.Name, field, a))
+			continue
+		}
+		out = append(out, Host{Name: h.Name, Field: field, Addr: a, Cred: Credentials{h.BMC.Username, h.BMC.Password, h.BMC.DisableCertificateVerification}})
+	}
+	if len(want) > 0 {
+		var missing []string
+		for n := range want {
+			missing = append(missing, n)
+		}
+		sort.Strings(missing)
+		problems = append(problems, fmt.Sprintf("no host named %s has a BMC in %s (hosts with one: %s)", strings.Join(missing, ", "), assetdir.InstallConfig, orNone(known)))
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("cannot boot through the BMCs; nothing was done:\n  %s", strings.Join(problems, "\n  "))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no host in platform.baremetal.hosts has a bmc.address: add each host's BMC (e.g. redfish-virtualmedia://10.0.0.5/redfish/v1/Systems/1, username, password)", assetdir.InstallConfig)
+	}
+	return out, nil
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+// isoURL returns the ISO's URL and the local ISO's sha256 ("" unknown).
+func isoURL(o Options) (string, string, error) {
+	if o.URL == "" {
+		return "", "", errors.New("--url is required: where agentiso serve serves this directory, as the BMCs reach it (e.g. http://10.0.0.1:8080)")
+	}
+	u, err := url.Parse(o.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", "", fmt.Errorf("--url %s: not an http:// or https:// URL", redact.Password(o.URL))
+	}
+	if u.User != nil {
+		return "", "", errors.New("--url must not carry credentials: give them with --media-user and --media-password-file")
+	}
+	name := path(u.Path)
+	if !strings.HasSuffix(name, ".iso") {
+		isos, _ := filepath.Glob(filepath.Join(o.Dir, "agent.*.iso"))
+		if len(isos) != 1 {
+			return "", "", fmt.Errorf("%s holds %d agent ISOs: give the ISO's URL in --url (…/agent.<arch>.iso)", o.Dir, len(isos))
+		}
+		u.Path = strings.TrimSuffix(u.Path, "/") + "/" + filepath.Base(isos[0])
+		name = filepath.Base(isos[0])
+	}
+	sum := ""
+	if b, err := fsutil.ReadRegular(filepath.Join(o.Dir, name+".sha256"), 4096); err == nil {
+		sum, _ = serve.ParseSumLine(string(b), name)
+	}
+	return u.String(), sum, nil
+}
+
+func path(p string) string {
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// checkMedia reads one byte of the ISO with a range request, as the BMCs
+// will: the server must answer 206, and when it names the file's sha256
+// (agentiso serve's ETag) it must be the local ISO's.
+func checkMedia(ctx context.Context, o Options, isoURL, sum, user, pass string) error {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, isoURL, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Range", "bytes=0-0")
+	if user != "" {
+		req.SetBasicAuth(user, pass)
+	}
+	hc := &http.Client{Transport: o.Transport, Timeout: 20 * time.Second}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("the ISO at %s cannot be read from here (is agentiso serve running?): %v", isoURL, unwrapURL(err))
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+	switch resp.StatusCode {
+	case http.StatusPartialContent:
+	case http.StatusOK:
+		return fmt.Errorf("the server at %s ignores range requests (it answered 200 with the whole file to Range: bytes=0-0): BMC virtual media reads the ISO in ranges and fails on such a server; serve it with agentiso serve", isoURL)
+	case http.StatusUnauthorized:
+		return fmt.Errorf("the server at %s wants credentials (HTTP 401): give the ones of agentiso serve --user/--password-file with --media-user and --media-password-file", isoURL)
+	default:
+		return fmt.Errorf("the server at %s answered HTTP %d to a range request for the ISO", isoURL, resp.StatusCode)
+	}
+	if et := strings.Trim(strings.TrimPrefix(resp.Header.Get("ETag"), "W/"), `"`); sum != "" && len(et) == 64 && et != sum {
+		return fmt.Errorf("the server at %s serves another ISO (sha256 %s) than %s (sha256 %s): is agentiso serve running on another directory, or is the ISO newer than the server started with?", isoURL, et, filepath.Join(o.Dir, path(isoURL)), sum)
+	}
+	if h, _, err := net.SplitHostPort(req.URL.Host); err == nil {
+		if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
+			o.Log.Warn("the ISO URL is on loopback: a BMC on another machine cannot reach it; give --url the address of this machine on the BMC network", "url", isoURL)
+		}
+	} else if ip := net.ParseIP(req.URL.Host); (ip != nil && ip.IsLoopback()) || req.URL.Hostname() == "localhost" {
+		o.Log.Warn("the ISO URL is on loopback: a BMC on another machine cannot reach it", "url", isoURL)
+	}
+	return nil
+}
+
+func unwrapURL(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+// Run boots (or, with Eject, ejects) every selected host through its BMC.
+func Run(ctx context.Context, o Options) error {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	hs, err := hosts(ctx, o)
+	if err != nil {
+		return err
+	}
+	var mediaPass string
+	if (o.MediaUser == "") != (o.MediaPasswordFile == "") {
+		return errors.New("--media-user and --media-password-file go together")
+	}
+	if o.MediaPasswordFile != "" {
+		b, err := fsutil.ReadRegular(o.MediaPasswordFile, 4096)
+		if err != nil {
+			return fmt.Errorf("read --media-password-file: %w", err)
+		}
+		mediaPass = strings.TrimRight(string(b), "\r\n")
+	}
+	var media redfish.Media
+	if !o.Eject {
+		u, sum, err := isoURL(o)
+		if err != nil {
+			return err
+		}
+		if err := checkMedia(ctx, o, u, sum, o.MediaUser, mediaPass); err != nil {
+			return err
+		}
+		media = redfish.Media{URL: u, Username: o.MediaUser, Password: mediaPass}
+		o.Log.Info("booting "+strconv.Itoa(len(hs))+" host(s) from "+u, "sha256", sum)
+	}
+	tb := newTable(hs, o)
+	par := o.Parallel
+	if par <= 0 {
+		par = 16
+	}
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	errs := make([]error, len(hs))
+	for i, h := range hs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			c := redfish.New(h.Addr, redfish.Options{Username: h.Cred.Username, Password: h.Cred.Password, Insecure: h.Cred.Insecure, CallTimeout: o.CallTimeout, Transport: o.Transport})
+			if o.Eject {
+				tb.set(i, "ejecting", "")
+				img, err := c.Eject(ctx)
+				switch {
+				case err != nil:
+					errs[i] = err
+					tb.set(i, "failed", err.Error())
+				case img == "":
+					tb.set(i, "nothing inserted", "")
+				default:
+					tb.set(i, "ejected", img)
+				}
+				return
+			}
+			err := c.BootFromISO(ctx, media, func(s redfish.Step, d string) { tb.set(i, string(s), d) })
+			if err != nil {
+				errs[i] = err
+				tb.set(i, "failed", err.Error())
+				return
+			}
+			tb.set(i, "booting from the ISO", "")
+		}()
+	}
+	wg.Wait()
+	var failed []string
+	for i, err := range errs {
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("host %s: %v", hs[i].Name, err))
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d host(s) failed:\n  %s", len(failed), len(hs), strings.Join(failed, "\n  "))
+	}
+	return nil
+}
+
+// table is the per-host state: on a terminal redrawn in place, otherwise
+// one log line per change.
+type table struct {
+	mu    sync.Mutex
+	o     Options
+	hosts []Host
+	state []string
+	info  []string
+	drawn int
+}
+
+func newTable(hs []Host, o Options) *table {
+	t := &table{o: o, hosts: hs, state: make([]string, len(hs)), info: make([]string, len(hs))}
+	for i := range t.state {
+		t.state[i] = "waiting"
+	}
+	t.draw()
+	return t
+}
+
+func (t *table) set(i int, state, info string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.state[i], t.info[i] = state, info
+	if !t.o.Live {
+		lv := slog.LevelInfo
+		if state == "failed" {
+			lv = slog.LevelError
+		}
+		attrs := []any{"bmc", t.hosts[i].Addr.String()}
+		if info != "" && state != "failed" {
+			attrs = append(attrs, "detail", info)
+		}
+		msg := "host " + t.hosts[i].Name + ": " + state
+		if state == "failed" {
+			msg += ": " + info
+		}
+		t.o.Log.Log(context.Background(), lv, termsafe.String(msg), attrs...)
+		return
+	}
+	t.drawLocked()
+}
+
+func (t *table) draw() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.drawLocked()
+}
+
+func (t *table) drawLocked() {
+	if !t.o.Live || t.o.Table == nil {
+		return
+	}
+	var b strings.Builder
+	if t.drawn > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA", t.drawn)
+	}
+	w := 4
+	for _, h := range t.hosts {
+		w = max(w, len(h.Name))
+	}
+	fmt.Fprintf(&b, "\x1b[2K%-*s  %-40s  %s\n", w, "HOST", "BMC", "STATE")
+	for i, h := range t.hosts {
+		s := t.state[i]
+		if t.state[i] == "failed" {
+			s = "failed (below)"
+		}
+		fmt.Fprintf(&b, "\x1b[2K%-*s  %-40s  %s\n", w, termsafe.String(h.Name), trim(h.Addr.String(), 40), s)
+	}
+	t.drawn = len(t.hosts) + 1
+	_, _ = io.WriteString(t.o.Table, b.String())
+}
+
+func trim(s string, n int) string {
+	if len(s) > n {
+		return s[:n-1] + "…"
+	}
+	return s
+}

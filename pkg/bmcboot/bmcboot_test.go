@@ -1,0 +1,169 @@
+package bmcboot
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/seed-a052040e/agentiso/internal/redfishsim"
+	"github.com/seed-a052040e/agentiso/pkg/serve"
+)
+
+const installConfig = `apiVersion: v1
+metadata:
+  name: ostest
+baseDomain: test.metalkube.org
+controlPlane: {name: master, replicas: 3}
+compute: [{name: worker, replicas: 0}]
+networking:
+  machineNetwork: [{cidr: 192.168.111.0/24}]
+platform:
+  baremetal:
+    apiVIPs: [192.168.111.5]
+    ingressVIPs: [192.168.111.4]
+    hosts:
+%s
+pullSecret: '{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}'
+sshKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGqSD39lBCzJKKW6OKTsxkQCW+GbT/f+OhO9xZLMB4i7 admin@laptop
+`
+
+type hostSpec struct{ name, mac, addr, user, pass string }
+
+func writeDir(t *testing.T, hosts []hostSpec) string {
+	t.Helper()
+	dir := t.TempDir()
+	var b strings.Builder
+	for _, h := range hosts {
+		fmt.Fprintf(&b, "      - name: %s\n        role: master\n        bootMACAddress: %s\n        bmc: {address: '%s', username: %s, password: '%s'}\n", h.name, h.mac, h.addr, h.user, h.pass)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "install-config.yaml"), fmt.Appendf(nil, installConfig, b.String()), 0o600))
+	iso := make([]byte, 40000)
+	copy(iso[32768:], "\x01CD001")
+	sum := sha256.Sum256(iso)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "agent.x86_64.iso"), iso, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "agent.x86_64.iso.sha256"), []byte(hex.EncodeToString(sum[:])+"  agent.x86_64.iso\n"), 0o644))
+	return dir
+}
+
+func serveDir(t *testing.T, dir string) string {
+	t.Helper()
+	s, err := serve.New(serve.Options{Dir: dir})
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	hs := httptest.NewServer(s)
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+func emulator(t *testing.T, o redfishsim.Options) (*redfishsim.BMC, string) {
+	t.Helper()
+	b := redfishsim.New(o)
+	hs := httptest.NewServer(b)
+	t.Cleanup(hs.Close)
+	return b, strings.TrimPrefix(hs.URL, "http://")
+}
+
+func TestBootsEveryHostInParallel(t *testing.T) {
+	b1, h1 := emulator(t, redfishsim.Options{Username: "admin", Password: "pw1", Systems: []redfishsim.System{{ID: "1"}}})
+	b2, h2 := emulator(t, redfishsim.Options{Username: "root", Password: "pw2", Systems: []redfishsim.System{{ID: "System.Embedded.1", MediaUnderSystem: true, PoweredOn: true}}})
+	dir := writeDir(t, []hostSpec{
+		{"master-0", "52:54:00:00:00:01", "redfish-virtualmedia+http://" + h1 + "/redfish/v1/Systems/1", "admin", "pw1"},
+		{"master-1", "52:54:00:00:00:02", "idrac-virtualmedia+http://" + h2 + "/redfish/v1/Systems/System.Embedded.1", "root", "pw2"},
+	})
+	url := serveDir(t, dir)
+	var logs bytes.Buffer
+	require.NoError(t, Run(context.Background(), Options{Dir: dir, URL: url, Log: slog.New(slog.NewTextHandler(&logs, nil))}))
+	iso := url + "/agent.x86_64.iso"
+	assert.Equal(t, []string{"cd:" + iso}, b1.State("1").Boots)
+	assert.Equal(t, []string{"cd:" + iso}, b2.State("System.Embedded.1").Boots)
+	assert.Contains(t, logs.String(), "host master-0: powering on")
+	assert.Contains(t, logs.String(), "host master-1: resetting")
+	assert.Contains(t, logs.String(), "under the System")
+	assert.NotContains(t, logs.String(), "pw1")
+	assert.NotContains(t, logs.String(), "pw2")
+
+	// --eject after the install
+	logs.Reset()
+	require.NoError(t, Run(context.Background(), Options{Dir: dir, Eject: true, Log: slog.New(slog.NewTextHandler(&logs, nil))}))
+	assert.False(t, b1.State("1").Inserted)
+	assert.False(t, b2.State("System.Embedded.1").Inserted)
+	assert.Contains(t, logs.String(), "host master-0: ejected")
+}
+
+func TestWrongPasswordNamesTheHost(t *testing.T) {
+	b1, h1 := emulator(t, redfishsim.Options{Username: "admin", Password: "pw1", Systems: []redfishsim.System{{ID: "1"}}})
+	b2, h2 := emulator(t, redfishsim.Options{Username: "admin", Password: "pw2", Systems: []redfishsim.System{{ID: "1"}}})
+	dir := writeDir(t, []hostSpec{
+		{"master-0", "52:54:00:00:00:01", "redfish-virtualmedia+http://" + h1 + "/redfish/v1/Systems/1", "admin", "pw1"},
+		{"master-1", "52:54:00:00:00:02", "redfish-virtualmedia+http://" + h2 + "/redfish/v1/Systems/1", "admin", "Wrong-Secret"},
+	})
+	err := Run(context.Background(), Options{Dir: dir, URL: serveDir(t, dir)})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "1 of 2 host(s) failed:\n  host master-1: BMC http://"+h2+"/redfish/v1/Systems/1: GET /redfish/v1/Systems/1: HTTP 401 Unauthorized: ")
+	assert.Contains(t, err.Error(), "(check bmc.username and bmc.password)")
+	assert.NotContains(t, err.Error(), "Wrong-Secret")
+	assert.Len(t, b1.State("1").Boots, 1, "the other host still boots")
+	assert.Empty(t, b2.State("1").Boots)
+}
+
+func TestStalledBMCTimesOut(t *testing.T) {
+	_, h1 := emulator(t, redfishsim.Options{Username: "admin", Password: "pw1", Stall: time.Minute, Systems: []redfishsim.System{{ID: "1"}}})
+	dir := writeDir(t, []hostSpec{{"master-0", "52:54:00:00:00:01", "redfish-virtualmedia+http://" + h1 + "/redfish/v1/Systems/1", "admin", "pw1"}})
+	start := time.Now()
+	err := Run(context.Background(), Options{Dir: dir, URL: serveDir(t, dir), CallTimeout: 500 * time.Millisecond})
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), 10*time.Second)
+	assert.Contains(t, err.Error(), "host master-0: BMC http://"+h1+"/redfish/v1/Systems/1: GET /redfish/v1/Systems/1: no answer within 500ms")
+}
+
+func TestRefusedBeforeAnyBMCIsTouched(t *testing.T) {
+	b1, h1 := emulator(t, redfishsim.Options{Username: "admin", Password: "pw1", Systems: []redfishsim.System{{ID: "1"}}})
+	dir := writeDir(t, []hostSpec{
+		{"master-0", "52:54:00:00:00:01", "redfish-virtualmedia+http://" + h1 + "/redfish/v1/Systems/1", "admin", "pw1"},
+		{"master-1", "52:54:00:00:00:02", "ipmi://10.0.0.6:623", "admin", "pw"},
+	})
+	err := Run(context.Background(), Options{Dir: dir, URL: serveDir(t, dir)})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cannot boot through the BMCs; nothing was done:\n  host master-1 (install-config.yaml: platform.baremetal.hosts[1].bmc.address): BMC address ipmi://10.0.0.6:623: IPMI has no virtual media")
+	assert.Empty(t, b1.State("1").Calls)
+
+	err = Run(context.Background(), Options{Dir: dir, URL: serveDir(t, dir), Hosts: []string{"master-9"}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no host named master-9 has a BMC in install-config.yaml (hosts with one: master-0, master-1)")
+}
+
+func TestMediaServerIgnoringRanges(t *testing.T) {
+	b1, h1 := emulator(t, redfishsim.Options{Username: "admin", Password: "pw1", Systems: []redfishsim.System{{ID: "1"}}})
+	dir := writeDir(t, []hostSpec{{"master-0", "52:54:00:00:00:01", "redfish-virtualmedia+http://" + h1 + "/redfish/v1/Systems/1", "admin", "pw1"}})
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := os.ReadFile(filepath.Join(dir, "agent.x86_64.iso"))
+		_, _ = w.Write(b)
+	}))
+	defer plain.Close()
+	err := Run(context.Background(), Options{Dir: dir, URL: plain.URL})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "ignores range requests (it answered 200 with the whole file to Range: bytes=0-0): BMC virtual media reads the ISO in ranges")
+	assert.Empty(t, b1.State("1").Calls)
+
+	// Another directory's ISO behind the URL.
+	other := writeDir(t, []hostSpec{{"x", "52:54:00:00:00:09", "redfish://x/redfish/v1/Systems/1", "a", "b"}})
+	require.NoError(t, os.WriteFile(filepath.Join(other, "agent.x86_64.iso"), bytes.Repeat([]byte{1}, 40000), 0o600))
+	sum := sha256.Sum256(bytes.Repeat([]byte{1}, 40000))
+	require.NoError(t, os.WriteFile(filepath.Join(other, "agent.x86_64.iso.sha256"), []byte(hex.EncodeToString(sum[:])+"  agent.x86_64.iso\n"), 0o644))
+	err = Run(context.Background(), Options{Dir: dir, URL: serveDir(t, other)})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "serves another ISO (sha256 "+hex.EncodeToString(sum[:]))
+}

@@ -1,0 +1,228 @@
+package redfish
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/seed-a052040e/agentiso/internal/redfishsim"
+)
+
+// isoBytes is a tiny image with an ISO 9660 volume descriptor signature.
+func isoBytes() []byte {
+	b := make([]byte, 64<<10)
+	copy(b[32768:], "\x01CD001")
+	return b
+}
+
+// mediaServer serves the image with ranges (ranges=true) or ignoring them.
+func mediaServer(t *testing.T, ranges bool) string {
+	t.Helper()
+	img := isoBytes()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ranges {
+			http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(img))
+			return
+		}
+		_, _ = w.Write(img)
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL + "/agent.x86_64.iso"
+}
+
+func bmc(t *testing.T, o redfishsim.Options) (*redfishsim.BMC, string) {
+	t.Helper()
+	if o.Username == "" {
+		o.Username, o.Password = "admin", "pa55-word"
+	}
+	b := redfishsim.New(o)
+	hs := httptest.NewServer(b)
+	t.Cleanup(hs.Close)
+	return b, strings.Replace(hs.URL, "http://", "redfish-virtualmedia+http://", 1)
+}
+
+func client(t *testing.T, addr, user, pass string, timeout time.Duration) *Client {
+	t.Helper()
+	a, err := ParseAddress(addr)
+	require.NoError(t, err)
+	return New(a, Options{Username: user, Password: pass, CallTimeout: timeout})
+}
+
+func TestBootFromISOMediaUnderManager(t *testing.T) {
+	b, addr := bmc(t, redfishsim.Options{Systems: []redfishsim.System{{ID: "1"}}})
+	url := mediaServer(t, true)
+	c := client(t, addr+"/redfish/v1/Systems/1", "admin", "pa55-word", 0)
+	var steps []Step
+	require.NoError(t, c.BootFromISO(context.Background(), Media{URL: url}, func(s Step, _ string) { steps = append(steps, s) }))
+	st := b.State("1")
+	assert.Equal(t, "On", st.PowerState)
+	assert.True(t, st.Inserted)
+	assert.Equal(t, url, st.Image)
+	assert.Equal(t, []string{"cd:" + url}, st.Boots)
+	assert.Equal(t, "Disabled", st.BootOverrideEnabled, "the one-time override is consumed by the boot")
+	assert.Equal(t, []Step{StepFind, StepInsert, StepBoot, StepPower}, steps)
+	assert.Contains(t, st.Calls, "POST /redfish/v1/Managers/BMC-1/VirtualMedia/Cd/Actions/VirtualMedia.InsertMedia")
+	assert.Zero(t, st.ETagMismatch)
+}
+
+func TestBootFromISOMediaUnderSystemPoweredOnWithOldMedia(t *testing.T) {
+	b, addr := bmc(t, redfishsim.Options{Systems: []redfishsim.System{{ID: "node-a", MediaUnderSystem: true, PoweredOn: true}}})
+	old, url := mediaServer(t, true), mediaServer(t, true)
+	c := client(t, addr, "admin", "pa55-word", 0) // no system path: the only one
+	require.NoError(t, c.BootFromISO(context.Background(), Media{URL: old}, nil))
+	var steps []Step
+	require.NoError(t, c.BootFromISO(context.Background(), Media{URL: url, Username: "media", Password: "mp"}, func(s Step, _ string) { steps = append(steps, s) }))
+	st := b.State("node-a")
+	assert.Equal(t, url, st.Image)
+	assert.Equal(t, "media", st.MediaUser)
+	assert.Equal(t, []string{"cd:" + old, "cd:" + url}, st.Boots)
+	assert.Equal(t, []Step{StepFind, StepEject, StepInsert, StepBoot, StepReset}, steps)
+	assert.Contains(t, st.Calls, "POST /redfish/v1/Systems/node-a/VirtualMedia/Cd/Actions/VirtualMedia.EjectMedia")
+	img, err := c.Eject(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, url, img)
+	assert.False(t, b.State("node-a").Inserted)
+	img, err = c.Eject(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, img, "nothing to eject")
+}
+
+func TestWrongPassword(t *testing.T) {
+	b, addr := bmc(t, redfishsim.Options{Systems: []redfishsim.System{{ID: "1"}}})
+	c := client(t, addr+"/redfish/v1/Systems/1", "admin", "not-the-Password", 0)
+	err := c.BootFromISO(context.Background(), Media{URL: mediaServer(t, true)}, nil)
+	require.Error(t, err)
+	var ce *CallError
+	require.True(t, errors.As(err, &ce))
+	assert.Equal(t, http.StatusUnauthorized, ce.Status)
+	msg := err.Error()
+	assert.Contains(t, msg, "BMC http://127.0.0.1:")
+	assert.Contains(t, msg, "GET /redfish/v1/Systems/1: HTTP 401 Unauthorized: There is no valid session established with the implementation: invalid user name or password. (Base.1.8.NoValidSession) (check bmc.username and bmc.password)")
+	assert.NotContains(t, msg, "not-the-Password")
+	assert.False(t, b.State("1").Inserted)
+}
+
+func TestStalledBMC(t *testing.T) {
+	_, addr := bmc(t, redfishsim.Options{Systems: []redfishsim.System{{ID: "1"}}, Stall: 10 * time.Second})
+	c := client(t, addr+"/redfish/v1/Systems/1", "admin", "pa55-word", 300*time.Millisecond)
+	start := time.Now()
+	err := c.BootFromISO(context.Background(), Media{URL: mediaServer(t, true)}, nil)
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	assert.Contains(t, err.Error(), "GET /redfish/v1/Systems/1: no answer within 300ms (the BMC is unreachable or hung)")
+}
+
+func TestMediaServerIgnoringRanges(t *testing.T) {
+	b, addr := bmc(t, redfishsim.Options{Systems: []redfishsim.System{{ID: "1"}}})
+	c := client(t, addr+"/redfish/v1/Systems/1", "admin", "pa55-word", 0)
+	err := c.BootFromISO(context.Background(), Media{URL: mediaServer(t, false)}, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "POST /redfish/v1/Managers/BMC-1/VirtualMedia/Cd/Actions/VirtualMedia.InsertMedia: HTTP 400 Bad Request: Unable to mount the image: the image server does not support range requests")
+	assert.Equal(t, "Off", b.State("1").PowerState, "nothing powered on after a failed insert")
+}
+
+func TestSeveralSystemsNeedAPath(t *testing.T) {
+	_, addr := bmc(t, redfishsim.Options{Systems: []redfishsim.System{{ID: "1"}, {ID: "2"}}})
+	c := client(t, addr, "admin", "pa55-word", 0)
+	err := c.BootFromISO(context.Background(), Media{URL: "http://x/y.iso"}, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "manages 2 systems (/redfish/v1/Systems/1, /redfish/v1/Systems/2): name one in the address")
+}
+
+func TestHostileBMC(t *testing.T) {
+	huge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write(bytes.Repeat([]byte("x"), MaxBody+10))
+	}))
+	defer huge.Close()
+	c := client(t, strings.Replace(huge.URL, "http://", "redfish+http://", 1)+"/redfish/v1/Systems/1", "u", "p", 0)
+	err := c.BootFromISO(context.Background(), Media{URL: "http://x/y.iso"}, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "answer larger than 1048576 bytes: refused")
+
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://192.0.2.1/steal", http.StatusFound)
+	}))
+	defer redirect.Close()
+	c = client(t, strings.Replace(redirect.URL, "http://", "redfish+http://", 1)+"/redfish/v1/Systems/1", "u", "p", 0)
+	err = c.BootFromISO(context.Background(), Media{URL: "http://x/y.iso"}, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "redirected to another host (192.0.2.1): refused")
+
+	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte("<html>\x1b[31mboom</html>"))
+	}))
+	defer garbage.Close()
+	c = client(t, strings.Replace(garbage.URL, "http://", "redfish+http://", 1)+"/redfish/v1/Systems/1", "u", "p", 0)
+	err = c.BootFromISO(context.Background(), Media{URL: "http://x/y.iso"}, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "HTTP 500 Internal Server Error: <html>")
+	assert.NotContains(t, err.Error(), "\x1b")
+}
+
+func TestParseAddress(t *testing.T) {
+	for _, c := range []struct{ in, endpoint, sys, driver string }{
+		{"redfish-virtualmedia://10.0.0.5/redfish/v1/Systems/1", "https://10.0.0.5", "/redfish/v1/Systems/1", "redfish-virtualmedia"},
+		{"redfish-virtualmedia+http://10.0.0.5:8000/redfish/v1/Systems/abc/", "http://10.0.0.5:8000", "/redfish/v1/Systems/abc", "redfish-virtualmedia"},
+		{"idrac-virtualmedia://[fd00::5]/redfish/v1/Systems/System.Embedded.1", "https://[fd00::5]", "/redfish/v1/Systems/System.Embedded.1", "idrac-virtualmedia"},
+		{"redfish://bmc.example.com", "https://bmc.example.com", "", "redfish"},
+		{"redfish+https://bmc:443/redfish/v1/Systems/1", "https://bmc:443", "/redfish/v1/Systems/1", "redfish"},
+		{"ilo5-virtualmedia://10.0.0.9/redfish/v1/Systems/1", "https://10.0.0.9", "/redfish/v1/Systems/1", "ilo5-virtualmedia"},
+	} {
+		a, err := ParseAddress(c.in)
+		require.NoError(t, err, c.in)
+		assert.Equal(t, c.endpoint, a.Endpoint.String(), c.in)
+		assert.Equal(t, c.sys, a.SystemPath, c.in)
+		assert.Equal(t, c.driver, a.Driver, c.in)
+	}
+	for in, want := range map[string]string{
+		"ipmi://10.0.0.5:623":                       "IPMI has no virtual media",
+		"10.0.0.5":                                  "no scheme, which Metal3 reads as IPMI",
+		"libvirt://192.168.122.1":                   "libvirt addresses are virtual BMCs",
+		"idrac://10.0.0.5":                          "WS-Management",
+		"ilo4://10.0.0.5":                           "iLO 4",
+		"irmc://10.0.0.5":                           "iRMC",
+		"pxe://x":                                   `unknown scheme "pxe"`,
+		"redfish+ftp://x/redfish/v1/Systems/1":      `transport "ftp"`,
+		"redfish://u:secret@x/redfish/v1/Systems/1": "carries user information",
+		"redfish://x/Systems/1":                     "must be the system's Redfish path",
+		"redfish://x/redfish/v1/Systems/../..":      `must not contain ".." segments`,
+		"redfish:///redfish/v1/Systems/1":           "has no host",
+	} {
+		_, err := ParseAddress(in)
+		require.Error(t, err, in)
+		assert.Contains(t, err.Error(), want, in)
+		assert.NotContains(t, err.Error(), "secret", in)
+	}
+}
+
+func FuzzParseAddress(f *testing.F) {
+	for _, s := range []string{"redfish-virtualmedia://10.0.0.5/redfish/v1/Systems/1", "ipmi://x", "idrac-virtualmedia+http://[::1]:80/redfish/v1/Systems/S", "redfish://u:p@h"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := ParseAddress(s)
+		if err == nil && (a.Endpoint.Host == "" || (a.Endpoint.Scheme != "http" && a.Endpoint.Scheme != "https")) {
+			t.Fatalf("%q parsed to %+v", s, a)
+		}
+	})
+}
+
+func FuzzBMCMessage(f *testing.F) {
+	f.Add([]byte(`{"error":{"code":"x","message":"m","@Message.ExtendedInfo":[{"MessageId":"Base.1","Message":"bad"}]}}`))
+	f.Add([]byte("<html>"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m := bmcMessage(b)
+		if len(m) > 2000 {
+			t.Fatalf("message of %d bytes", len(m))
+		}
+	})
+}
