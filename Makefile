@@ -124,7 +124,7 @@ UPSTREAM_TIMEOUT ?= 60m
 e2e-upstream: build
 	bash hack/upstream-deps.sh
 	AGENTISO_UPSTREAM_BRANCH=$(UPSTREAM_BRANCH) AGENTISO_UPSTREAM_AGENTISO=$(abspath $(BIN)) \
-		$(GO) test -tags upstream -count=1 -timeout $(UPSTREAM_TIMEOUT) -v -run '^TestOracle$$' ./test/upstream/
+		$(GO) test -tags upstream -count=1 -timeout $(UPSTREAM_TIMEOUT) -v -run '^(TestOracle|TestHubManifestsAgainstCRDTypes)$$' ./test/upstream/
 
 ## upstream-build: build the real upstream components of UPSTREAM_BRANCH
 ## (hack/build-upstream.sh; prints the cache directory last).

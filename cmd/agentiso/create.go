@@ -39,6 +39,7 @@ rewrites your input files.`,
 
 type clusterManifestsOptions struct {
 	release releaseFlags
+	forHub  bool
 }
 
 func newCreateClusterManifestsCmd(g *globals) *cobra.Command {
@@ -66,6 +67,8 @@ Writes into --dir:
   cluster-manifests/nmstateconfig.yaml        (only with static networking)
   mirror/registries.conf
   mirror/ca-bundle.crt                        (empty without a trust bundle)
+  hub/<host>.yaml                             (--for-hub, 0600: BMC Secret +
+                                              BareMetalHost of each BMC host)
   .agentiso/state.json                        (0600: what was generated from what)
 
 Precedence, for every file: a file you created or edited in --dir wins;
@@ -115,6 +118,7 @@ and what is allowed.`,
 		},
 	}
 	addReleaseFlags(c.Flags(), &o.release, true)
+	c.Flags().BoolVar(&o.forHub, "for-hub", false, "also write hub/<host>.yaml: the BareMetalHost and BMC Secret of each install-config host with a BMC, for a hub's Metal3 + assisted-service (docs/serve-boot.md)")
 	return c
 }
 
@@ -239,6 +243,9 @@ func runCreateClusterManifests(ctx context.Context, g *globals, o *clusterManife
 		return err
 	}
 	targets := agent.ClusterManifestsTargets()
+	if o.forHub {
+		targets = append(targets, agent.HubTargets()...)
+	}
 	// AgentManifests cross-checks the manifests it gathers.
 	if err := fetchAll(ctx, g, s, append([]asset.Asset{&agent.AgentManifests{}}, targets...)...); err != nil {
 		return err
@@ -247,6 +254,9 @@ func runCreateClusterManifests(ctx context.Context, g *globals, o *clusterManife
 		return err
 	}
 	g.log.Info("Manifests created in: " + filepath.Join(g.dir, assetdir.ClusterManifestsDir) + " and " + filepath.Join(g.dir, assetdir.MirrorDir))
+	if o.forHub {
+		g.log.Info("Hub manifests (BareMetalHost + BMC Secret per host, 0600) created in: " + filepath.Join(g.dir, assetdir.HubDir))
+	}
 	return nil
 }
 

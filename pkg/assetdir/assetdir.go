@@ -58,6 +58,15 @@ const (
 // Its checksum is AgentISO(arch) + ".sha256".
 func AgentISO(cpu string) string { return "agent." + cpu + ".iso" }
 
+// HubDir holds, with create cluster-manifests --for-hub, one file per
+// host with a BMC: its BMC credentials Secret and its BareMetalHost, for a
+// hub's Metal3 and assisted-service (private: the Secret holds the BMC
+// password).
+const HubDir = "hub"
+
+// HubHost is the path of a host's hub manifests.
+func HubHost(name string) string { return HubDir + "/" + name + ".yaml" }
+
 // BootArtifactsDir holds what hosts download at boot: the root file system
 // of a minimal ISO, and the PXE files. Each file has a <file>.sha256.
 const BootArtifactsDir = "boot-artifacts"
@@ -95,7 +104,7 @@ var private = map[string]bool{
 // file that holds a secret and for an agent ISO and a PXE initrd (they
 // embed the pull secret and tokens), Public for the others.
 func Mode(path string) fs.FileMode {
-	if private[path] || (strings.HasPrefix(path, "agent.") && strings.HasSuffix(path, ".iso")) ||
+	if private[path] || strings.HasPrefix(path, HubDir+"/") || (strings.HasPrefix(path, "agent.") && strings.HasSuffix(path, ".iso")) ||
 		(strings.HasPrefix(path, BootArtifactsDir+"/agent.") && strings.HasSuffix(path, "-"+PXEInitrd)) {
 		return Private
 	}

@@ -34,6 +34,7 @@ func TestModes(t *testing.T) {
 		BootArtifact("x86_64", PXERootfs):             0o644,
 		BootArtifact("x86_64", PXEKernel):             0o644,
 		IPXEScript("x86_64"):                          0o644,
+		HubHost("master-0"):                           0o600,
 	} {
 		assert.Equal(t, want, Mode(path), path)
 	}

@@ -11,6 +11,10 @@ func ClusterManifestsTargets() []asset.Asset {
 		&ClusterDeployment{}, &ClusterImageSet{}, &RegistriesConf{}, &CABundle{}}
 }
 
+// HubTargets are what `create cluster-manifests --for-hub` writes in
+// addition: each BMC host's BareMetalHost and BMC Secret.
+func HubTargets() []asset.Asset { return []asset.Asset{&HubManifests{}} }
+
 // IgnitionTargets are what `create ignition` writes: agent.ign and the
 // credentials that go with it.
 func IgnitionTargets() []asset.Asset {
