@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
@@ -438,60 +439,85 @@ func hashRange(ctx context.Context, r io.ReaderAt, size int64, h hash.Hash, from
 	return nil
 }
 
-// followLead bounds how far the kernel copy may run ahead of the hash that
-// follows it, so that the pages the copy brought in are still cached when
-// the hash reads them, even on a machine short of memory.
-const followLead = 256 << 20
-
 // follower hashes a source behind the kernel copy of it. The copy reports
 // each prefix it has written (mark); the follower hashes only those bytes,
 // which the copy has just read into the page cache, and never reads ahead
 // of it: a cold source is read from disk once, in one sequential stream,
-// by the copy. With a discardHash it does nothing.
+// by the copy. The copy never waits for the hash. With a discardHash it
+// does nothing.
 type follower struct {
-	marks  chan int64
+	mu     sync.Mutex
+	cond   *sync.Cond
+	copied int64 // every byte before copied has been written
+	closed bool  // no more marks
 	done   chan error
 	cancel context.CancelFunc
-	last   int64
 }
 
 func startFollower(ctx context.Context, r io.ReaderAt, size int64, h hash.Hash) *follower {
+	f := &follower{}
 	if _, ok := h.(discardHash); ok {
-		return &follower{}
+		return f
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	f := &follower{marks: make(chan int64, followLead/kernelChunk), done: make(chan error, 1), cancel: cancel}
+	ctx, f.cancel = context.WithCancel(ctx)
+	f.cond = sync.NewCond(&f.mu)
+	f.done = make(chan error, 1)
 	go func() {
 		var pos int64
-		var err error
-		for m := range f.marks {
-			if err == nil && m > pos {
-				err = hashRange(ctx, r, size, h, pos, m, nil)
-				pos = m
+		for {
+			f.mu.Lock()
+			for f.copied <= pos && !f.closed {
+				f.cond.Wait()
+			}
+			end, closed := f.copied, f.closed
+			f.mu.Unlock()
+			if end > pos {
+				if err := hashRange(ctx, r, size, h, pos, end, nil); err != nil {
+					f.done <- err
+					return
+				}
+				pos = end
+				continue
+			}
+			if closed {
+				break
 			}
 		}
-		if err == nil && pos != size {
-			err = fmt.Errorf("hashed %d of %d bytes", pos, size)
+		if pos != size {
+			f.done <- fmt.Errorf("hashed %d of %d bytes", pos, size)
+			return
 		}
-		f.done <- err
+		f.done <- nil
 	}()
 	return f
 }
 
 // mark says the copy has written every byte before end.
 func (f *follower) mark(end int64) {
-	if f.marks != nil && end > f.last {
-		f.last = end
-		f.marks <- end
+	if f.done == nil {
+		return
 	}
+	f.mu.Lock()
+	if end > f.copied {
+		f.copied = end
+		f.cond.Signal()
+	}
+	f.mu.Unlock()
+}
+
+func (f *follower) close() {
+	f.mu.Lock()
+	f.closed = true
+	f.cond.Signal()
+	f.mu.Unlock()
 }
 
 // finish waits for the hash of everything marked.
 func (f *follower) finish() error {
-	if f.marks == nil {
+	if f.done == nil {
 		return nil
 	}
-	close(f.marks)
+	f.close()
 	err := <-f.done
 	f.cancel()
 	return err
@@ -499,11 +525,11 @@ func (f *follower) finish() error {
 
 // abort stops the hash after a failed copy.
 func (f *follower) abort() {
-	if f.marks == nil {
+	if f.done == nil {
 		return
 	}
 	f.cancel()
-	close(f.marks)
+	f.close()
 	<-f.done
 }
 
