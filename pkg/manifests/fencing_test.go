@@ -3,44 +3,12 @@ package manifests
 import (
 	"testing"
 
+	"github.com/seed-a052040e/agentiso/internal/testfixture"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// tnfInstallConfig is a two-node cluster with fencing on bare metal.
-const tnfInstallConfig = `apiVersion: v1
-metadata:
-  name: tnf
-  namespace: cluster0
-baseDomain: example.com
-controlPlane:
-  name: master
-  replicas: 2
-  fencing:
-    credentials:
-    - hostName: master-0
-      address: redfish+https://192.168.111.1:8000/redfish/v1/Systems/1
-      username: admin
-      password: secret0
-    - hostName: master-1
-      address: redfish+https://192.168.111.1:8000/redfish/v1/Systems/2
-      username: admin
-      password: secret1
-      certificateVerification: Disabled
-compute:
-- name: worker
-  replicas: 0
-networking:
-  machineNetwork:
-  - cidr: 192.168.111.0/24
-platform:
-  baremetal:
-    apiVIPs: [192.168.111.5]
-    ingressVIPs: [192.168.111.4]
-pullSecret: '{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}'
-`
 
 // TestValidateFencing checks two-node-with-fencing install-configs:
 // controlPlane.replicas 2 with two complete credentials is accepted on
@@ -76,7 +44,7 @@ func TestValidateFencing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, edit(t, tnfInstallConfig, tc.pairs...))
+			ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, edit(t, testfixture.FencingInstallConfig, tc.pairs...))
 			ic.SetDefaults()
 			assertErrs(t, ValidateInstallConfig(ic, lines), tc.want...)
 		})
@@ -90,7 +58,7 @@ func TestValidateFencing(t *testing.T) {
 // only in 4.22, also MAC-keyed ones from 4.23. What the release cannot
 // apply is refused, naming the release.
 func TestFencingByRelease(t *testing.T) {
-	ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, tnfInstallConfig)
+	ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, testfixture.FencingInstallConfig)
 	ic.SetDefaults()
 	require.NoError(t, ValidateInstallConfig(ic, lines))
 	hosts := []Host{

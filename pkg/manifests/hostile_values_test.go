@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed-a052040e/agentiso/internal/testfixture"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 
 	"github.com/stretchr/testify/assert"
@@ -27,7 +28,7 @@ func TestProxyValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			y := baseInstallConfig + "proxy:\n  httpProxy: '" + tc.proxy + "'\n"
+			y := testfixture.InstallConfig + "proxy:\n  httpProxy: '" + tc.proxy + "'\n"
 			ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, y)
 			ic.SetDefaults()
 			err := ValidateInstallConfig(ic, lines)
@@ -62,7 +63,7 @@ func TestHostnameLength(t *testing.T) {
 		})
 	}
 	t.Run("install-config host name", func(t *testing.T) {
-		y := edit(t, baseInstallConfig, "    ingressVIPs: [192.168.111.4]\n",
+		y := edit(t, testfixture.InstallConfig, "    ingressVIPs: [192.168.111.4]\n",
 			"    ingressVIPs: [192.168.111.4]\n    hosts:\n    - name: "+long64+"\n      bootMACAddress: 52:54:00:00:00:01\n")
 		ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, y)
 		ic.SetDefaults()
@@ -141,7 +142,7 @@ func TestNoProxyValidation(t *testing.T) {
 			[]string{`proxy.httpsProxy: Invalid value: "http://10.128.1.25:3128": proxy value is part of the cluster networks`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, baseInstallConfig+"proxy:\n"+tc.proxy)
+			ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, testfixture.InstallConfig+"proxy:\n"+tc.proxy)
 			ic.SetDefaults()
 			assertErrs(t, ValidateInstallConfig(ic, lines), tc.want...)
 		})

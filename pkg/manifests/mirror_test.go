@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed-a052040e/agentiso/internal/testfixture"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 
 	"github.com/stretchr/testify/assert"
@@ -31,7 +32,7 @@ func TestRegistriesConfMergesDuplicateSources(t *testing.T) {
 // TestConflictingSourcePolicy checks that one source cannot be both
 // blocked (NeverContactSource) and contacted.
 func TestConflictingSourcePolicy(t *testing.T) {
-	y := edit(t, baseInstallConfig, "pullSecret:", `imageDigestSources:
+	y := edit(t, testfixture.InstallConfig, "pullSecret:", `imageDigestSources:
 - source: quay.io/openshift-release-dev/ocp-release
   mirrors: [m1.example.com/ocp/release]
   sourcePolicy: NeverContactSource

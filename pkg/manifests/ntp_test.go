@@ -3,6 +3,7 @@ package manifests
 import (
 	"testing"
 
+	"github.com/seed-a052040e/agentiso/internal/testfixture"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 
 	"github.com/stretchr/testify/assert"
@@ -13,7 +14,7 @@ import (
 // when agent-config.yaml has no additionalNTPSources (those win, as
 // upstream).
 func TestBareMetalAdditionalNTPServers(t *testing.T) {
-	y := edit(t, baseInstallConfig, "    ingressVIPs: [192.168.111.4]\n", "    ingressVIPs: [192.168.111.4]\n    additionalNTPServers: [ntp.example.com, 192.168.111.1]\n")
+	y := edit(t, testfixture.InstallConfig, "    ingressVIPs: [192.168.111.4]\n", "    ingressVIPs: [192.168.111.4]\n    additionalNTPServers: [ntp.example.com, 192.168.111.1]\n")
 	ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, y)
 	ic.SetDefaults()
 	assertErrs(t, ValidateInstallConfig(ic, lines))

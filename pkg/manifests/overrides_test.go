@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/seed-a052040e/agentiso/internal/testfixture"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 
 	"github.com/stretchr/testify/assert"
@@ -33,7 +34,7 @@ func overridesOf(t *testing.T, y string) map[string]any {
 // network settings, with clusterProvisioningIP defaulted from the
 // provisioning CIDR: no VIPs, no networkConfig, no root device hints.
 func TestOverridesBareMetal(t *testing.T) {
-	y := edit(t, baseInstallConfig, "    ingressVIPs: [192.168.111.4]\n", `    ingressVIPs: [192.168.111.4]
+	y := edit(t, testfixture.InstallConfig, "    ingressVIPs: [192.168.111.4]\n", `    ingressVIPs: [192.168.111.4]
     provisioningNetworkCIDR: 172.23.0.0/24
     hosts:
     - name: master-0
@@ -87,7 +88,7 @@ func TestOverridesVSphere(t *testing.T) {
         networks: [VM Network]
         folder: /dc1/vm/ostest
 `
-	y := edit(t, baseInstallConfig, "  baremetal:\n    apiVIPs: [192.168.111.5]\n    ingressVIPs: [192.168.111.4]\n", vs)
+	y := edit(t, testfixture.InstallConfig, "  baremetal:\n    apiVIPs: [192.168.111.5]\n    ingressVIPs: [192.168.111.4]\n", vs)
 	o := overridesOf(t, y)
 	p := o["platform"].(map[string]any)["vsphere"].(map[string]any)
 	assert.NotContains(t, p, "apiVIPs", "one VIP travels in the ACI, not in the overrides")
@@ -108,7 +109,7 @@ func TestOverridesVSphere(t *testing.T) {
 // agent-config hosts replace do not bring their BMC credentials into the
 // overrides (upstream builds them from the hosts in use).
 func TestOverridesIgnoredBMCs(t *testing.T) {
-	y := edit(t, baseInstallConfig, "    ingressVIPs: [192.168.111.4]\n", `    ingressVIPs: [192.168.111.4]
+	y := edit(t, testfixture.InstallConfig, "    ingressVIPs: [192.168.111.4]\n", `    ingressVIPs: [192.168.111.4]
     hosts:
     - name: master-0
       bootMACAddress: 52:54:00:00:00:01
@@ -141,7 +142,7 @@ func TestOverridesVSphereLegacyFields(t *testing.T) {
     folder: ostest
     network: VM Network
 `
-	y := edit(t, baseInstallConfig, "  baremetal:\n    apiVIPs: [192.168.111.5]\n    ingressVIPs: [192.168.111.4]\n", vs)
+	y := edit(t, testfixture.InstallConfig, "  baremetal:\n    apiVIPs: [192.168.111.5]\n    ingressVIPs: [192.168.111.4]\n", vs)
 	p := overridesOf(t, y)["platform"].(map[string]any)["vsphere"].(map[string]any)
 	assert.Equal(t, []any{map[string]any{"server": "vcenter.example.com", "port": float64(443), "user": "administrator@vsphere.local", "password": "secret", "datacenters": []any{"dc1"}}}, p["vcenters"])
 	assert.Equal(t, []any{map[string]any{"name": "generated-failure-domain", "region": "generated-region", "zone": "generated-zone", "server": "vcenter.example.com",

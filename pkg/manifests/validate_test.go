@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed-a052040e/agentiso/internal/testfixture"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 
 	"github.com/stretchr/testify/assert"
@@ -137,28 +138,6 @@ func TestValidateAgentConfig(t *testing.T) {
 	}
 }
 
-const baseInstallConfig = `apiVersion: v1
-metadata:
-  name: ostest
-  namespace: cluster0
-baseDomain: example.com
-controlPlane:
-  name: master
-  replicas: 3
-compute:
-- name: worker
-  replicas: 2
-networking:
-  machineNetwork:
-  - cidr: 192.168.111.0/24
-platform:
-  baremetal:
-    apiVIPs: [192.168.111.5]
-    ingressVIPs: [192.168.111.4]
-pullSecret: '{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}'
-sshKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGqSD39lBCzJKKW6OKTsxkQCW+GbT/f+OhO9xZLMB4i7 admin@laptop
-`
-
 func TestValidateInstallConfig(t *testing.T) {
 	const bm = "  baremetal:\n    apiVIPs: [192.168.111.5]\n    ingressVIPs: [192.168.111.4]\n"
 	sno := []string{"replicas: 3", "replicas: 1", "replicas: 2", "replicas: 0", bm, "  none: {}\n"}
@@ -200,7 +179,7 @@ func TestValidateInstallConfig(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, edit(t, baseInstallConfig, tc.pairs...))
+			ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, edit(t, testfixture.InstallConfig, tc.pairs...))
 			ic.SetDefaults()
 			assertErrs(t, ValidateInstallConfig(ic, lines), tc.want...)
 		})
@@ -397,7 +376,7 @@ spec:
 // TestGeneratedLabelsEqualSelector: what agentiso generates from
 // install-config.yaml and agent-config.yaml always passes the client's rule.
 func TestGeneratedLabelsEqualSelector(t *testing.T) {
-	ic, _ := decodeT[InstallConfig](t, assetdir.InstallConfig, baseInstallConfig)
+	ic, _ := decodeT[InstallConfig](t, assetdir.InstallConfig, testfixture.InstallConfig)
 	ic.SetDefaults()
 	ac, _ := decodeT[AgentConfig](t, assetdir.AgentConfig, baseAgentConfig)
 	hosts, _ := ResolveHosts(ic, ac)
@@ -419,7 +398,7 @@ func hostsOf(t *testing.T, y string) []Host {
 }
 
 func TestValidateCluster(t *testing.T) {
-	ic, _ := decodeT[InstallConfig](t, assetdir.InstallConfig, baseInstallConfig)
+	ic, _ := decodeT[InstallConfig](t, assetdir.InstallConfig, testfixture.InstallConfig)
 	ic.SetDefaults()
 	worker := edit(t, baseAgentConfig, "hostname: master-1\n  role: master", "hostname: worker-0\n  role: worker")
 	tests := []struct {
@@ -461,7 +440,7 @@ func TestChecksIgnitionBuildLeavesToManifests(t *testing.T) {
 			"agent-config.yaml:23: hosts[1].ignitionConfigOverride: Invalid value: must be an Ignition JSON document with ignition.version set")
 	})
 	t.Run("install-config host role, pull secret and machine network", func(t *testing.T) {
-		y := edit(t, baseInstallConfig,
+		y := edit(t, testfixture.InstallConfig,
 			"cidr: 192.168.111.0/24", "cidr: 192.168.111.0",
 			"    ingressVIPs: [192.168.111.4]\n", "    ingressVIPs: [192.168.111.4]\n    hosts:\n    - name: m0\n      role: bootstrap\n      bootMACAddress: 52:54:00:00:00:01\n",
 			`'{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}'`, "'{auths'")
@@ -483,7 +462,7 @@ func TestChecksIgnitionBuildLeavesToManifests(t *testing.T) {
 		assertErrs(t, ValidateSecret(s, lines), "pull-secret.yaml:6: stringData: Invalid value: the pull secret is not valid JSON")
 	})
 	t.Run("agent-cluster-install.yaml machine network", func(t *testing.T) {
-		ic, _ := decodeT[InstallConfig](t, assetdir.InstallConfig, baseInstallConfig)
+		ic, _ := decodeT[InstallConfig](t, assetdir.InstallConfig, testfixture.InstallConfig)
 		ic.SetDefaults()
 		aci, err := GenerateAgentClusterInstall(ic, nil, ClusterImageSetName("4.19.0"), "192.168.111.20")
 		require.NoError(t, err)

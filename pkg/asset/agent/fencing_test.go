@@ -12,54 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/seed-a052040e/agentiso/internal/testfixture"
 	"github.com/seed-a052040e/agentiso/internal/testrelease"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
-
-const icTNF = `apiVersion: v1
-metadata:
-  name: tnf
-  namespace: cluster0
-baseDomain: example.com
-controlPlane:
-  name: master
-  replicas: 2
-  fencing:
-    credentials:
-    - hostName: master-0
-      address: redfish+https://192.168.111.1:8000/redfish/v1/Systems/1
-      username: admin
-      password: secret0
-    - macAddress: 52:54:00:00:00:02
-      address: redfish+https://192.168.111.1:8000/redfish/v1/Systems/2
-      username: admin
-      password: secret1
-      certificateVerification: Disabled
-compute:
-- name: worker
-  replicas: 0
-networking:
-  machineNetwork:
-  - cidr: 192.168.111.0/24
-platform:
-  baremetal:
-    apiVIPs: [192.168.111.5]
-    ingressVIPs: [192.168.111.4]
-pullSecret: '{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}'
-`
-
-const acTNF = `apiVersion: v1beta1
-kind: AgentConfig
-rendezvousIP: 192.168.111.20
-hosts:
-- hostname: master-0
-  role: master
-  interfaces: [{name: eth0, macAddress: '52:54:00:00:00:01'}]
-- hostname: master-1
-  role: master
-  interfaces: [{name: eth0, macAddress: '52:54:00:00:00:02'}]
-`
 
 // fencingCred is one entry of fencing-credentials.yaml as the clients read
 // it (assisted-service release-4.22 and release-4.23
@@ -96,7 +53,7 @@ func readFencing(t *testing.T, cfg types.Config, path string) []fencingCred {
 // shared file, parsed strictly without a macaddress key) only hostname-keyed
 // ones, without MACs. All private (0600).
 func TestFencingCredentialsReachTheISO(t *testing.T) {
-	files := map[string]string{assetdir.InstallConfig: icTNF, assetdir.AgentConfig: acTNF}
+	files := map[string]string{assetdir.InstallConfig: testfixture.FencingMACInstallConfig, assetdir.AgentConfig: testfixture.FencingAgentConfig}
 	cfg := ignitionFor(t, "quay.io/openshift-release-dev/ocp-release:4.23.0-x86_64", files)
 	assert.Equal(t, []fencingCred{{Hostname: "master-0", Address: "redfish+https://192.168.111.1:8000/redfish/v1/Systems/1", Username: "admin", Password: "secret0"}},
 		readFencing(t, cfg, "/etc/assisted/hostconfig/fencing-credentials.yaml"))
@@ -104,9 +61,9 @@ func TestFencingCredentialsReachTheISO(t *testing.T) {
 		readFencing(t, cfg, "/etc/assisted/hostconfig/master-1/fencing-credentials.yaml"))
 	assert.False(t, hasFile(cfg, "/etc/assisted/hostconfig/master-0/fencing-credentials.yaml"))
 
-	byName := strings.Replace(icTNF, "    - macAddress: 52:54:00:00:00:02\n", "    - hostName: master-1\n      macAddress: 52:54:00:00:00:02\n", 1)
-	require.NotEqual(t, icTNF, byName)
-	cfg = ignitionFor(t, "quay.io/openshift-release-dev/ocp-release:4.22.1-x86_64", map[string]string{assetdir.InstallConfig: byName, assetdir.AgentConfig: acTNF})
+	byName := strings.Replace(testfixture.FencingMACInstallConfig, "    - macAddress: 52:54:00:00:00:02\n", "    - hostName: master-1\n      macAddress: 52:54:00:00:00:02\n", 1)
+	require.NotEqual(t, testfixture.FencingMACInstallConfig, byName)
+	cfg = ignitionFor(t, "quay.io/openshift-release-dev/ocp-release:4.22.1-x86_64", map[string]string{assetdir.InstallConfig: byName, assetdir.AgentConfig: testfixture.FencingAgentConfig})
 	assert.Equal(t, []fencingCred{
 		{Hostname: "master-0", Address: "redfish+https://192.168.111.1:8000/redfish/v1/Systems/1", Username: "admin", Password: "secret0"},
 		{Hostname: "master-1", Address: "redfish+https://192.168.111.1:8000/redfish/v1/Systems/2", Username: "admin", Password: "secret1", CertificateVerification: "Disabled"},
@@ -119,7 +76,7 @@ func TestFencingCredentialsReachTheISO(t *testing.T) {
 // through 4.21's client, no MAC-only credential for 4.22, and, for every
 // release, a MAC that no host has.
 func TestFencingRefusedByRelease(t *testing.T) {
-	files := map[string]string{assetdir.InstallConfig: icTNF, assetdir.AgentConfig: acTNF}
+	files := map[string]string{assetdir.InstallConfig: testfixture.FencingMACInstallConfig, assetdir.AgentConfig: testfixture.FencingAgentConfig}
 	for spec, want := range map[string]string{
 		"quay.io/openshift-release-dev/ocp-release:4.20.4-x86_64": "install-config.yaml:10: controlPlane.fencing: Forbidden: OpenShift 4.20.4 cannot apply two-node fencing: neither its assisted-service nor its agent-installer client knows fencing (assisted-service release-4.20); with 2 control-plane replicas OpenShift 4.20.4 needs an arbiter host",
 		"quay.io/openshift-release-dev/ocp-release:4.21.2-x86_64": "install-config.yaml:10: controlPlane.fencing: Forbidden: OpenShift 4.21.2 cannot apply two-node fencing: its assisted-service requires fencing credentials on both control-plane hosts, but its agent-installer client has no fencing code",
@@ -136,7 +93,7 @@ func TestFencingRefusedByRelease(t *testing.T) {
 
 	// master-1 has another MAC than its fencing credential names. (A host
 	// without interfaces is refused by agent-config validation itself.)
-	bad := map[string]string{assetdir.InstallConfig: icTNF, assetdir.AgentConfig: strings.Replace(acTNF, "52:54:00:00:00:02", "52:54:00:00:00:09", 1)}
+	bad := map[string]string{assetdir.InstallConfig: testfixture.FencingMACInstallConfig, assetdir.AgentConfig: strings.Replace(testfixture.FencingAgentConfig, "52:54:00:00:00:02", "52:54:00:00:00:09", 1)}
 	s, _ := store(t, bad)
 	rel, err := offlineRelease("quay.io/openshift-release-dev/ocp-release:4.23.0-x86_64")
 	require.NoError(t, err)
@@ -155,11 +112,11 @@ func TestFencingRefusedWhenThePayloadIsRead(t *testing.T) {
 	require.NoError(t, err)
 	_, err = r.Push("ocp/release", "4.21.0-x86_64", img)
 	require.NoError(t, err)
-	ic := strings.Replace(icTNF, "pullSecret: ", "additionalTrustBundle: |\n  "+strings.ReplaceAll(strings.TrimSpace(string(r.CAPEM)), "\n", "\n  ")+"\npullSecret: ", 1)
+	ic := strings.Replace(testfixture.FencingMACInstallConfig, "pullSecret: ", "additionalTrustBundle: |\n  "+strings.ReplaceAll(strings.TrimSpace(string(r.CAPEM)), "\n", "\n  ")+"\npullSecret: ", 1)
 	ic = regexp.MustCompile(`(?m)^pullSecret: .*$`).ReplaceAllString(ic, "pullSecret: '"+string(r.PullSecret())+"'")
 	rel, err := agent.NewReleaseImage(r.Host + "/ocp/release:4.21.0-x86_64")
 	require.NoError(t, err)
-	files := map[string]string{assetdir.InstallConfig: ic, assetdir.AgentConfig: acTNF}
+	files := map[string]string{assetdir.InstallConfig: ic, assetdir.AgentConfig: testfixture.FencingAgentConfig}
 	_, err = storeWith(t, files, rel).Fetch(context.Background(), &agent.AgentManifests{})
 	require.NoError(t, err)
 	_, err = storeWith(t, files, rel).Fetch(context.Background(), &agent.AgentIgnition{})

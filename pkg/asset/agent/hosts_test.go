@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/testfixture"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
@@ -29,14 +30,14 @@ func hasFile(cfg types.Config, path string) bool {
 // master), and apply-host-overrides.sh finds hosts by MAC too. Before, the
 // role and hints were written and silently ignored at install time.
 func TestHostWithoutInterfaces(t *testing.T) {
-	ac := acSimple + `hosts:
+	ac := testfixture.AgentConfig + `hosts:
 - hostname: master-0
   role: master
   rootDeviceHints:
     deviceName: /dev/sda
   installerArgs: [--append-karg, nosmt]
 `
-	s, _ := store(t, map[string]string{assetdir.InstallConfig: icSimple, assetdir.AgentConfig: ac})
+	s, _ := store(t, map[string]string{assetdir.InstallConfig: testfixture.CompactInstallConfig, assetdir.AgentConfig: ac})
 	_, err := s.Fetch(context.Background(), &agent.AgentIgnition{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "agent-config.yaml:5: hosts[0].interfaces: Required value: host master-0 lists no interfaces, so no machine can be matched to it")

@@ -17,29 +17,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/testfixture"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
-
-const icSNO = `apiVersion: v1
-metadata:
-  name: sno
-  namespace: cluster0
-baseDomain: example.com
-controlPlane:
-  name: master
-  replicas: 1
-compute:
-- name: worker
-  replicas: 0
-networking:
-  machineNetwork:
-  - cidr: 192.168.111.0/24
-platform:
-  none: {}
-pullSecret: '{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}'
-`
 
 // ignitionFor builds the agent Ignition config of the inputs with the
 // release pull spec given, and returns it decoded.
@@ -148,7 +130,7 @@ func TestHardwareRequirementsFollowRelease(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Fatalf("bash is needed to run the ISO's scripts: %v", err)
 	}
-	inputs := map[string]string{assetdir.InstallConfig: icSNO, assetdir.AgentConfig: acSimple}
+	inputs := map[string]string{assetdir.InstallConfig: testfixture.SNOInstallConfig, assetdir.AgentConfig: testfixture.AgentConfig}
 	for _, tc := range []struct {
 		release  string
 		snoCores int
@@ -178,7 +160,7 @@ func TestHardwareRequirementsFollowRelease(t *testing.T) {
 // plane and single-node disks to 220 GB; arbiter (50 GB) and worker
 // (100 GB) disks do not change.
 func TestHardwareRequirementsDisks(t *testing.T) {
-	inputs := map[string]string{assetdir.InstallConfig: icSNO, assetdir.AgentConfig: acSimple}
+	inputs := map[string]string{assetdir.InstallConfig: testfixture.SNOInstallConfig, assetdir.AgentConfig: testfixture.AgentConfig}
 	cfg := ignitionFor(t, "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64", inputs)
 	for _, tc := range []struct {
 		iri                          bool

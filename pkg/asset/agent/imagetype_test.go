@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/testfixture"
 	"github.com/seed-a052040e/agentiso/internal/testiso"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
@@ -38,14 +39,14 @@ func registerInfraEnvUnit(t *testing.T, files map[string]string) string {
 // external (as upstream), full otherwise; bootArtifactsBaseURL alone does
 // not make the ISO minimal.
 func TestImageType(t *testing.T) {
-	icExternal := strings.Replace(icSNO, "  none: {}\n", "  external:\n    platformName: oci\n    cloudControllerManager: External\n", 1)
+	icExternal := strings.Replace(testfixture.SNOInstallConfig, "  none: {}\n", "  external:\n    platformName: oci\n    cloudControllerManager: External\n", 1)
 	for _, tc := range []struct {
 		name, ic, ac, want string
 	}{
-		{"full", icSNO, acSimple, "full-iso"},
-		{"bootArtifactsBaseURL only", icSNO, acSimple + "bootArtifactsBaseURL: http://10.0.0.1:8080/boot\n", "full-iso"},
-		{"minimalISO", icSNO, acSimple + "minimalISO: true\n", "minimal-iso"},
-		{"external platform", icExternal, acSimple, "minimal-iso"},
+		{"full", testfixture.SNOInstallConfig, testfixture.AgentConfig, "full-iso"},
+		{"bootArtifactsBaseURL only", testfixture.SNOInstallConfig, testfixture.AgentConfig + "bootArtifactsBaseURL: http://10.0.0.1:8080/boot\n", "full-iso"},
+		{"minimalISO", testfixture.SNOInstallConfig, testfixture.AgentConfig + "minimalISO: true\n", "minimal-iso"},
+		{"external platform", icExternal, testfixture.AgentConfig, "minimal-iso"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			unit := registerInfraEnvUnit(t, map[string]string{assetdir.InstallConfig: tc.ic, assetdir.AgentConfig: tc.ac})
@@ -78,8 +79,8 @@ func fetchImage(t *testing.T, s *asset.Store) {
 func newImageDir(t *testing.T) (dir, base string) {
 	t.Helper()
 	dir = t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.InstallConfig), []byte(icSimple), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.AgentConfig), []byte(acSimple), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.InstallConfig), []byte(testfixture.CompactInstallConfig), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.AgentConfig), []byte(testfixture.AgentConfig), 0o644))
 	base = filepath.Join(t.TempDir(), "base.iso")
 	_, err := testiso.WriteFile(base, testiso.Options{Size: 4 << 20})
 	require.NoError(t, err)

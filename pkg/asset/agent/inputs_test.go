@@ -12,39 +12,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/testfixture"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
-
-// icSimple is a compact bare-metal install-config without hosts; tests
-// append or replace parts of it.
-const icSimple = `apiVersion: v1
-metadata:
-  name: ostest
-  namespace: cluster0
-baseDomain: example.com
-controlPlane:
-  name: master
-  replicas: 3
-compute:
-- name: worker
-  replicas: 0
-networking:
-  machineNetwork:
-  - cidr: 192.168.111.0/24
-platform:
-  baremetal:
-    apiVIPs: [192.168.111.5]
-    ingressVIPs: [192.168.111.4]
-pullSecret: '{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}'
-sshKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGqSD39lBCzJKKW6OKTsxkQCW+GbT/f+OhO9xZLMB4i7 admin@laptop
-`
-
-const acSimple = `apiVersion: v1beta1
-kind: AgentConfig
-rendezvousIP: 192.168.111.20
-`
 
 // store returns an asset store on a new directory holding the given
 // input files, with the golden release pinned.
@@ -80,7 +52,7 @@ func writeManifests(t *testing.T, ic, ac string) string {
 // TestSecretsOnlyInPrivateFiles checks that every cluster manifest that can
 // carry a BMC password or proxy credentials is written 0600.
 func TestSecretsOnlyInPrivateFiles(t *testing.T) {
-	ic := strings.Replace(icSimple, "    ingressVIPs: [192.168.111.4]\n", `    ingressVIPs: [192.168.111.4]
+	ic := strings.Replace(testfixture.CompactInstallConfig, "    ingressVIPs: [192.168.111.4]\n", `    ingressVIPs: [192.168.111.4]
     hosts:
     - name: master-0
       role: master
@@ -90,7 +62,7 @@ func TestSecretsOnlyInPrivateFiles(t *testing.T) {
         username: admin
         password: bmc-s3cret
 `, 1) + "proxy:\n  httpProxy: http://user:proxy-s3cret@proxy.example.com:3128\n"
-	dir := writeManifests(t, ic, acSimple)
+	dir := writeManifests(t, ic, testfixture.AgentConfig)
 	found := map[string]bool{}
 	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
 		if err != nil || fi.IsDir() {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/testfixture"
 	"github.com/seed-a052040e/agentiso/internal/testiso"
 	"github.com/seed-a052040e/agentiso/internal/testiso/testminiso"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
@@ -24,7 +25,7 @@ import (
 func minimalDir(t *testing.T, ac string) (dir, base string, res *testminiso.Result) {
 	t.Helper()
 	dir = t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.InstallConfig), []byte(icSimple), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.InstallConfig), []byte(testfixture.CompactInstallConfig), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.AgentConfig), []byte(ac), 0o644))
 	base = filepath.Join(t.TempDir(), "base.iso")
 	res, err := testminiso.WriteFile(base, testiso.Options{Size: 6 << 20})
@@ -36,7 +37,7 @@ func minimalDir(t *testing.T, ac string) (dir, base string, res *testminiso.Resu
 // config in its own area, the rootfs URL in its kernel arguments) and the
 // base's root file system beside it, each with a checksum.
 func TestMinimalAgentISO(t *testing.T) {
-	dir, base, res := minimalDir(t, acSimple+"minimalISO: true\nbootArtifactsBaseURL: http://10.0.0.1:8080/boot/\n")
+	dir, base, res := minimalDir(t, testfixture.AgentConfig+"minimalISO: true\nbootArtifactsBaseURL: http://10.0.0.1:8080/boot/\n")
 	s := imageStore(t, dir, base, agent.Reporter{})
 	fetchImage(t, s)
 	require.NoError(t, s.Persist(context.Background(), agent.ImageTargets()...))
@@ -74,7 +75,7 @@ func TestMinimalAgentISO(t *testing.T) {
 
 func TestMinimalAgentISOErrors(t *testing.T) {
 	t.Run("no bootArtifactsBaseURL with a --base-iso", func(t *testing.T) {
-		dir, base, _ := minimalDir(t, acSimple+"minimalISO: true\n")
+		dir, base, _ := minimalDir(t, testfixture.AgentConfig+"minimalISO: true\n")
 		s := imageStore(t, dir, base, agent.Reporter{})
 		_, err := s.Fetch(context.Background(), &agent.AgentISO{})
 		require.Error(t, err)
@@ -82,7 +83,7 @@ func TestMinimalAgentISOErrors(t *testing.T) {
 		assert.Contains(t, err.Error(), "is not the release's stream ISO")
 	})
 	t.Run("base without miniso.dat", func(t *testing.T) {
-		dir, _, _ := minimalDir(t, acSimple+"minimalISO: true\nbootArtifactsBaseURL: http://10.0.0.1/boot\n")
+		dir, _, _ := minimalDir(t, testfixture.AgentConfig+"minimalISO: true\nbootArtifactsBaseURL: http://10.0.0.1/boot\n")
 		base := filepath.Join(t.TempDir(), "plain.iso")
 		_, err := testiso.WriteFile(base, testiso.Options{Size: 4 << 20})
 		require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/testfixture"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
@@ -37,7 +38,7 @@ func storeWithout(t *testing.T, files map[string]string, provide ...asset.Asset)
 // needs one and was given none fails, naming every way to give one, where
 // the digest is found and the floor, and writes nothing.
 func TestNoReleaseIsAnError(t *testing.T) {
-	s, dir := storeWithout(t, map[string]string{assetdir.InstallConfig: icSNO, assetdir.AgentConfig: acSimple})
+	s, dir := storeWithout(t, map[string]string{assetdir.InstallConfig: testfixture.SNOInstallConfig, assetdir.AgentConfig: testfixture.AgentConfig})
 	_, err := s.Fetch(context.Background(), &agent.AgentManifests{})
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, agent.ErrNoRelease), err.Error())
@@ -47,7 +48,7 @@ func TestNoReleaseIsAnError(t *testing.T) {
 		assert.Contains(t, err.Error(), want)
 	}
 	// --release-version and --offline alone do not name a release either.
-	s, _ = storeWithout(t, map[string]string{assetdir.InstallConfig: icSNO, assetdir.AgentConfig: acSimple},
+	s, _ = storeWithout(t, map[string]string{assetdir.InstallConfig: testfixture.SNOInstallConfig, assetdir.AgentConfig: testfixture.AgentConfig},
 		&agent.ReleaseOptions{Version: "4.20.0", Offline: true})
 	_, err = s.Fetch(context.Background(), &agent.AgentIgnition{})
 	assert.True(t, errors.Is(err, agent.ErrNoRelease))
@@ -66,7 +67,7 @@ func TestNoReleaseIsAnError(t *testing.T) {
 func TestReleaseFromClusterImageSet(t *testing.T) {
 	spec := "quay.io/openshift-release-dev/ocp-release@sha256:" + strings.Repeat("5", 64)
 	cis := "apiVersion: hive.openshift.io/v1\nkind: ClusterImageSet\nmetadata:\n  name: openshift-4.20.0\nspec:\n  releaseImage: " + spec + "\n"
-	files := map[string]string{assetdir.InstallConfig: icSNO, assetdir.AgentConfig: acSimple, assetdir.ClusterImageSet: cis}
+	files := map[string]string{assetdir.InstallConfig: testfixture.SNOInstallConfig, assetdir.AgentConfig: testfixture.AgentConfig, assetdir.ClusterImageSet: cis}
 	s, _ := storeWithout(t, files, &agent.ReleaseOptions{Version: "4.20.0", Offline: true})
 	ri := fetchT(t, s, &agent.ReleaseImage{})
 	assert.Equal(t, spec, ri.PullSpec)

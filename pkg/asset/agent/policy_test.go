@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/testfixture"
 	"github.com/seed-a052040e/agentiso/internal/testrelease"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
@@ -42,7 +43,7 @@ func TestReleaseBelowFloorIsRefused(t *testing.T) {
 
 	off, err := agent.OfflineRelease("quay.io/openshift-release-dev/ocp-release@sha256:"+strings.Repeat("1", 64), "4.16.3")
 	require.NoError(t, err)
-	_, err = storeWith(t, map[string]string{assetdir.InstallConfig: icSNO, assetdir.AgentConfig: acSimple}, off).Fetch(context.Background(), &agent.AgentManifests{})
+	_, err = storeWith(t, map[string]string{assetdir.InstallConfig: testfixture.SNOInstallConfig, assetdir.AgentConfig: testfixture.AgentConfig}, off).Fetch(context.Background(), &agent.AgentManifests{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "release "+off.PullSpec+" (--release-version 4.16.3): OpenShift 4.16.3 is not supported")
 	assert.Contains(t, err.Error(), "agent-installer-local")
@@ -51,7 +52,7 @@ func TestReleaseBelowFloorIsRefused(t *testing.T) {
 // TestReleaseSupportRules: a supported release gets its row of the table;
 // one newer than the newest checked branch builds, with a warning.
 func TestReleaseSupportRules(t *testing.T) {
-	files := map[string]string{assetdir.InstallConfig: icSNO, assetdir.AgentConfig: acSimple}
+	files := map[string]string{assetdir.InstallConfig: testfixture.SNOInstallConfig, assetdir.AgentConfig: testfixture.AgentConfig}
 	for v, want := range map[string]releasepolicy.Match{"4.18.5": releasepolicy.MatchVersion, "4.21.0": releasepolicy.MatchVersion, "4.22.3": releasepolicy.MatchURL} {
 		rel, err := agent.OfflineRelease("quay.io/openshift-release-dev/ocp-release@sha256:"+strings.Repeat("2", 64), v)
 		require.NoError(t, err)

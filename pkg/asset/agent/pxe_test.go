@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/testfixture"
 	"github.com/seed-a052040e/agentiso/internal/testiso"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
@@ -79,9 +80,9 @@ func TestPXEFiles(t *testing.T) {
 // naming the PXE files.
 func TestPXEFilesS390x(t *testing.T) {
 	dir := t.TempDir()
-	ic := strings.Replace(icSNO, "controlPlane:\n", "controlPlane:\n  architecture: s390x\n", 1)
+	ic := strings.Replace(testfixture.SNOInstallConfig, "controlPlane:\n", "controlPlane:\n  architecture: s390x\n", 1)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.InstallConfig), []byte(ic), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.AgentConfig), []byte(acSimple), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.AgentConfig), []byte(testfixture.AgentConfig), 0o644))
 	base := filepath.Join(t.TempDir(), "base.iso")
 	addrsize := []byte{0, 0, 0, 0, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0}
 	ins := "* minimal lpar ins file\nimages/kernel.img 0x00000000\nimages/initrd.img 0x02000000\nimages/genericdvd.prm 0x00010480\nimages/initrd.addrsize 0x00010408\n"
@@ -111,9 +112,9 @@ func TestPXEFilesS390x(t *testing.T) {
 // there boots an uncompressed Image), as upstream does.
 func TestPXEFilesAArch64Gunzip(t *testing.T) {
 	dir := t.TempDir()
-	ic := strings.Replace(icSNO, "controlPlane:\n", "controlPlane:\n  architecture: arm64\n", 1)
+	ic := strings.Replace(testfixture.SNOInstallConfig, "controlPlane:\n", "controlPlane:\n  architecture: arm64\n", 1)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.InstallConfig), []byte(ic), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.AgentConfig), []byte(acSimple), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.AgentConfig), []byte(testfixture.AgentConfig), 0o644))
 	kernel := testiso.KernelImage("aarch64")
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/testfixture"
 	"github.com/seed-a052040e/agentiso/internal/testrelease"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
@@ -160,7 +161,7 @@ func TestTagIsPinnedByDigest(t *testing.T) {
 }
 
 func TestOfflineReleaseRules(t *testing.T) {
-	files := map[string]string{assetdir.InstallConfig: icSNO, assetdir.AgentConfig: acSimple}
+	files := map[string]string{assetdir.InstallConfig: testfixture.SNOInstallConfig, assetdir.AgentConfig: testfixture.AgentConfig}
 	tag, err := agent.NewReleaseImage("quay.io/openshift-release-dev/ocp-release:4.19.3-x86_64")
 	require.NoError(t, err)
 	tag.Offline = true
