@@ -1,22 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"sort"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"sigs.k8s.io/yaml"
 
 	"github.com/seed-a052040e/agentiso/internal/config"
-	"github.com/seed-a052040e/agentiso/internal/redact"
 	"github.com/seed-a052040e/agentiso/internal/suggest"
-	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
 
 func newConfigCmd(g *globals) *cobra.Command {
@@ -32,30 +24,6 @@ docs/config.md.`,
 	}
 	c.AddCommand(newConfigViewCmd(g))
 	return c
-}
-
-// viewedSetting is one row of config view.
-type viewedSetting struct {
-	config.Setting
-	Env string `json:"env"`
-}
-
-// configView is what config view prints.
-type configView struct {
-	ConfigFile struct {
-		Path  string `json:"path"`
-		From  string `json:"from"`
-		Found bool   `json:"found"`
-	} `json:"configFile"`
-	Command  string          `json:"command,omitempty"`
-	Settings []viewedSetting `json:"settings"`
-	// IgnoredEnv are AGENTISO_ variables that set nothing (misspelt?).
-	IgnoredEnv []ignoredEnv `json:"ignoredEnv,omitempty"`
-}
-
-type ignoredEnv struct {
-	Name       string `json:"name"`
-	DidYouMean string `json:"didYouMean,omitempty"`
 }
 
 func newConfigViewCmd(g *globals) *cobra.Command {
@@ -95,7 +63,7 @@ xxxxx.`,
 			if err != nil {
 				return err
 			}
-			return v.write(g.out, output)
+			return v.Write(g.out, output)
 		},
 	}
 	c.Flags().StringVarP(&output, "output", "o", "text", "output format: text, yaml or json")
@@ -106,9 +74,8 @@ xxxxx.`,
 // every command. The running command's own settings (the global flags)
 // were resolved before they were applied; the others are resolved now,
 // without changing anything.
-func viewConfig(cmd *cobra.Command, g *globals, args []string) (*configView, error) {
-	v := &configView{}
-	v.ConfigFile.Path, v.ConfigFile.From, v.ConfigFile.Found = g.configLoc.Path, g.configLoc.Origin, g.configLoaded
+func viewConfig(cmd *cobra.Command, g *globals, args []string) (*config.View, error) {
+	command := ""
 	fs := pflag.NewFlagSet("view", pflag.ContinueOnError)
 	var own []config.Setting
 	add := func(f *pflag.Flag) {
@@ -131,7 +98,7 @@ func viewConfig(cmd *cobra.Command, g *globals, args []string) (*configView, err
 		if err != nil {
 			return nil, err
 		}
-		v.Command = target.CommandPath()
+		command = target.CommandPath()
 		target.Flags().VisitAll(add)
 		target.InheritedFlags().VisitAll(add)
 	}
@@ -139,25 +106,7 @@ func viewConfig(cmd *cobra.Command, g *globals, args []string) (*configView, err
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	for _, s := range append(own, resolved...) {
-		if seen[s.Key] {
-			continue
-		}
-		seen[s.Key] = true
-		s.Value = redactSetting(s.Value)
-		v.Settings = append(v.Settings, viewedSetting{Setting: s, Env: config.EnvVar(s.Key)})
-	}
-	sort.Slice(v.Settings, func(i, j int) bool { return v.Settings[i].Key < v.Settings[j].Key })
-	keys := configKeys(cmd.Root())
-	var names []string
-	for _, k := range append(keys, configFlag) {
-		names = append(names, config.EnvVar(k))
-	}
-	for _, n := range config.UnknownEnv(os.Environ(), keys) {
-		v.IgnoredEnv = append(v.IgnoredEnv, ignoredEnv{Name: n, DidYouMean: suggest.Closest(n, names)})
-	}
-	return v, nil
+	return config.NewView(g.configLoc, g.configLoaded, command, append(own, resolved...), os.Environ(), configKeys(cmd.Root()), configFlag), nil
 }
 
 // findCommand finds the command named by args ("create", "image").
@@ -187,66 +136,4 @@ func findCommand(root *cobra.Command, args []string) (*cobra.Command, error) {
 		return nil, fmt.Errorf("%q reads only its command line: it has no settings from the environment or the config file", c.CommandPath())
 	}
 	return c, nil
-}
-
-// redactSetting hides what a value can carry as a secret: the password of
-// a URL's user information and the values of its query (tokens, signed
-// URLs); internal/redact, which every printed URL goes through.
-func redactSetting(v string) string { return redact.URL(v) }
-
-func (v *configView) write(w io.Writer, format string) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	case "yaml":
-		b, err := yaml.Marshal(v)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
-	}
-	file := v.ConfigFile.Path
-	switch {
-	case file == "":
-		file = "none (no home directory)"
-	case !v.ConfigFile.Found:
-		file += " (" + v.ConfigFile.From + ", not found)"
-	default:
-		file += " (" + v.ConfigFile.From + ")"
-	}
-	fmt.Fprintf(w, "Config file: %s\n", termsafe.String(file))
-	if v.Command != "" {
-		fmt.Fprintf(w, "Command:     %s\n", v.Command)
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE")
-	for _, s := range v.Settings {
-		val := termsafe.String(s.Value)
-		if val == "" || strings.ContainsAny(val, " ") {
-			val = fmt.Sprintf("%q", s.Value)
-		}
-		src := string(s.Source)
-		if s.Source != config.FromDefault {
-			src += " " + termsafe.String(s.Origin)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, val, src)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if len(v.IgnoredEnv) > 0 {
-		fmt.Fprintf(w, "\nIgnored environment variables (they set nothing):\n")
-	}
-	for _, e := range v.IgnoredEnv {
-		line := "  " + termsafe.String(e.Name)
-		if e.DidYouMean != "" {
-			line += ": did you mean " + e.DidYouMean + "?"
-		}
-		fmt.Fprintln(w, line)
-	}
-	return nil
 }
