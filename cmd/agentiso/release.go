@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,14 +14,12 @@ import (
 
 	"github.com/seed-a052040e/agentiso/internal/config"
 	"github.com/seed-a052040e/agentiso/internal/redact"
-	"github.com/seed-a052040e/agentiso/internal/termsafe"
 	"github.com/seed-a052040e/agentiso/pkg/arch"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 	"github.com/seed-a052040e/agentiso/pkg/release"
-	"github.com/seed-a052040e/agentiso/pkg/releasepolicy"
 )
 
 func newReleaseCmd(g *globals) *cobra.Command {
@@ -40,43 +37,6 @@ type releaseInfoOptions struct {
 	mirror   string
 	cacheDir string
 	output   string
-}
-
-// releaseInfo is what `release info` prints.
-type releaseInfo struct {
-	PullSpec      string   `json:"pullSpec"`
-	Pinned        string   `json:"pinned"`
-	Digest        string   `json:"digest,omitempty"`
-	Version       string   `json:"version"`
-	Arch          string   `json:"arch"`
-	Architectures []string `json:"architectures"`
-	Source        string   `json:"source"`
-	// Origin is where the release was given (--release-image, its
-	// environment variable or config-file key, IMAGE, the ClusterImageSet).
-	Origin string `json:"origin"`
-	// Support is the supported-release policy's verdict.
-	Support         string     `json:"support"`
-	From            string     `json:"from,omitempty"`
-	Attempts        []string   `json:"attempts,omitempty"`
-	MachineOSImages string     `json:"machineOSImages,omitempty"`
-	RHCOS           *rhcosInfo `json:"rhcos,omitempty"`
-	Warnings        []string   `json:"warnings,omitempty"`
-}
-
-type rhcosInfo struct {
-	Stream     string `json:"stream,omitempty"`
-	FromStream string `json:"streamFrom"` // "payload" or "unknown"
-	Arch       string `json:"arch"`
-	Release    string `json:"release,omitempty"`
-	FileName   string `json:"fileName,omitempty"`
-	URL        string `json:"url,omitempty"`
-	MirrorURL  string `json:"mirrorURL,omitempty"`
-	SHA256     string `json:"sha256,omitempty"`
-	CachePath  string `json:"cachePath,omitempty"`
-	Cached     bool   `json:"cached"`
-	// BaseISOFrom is where `create image` would take the base ISO from
-	// (without --base-iso).
-	BaseISOFrom string `json:"baseISOFrom"`
 }
 
 func newReleaseInfoCmd(g *globals) *cobra.Command {
@@ -134,14 +94,14 @@ func runReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) erro
 	if err != nil {
 		return err
 	}
-	info.Support = supportText(info.Version)
+	info.Support = release.Support(info.Version)
 	if len(info.stream) == 0 {
 		// Never another release's ISO: this release's is unknown.
 		why := "the payload carries no CoreOS boot-image stream"
 		if info.Source == agent.ReleaseFromOffline {
 			why = "--offline: the payload was not read"
 		}
-		info.RHCOS = &rhcosInfo{FromStream: "unknown", Arch: cpu,
+		info.RHCOS = &release.RHCOSDescription{FromStream: "unknown", Arch: cpu,
 			BaseISOFrom: "--base-iso only: the RHCOS of this release is unknown (" + why + "); run release info where its registry is reachable to see which ISO it needs"}
 		return printReleaseInfo(g, o, info)
 	}
@@ -152,7 +112,7 @@ func runReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) erro
 	}
 	// The mirror URL may carry a password or a signed query: shown hidden,
 	// as config view shows it.
-	r := &rhcosInfo{Stream: fi.Stream, FromStream: "payload", Arch: fi.Arch, Release: fi.Release, FileName: fi.FileName,
+	r := &release.RHCOSDescription{Stream: fi.Stream, FromStream: "payload", Arch: fi.Arch, Release: fi.Release, FileName: fi.FileName,
 		URL: redact.URL(fi.URL), SHA256: fi.SHA256, CachePath: fi.CachePath}
 	if fi.MirrorURL != "" {
 		r.MirrorURL = redact.URL(fi.MirrorURL)
@@ -182,14 +142,14 @@ func printReleaseInfo(g *globals, o *releaseInfoOptions, info *resolvedInfo) err
 	if o.output == "json" {
 		enc := json.NewEncoder(g.out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(info.releaseInfo)
+		return enc.Encode(info.Description)
 	}
-	return info.writeText(g.out)
+	return info.WriteText(g.out)
 }
 
 // resolvedInfo adds what the text output and the base ISO choice need.
 type resolvedInfo struct {
-	releaseInfo
+	release.Description
 	stream     []byte
 	fromMirror bool
 }
@@ -251,7 +211,7 @@ func resolveReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) 
 	if o.release.version != "" && o.release.version != rel.Version {
 		return nil, "", fmt.Errorf("release image %s is OpenShift %s, not %s (--release-version)", o.release.image, rel.Version, o.release.version)
 	}
-	info := &resolvedInfo{releaseInfo: releaseInfo{PullSpec: rel.PullSpec, Pinned: rel.Pinned, Digest: rel.Digest, Version: rel.Version,
+	info := &resolvedInfo{Description: release.Description{PullSpec: rel.PullSpec, Pinned: rel.Pinned, Digest: rel.Digest, Version: rel.Version,
 		Arch: rel.Arch, Architectures: rel.Architectures, Source: agent.ReleaseFromRegistry, From: rel.From,
 		MachineOSImages: rel.Components[release.MachineOSImagesComponent], Origin: releaseOrigin(g, o.release)}, stream: rel.StreamRaw}
 	for _, a := range rel.Attempts {
@@ -292,7 +252,7 @@ func checkOffline(r *agent.ReleaseImage) error {
 // offlineInfo describes an --offline release without reading it (the same
 // rules as the ReleasePayload asset).
 func offlineInfo(r *agent.ReleaseImage) *resolvedInfo {
-	info := &resolvedInfo{releaseInfo: releaseInfo{PullSpec: r.PullSpec, Pinned: r.PullSpec, Version: r.Version, Arch: arch.Default,
+	info := &resolvedInfo{Description: release.Description{PullSpec: r.PullSpec, Pinned: r.PullSpec, Version: r.Version, Arch: arch.Default,
 		Architectures: []string{arch.Default}, Source: agent.ReleaseFromOffline}}
 	if i := strings.LastIndex(r.PullSpec, "@"); i >= 0 {
 		info.Digest = r.PullSpec[i+1:]
@@ -301,63 +261,7 @@ func offlineInfo(r *agent.ReleaseImage) *resolvedInfo {
 }
 
 func fromPayload(p *agent.ReleasePayload) *resolvedInfo {
-	return &resolvedInfo{releaseInfo: releaseInfo{PullSpec: p.PullSpec, Pinned: p.Pinned, Digest: p.Digest, Version: p.Version,
+	return &resolvedInfo{Description: release.Description{PullSpec: p.PullSpec, Pinned: p.Pinned, Digest: p.Digest, Version: p.Version,
 		Arch: p.Arch, Architectures: p.Architectures, Source: p.Source, From: p.From, Attempts: p.Attempts,
 		MachineOSImages: p.MachineOSImages, Warnings: p.Warn}, stream: p.Stream, fromMirror: p.ReadFromMirror()}
-}
-
-// writeText prints the release. Most of it is what a registry said (image
-// references, the stream, attempts), so every value is escaped
-// (internal/termsafe, as wait-for does): it can neither drive the terminal
-// nor add a line.
-func (r *resolvedInfo) writeText(w io.Writer) error {
-	q := termsafe.String
-	var b strings.Builder
-	fmt.Fprintf(&b, "Release:        %s\n", q(r.PullSpec))
-	fmt.Fprintf(&b, "Pinned:         %s\n", q(r.Pinned))
-	fmt.Fprintf(&b, "Version:        %s\n", q(r.Version))
-	fmt.Fprintf(&b, "Architecture:   %s\n", q(r.Arch))
-	fmt.Fprintf(&b, "Architectures:  %s\n", q(strings.Join(r.Architectures, ", ")))
-	fmt.Fprintf(&b, "Source:         %s\n", q(r.Source))
-	fmt.Fprintf(&b, "Given by:       %s\n", q(r.Origin))
-	fmt.Fprintf(&b, "Supported:      %s\n", q(r.Support))
-	if r.From != "" {
-		fmt.Fprintf(&b, "Read from:      %s\n", q(r.From))
-	}
-	for i, a := range r.Attempts {
-		fmt.Fprintf(&b, "  %d. %s\n", i+1, q(a))
-	}
-	if r.MachineOSImages != "" {
-		fmt.Fprintf(&b, "machine-os-images: %s\n", q(r.MachineOSImages))
-	}
-	if c := r.RHCOS; c != nil && c.FromStream == "unknown" {
-		fmt.Fprintf(&b, "RHCOS stream:   unknown\n")
-		fmt.Fprintf(&b, "Base ISO from:  %s\n", q(c.BaseISOFrom))
-	} else if c != nil {
-		fmt.Fprintf(&b, "RHCOS stream:   %s (%s)\n", q(c.Stream), q(c.FromStream))
-		fmt.Fprintf(&b, "RHCOS ISO:      %s %s %s\n", q(c.Release), q(c.Arch), q(c.FileName))
-		fmt.Fprintf(&b, "  URL:          %s\n", q(c.URL))
-		fmt.Fprintf(&b, "  SHA256:       %s\n", q(c.SHA256))
-		fmt.Fprintf(&b, "  cache:        %s (cached: %t)\n", q(c.CachePath), c.Cached)
-		fmt.Fprintf(&b, "Base ISO from:  %s\n", q(c.BaseISOFrom))
-	}
-	for _, wn := range r.Warnings {
-		fmt.Fprintf(&b, "Warning:        %s\n", q(wn))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// supportText is the supported-release policy's verdict on version, as
-// release info prints it.
-func supportText(version string) string {
-	sp, err := releasepolicy.For(version)
-	if err != nil {
-		return "no: " + err.Error()
-	}
-	txt := fmt.Sprintf("yes: rules of assisted-service %s (authentication %s, fencing: %s, release matched by %s)", sp.Branch(), sp.Auth, sp.Fencing, sp.Match)
-	if w := sp.Warning(); w != "" {
-		txt += "; " + w
-	}
-	return txt
 }
