@@ -166,6 +166,18 @@ func build(in *Input) (*builder, types.Config, Size, error) {
 	if err := b.addUnits(src, "systemd/units", td, enabledFor(in)); err != nil {
 		return nil, types.Config{}, Size{}, err
 	}
+	if in.AddNodes != nil {
+		if err := b.addTree(src, "addnodes/files", td); err != nil {
+			return nil, types.Config{}, Size{}, err
+		}
+		enabled := map[string]bool{}
+		for _, u := range AddNodesUnits() {
+			enabled[u] = true
+		}
+		if err := b.addUnits(src, "addnodes/systemd/units", td, enabled); err != nil {
+			return nil, types.Config{}, Size{}, err
+		}
+	}
 	for _, name := range EnabledStockUnits() {
 		t := true
 		b.units = append(b.units, types.Unit{Name: name, Enabled: &t})
@@ -203,10 +215,24 @@ func build(in *Input) (*builder, types.Config, Size, error) {
 	return b, cfg, size, nil
 }
 
+// AddNodesUnits are the units an add-nodes ISO carries and enables besides
+// the common ones; it does not enable the install's
+// agent-register-cluster and start-cluster-installation (upstream: the
+// addnodes case of the installer's agent ignition, which enables
+// agent-add-node.service; agent-import-cluster runs in place of
+// agent-register-cluster).
+func AddNodesUnits() []string {
+	return []string{"agent-add-node.service", "agent-import-cluster.service"}
+}
+
 func enabledFor(in *Input) map[string]bool {
 	m := map[string]bool{}
 	for _, u := range EnabledUnits() {
 		m[u] = true
+	}
+	if in.AddNodes != nil {
+		delete(m, "agent-register-cluster.service")
+		delete(m, "start-cluster-installation.service")
 	}
 	if len(in.NetworkFiles) > 0 {
 		m[PreNetworkUnit] = true
@@ -370,7 +396,11 @@ func rendezvousEnv(in *Input) []byte {
 	fmt.Fprintf(&b, "IMAGE_SERVICE_BASE_URL=%s\n", hostPort(imageSvcPort))
 	fmt.Fprintf(&b, "PULL_SECRET_TOKEN=%s\n", in.Auth.AgentToken)
 	fmt.Fprintf(&b, "USER_AUTH_TOKEN=%s\n", in.Auth.UserToken)
-	b.WriteString("WORKFLOW_TYPE=install\n")
+	if in.AddNodes != nil {
+		b.WriteString("WORKFLOW_TYPE=addnodes\n")
+	} else {
+		b.WriteString("WORKFLOW_TYPE=install\n")
+	}
 	fmt.Fprintf(&b, "AIUI_APP_API_URL=%s\n", hostPort(servicePort))
 	fmt.Fprintf(&b, "AIUI_URL=%s\n", hostPort(uiPort))
 	return []byte(b.String())
@@ -482,6 +512,11 @@ func (b *builder) addGenerated(in *Input) error {
 	}
 	if hasContent(in.CABundle) {
 		addf(CABundlePath, 0o600, in.CABundle, true)
+	}
+	if a := in.AddNodes; a != nil {
+		if err := addNodesFiles(a, addf); err != nil {
+			return err
+		}
 	}
 	if len(in.NTPSources) > 0 {
 		// Appended to RHCOS's own file, never replacing it.
@@ -680,3 +715,48 @@ func (b *builder) resource(contents []byte, compress bool) types.Resource {
 }
 
 func strPtr(s string) *string { return &s }
+
+// The add-nodes files. agent-installer-client importCluster reads
+// CLUSTER_ID, CLUSTER_NAME and CLUSTER_API_VIP_DNS_NAME from its
+// environment and import-cluster-config.json and
+// worker-ignition-endpoint.json from its cluster config directory
+// (assisted-service release-4.18 ... master,
+// cmd/agentbasedinstaller/client/main.go ImportOptions and
+// cmd/agentbasedinstaller/import.go).
+const (
+	AddNodesEnvPath      = "/etc/assisted/add-nodes.env"
+	ClusterConfigDir     = "/etc/assisted/clusterconfig"
+	importConfigFile     = "import-cluster-config.json"
+	ignitionEndpointFile = "worker-ignition-endpoint.json"
+)
+
+func addNodesFiles(a *AddNodes, addf func(p string, mode int, c []byte, compress bool)) error {
+	addf(AddNodesEnvPath, 0o644, fmt.Appendf(nil, "CLUSTER_ID=%s\nCLUSTER_NAME=%s\nCLUSTER_API_VIP_DNS_NAME=%s\n", a.ClusterID, a.ClusterName, a.APIDNSName), false)
+	var icc struct {
+		Networking struct {
+			UserManagedNetworking *bool `json:"userManagedNetworking,omitempty"`
+		} `json:"networking"`
+	}
+	umn := a.UserManagedNetworking
+	icc.Networking.UserManagedNetworking = &umn
+	b, err := json.Marshal(icc)
+	if err != nil {
+		return err
+	}
+	addf(path.Join(ClusterConfigDir, importConfigFile), 0o644, b, false)
+	if a.IgnitionEndpointURL != "" {
+		ep := map[string]string{"url": a.IgnitionEndpointURL}
+		if a.IgnitionEndpointCA != "" {
+			ep["ca_certificate"] = base64.StdEncoding.EncodeToString([]byte(a.IgnitionEndpointCA))
+		}
+		b, err := json.Marshal(ep)
+		if err != nil {
+			return err
+		}
+		addf(path.Join(ClusterConfigDir, ignitionEndpointFile), 0o644, b, false)
+	}
+	if len(a.Chrony) > 0 {
+		addf(ChronyPath, 0o644, a.Chrony, false)
+	}
+	return nil
+}

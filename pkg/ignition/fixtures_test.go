@@ -181,6 +181,29 @@ var fixtures = []struct {
 	{"sno", snoInput},
 	{"ha-static", haInput},
 	{"disconnected", disconnectedInput},
+	{"add-nodes", addNodesInput},
+}
+
+// addNodesInput: a day-2 ISO for two workers of an installed cluster
+// (docs/add-nodes.md): no rendezvous host, no cluster credentials.
+func addNodesInput() Input {
+	in := baseInput("ostest")
+	in.RendezvousIP = "127.0.0.1"
+	in.WorkerAgents = 2
+	in.Signers, in.PasswordHash = nil, ""
+	for _, m := range ztpManifests("ostest", false) {
+		if m.FileName == "infraenv.yaml" || m.FileName == "pull-secret.yaml" {
+			in.ZTPManifests = append(in.ZTPManifests, m)
+		}
+	}
+	in.AddNodes = &AddNodes{ClusterID: "0d6c8d5e-6c2e-4a61-9f39-2b5c1d7e1a10", ClusterName: "ostest", APIDNSName: "api.ostest.example.com",
+		IgnitionEndpointURL: "https://api-int.ostest.example.com:22623/config/worker", IgnitionEndpointCA: "-----BEGIN CERTIFICATE-----\nMCS\n-----END CERTIFICATE-----\n",
+		Chrony: []byte("server ntp.example.com iburst\n")}
+	in.Hosts = []Host{
+		{Hostname: "worker-1", Role: "worker", MACs: []string{"52:54:01:BB:BB:B1"}},
+		{Hostname: "worker-2", Role: "worker", MACs: []string{"52:54:01:BB:BB:B2"}},
+	}
+	return in
 }
 
 func mustBuild(t testing.TB, in Input) (types.Config, Size) {

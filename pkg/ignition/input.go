@@ -127,6 +127,11 @@ type Input struct {
 	// config image must name the same one.
 	Unconfigured bool
 
+	// AddNodes, when set, makes the ISO an add-nodes ISO: every host that
+	// boots it imports the installed cluster into its own assisted-service
+	// and installs only itself (docs/add-nodes.md).
+	AddNodes *AddNodes
+
 	// CompressThreshold is the size in bytes above which a file is stored
 	// gzip-compressed (when that makes it smaller). 0 means
 	// DefaultCompressThreshold; a negative value disables the threshold.
@@ -263,6 +268,11 @@ func (in *Input) validate() error {
 	in.validateManifests(&p)
 	in.validateHosts(&p)
 	in.validateServices(&p)
+	if in.AddNodes != nil {
+		for _, m := range in.AddNodes.validate() {
+			p.add("%s", m)
+		}
+	}
 	if len(p) > 0 {
 		return fmt.Errorf("invalid ignition input:\n  %s", strings.Join(p, "\n  "))
 	}
@@ -379,7 +389,14 @@ func (in *Input) validateManifests(p *problems) {
 		}
 		ztp[m.FileName] = true
 	}
-	for _, name := range RequiredZTPManifests() {
+	required := RequiredZTPManifests()
+	if in.AddNodes != nil {
+		// importCluster replaces registerCluster: registerInfraEnv alone
+		// reads the manifests (assisted-service
+		// cmd/agentbasedinstaller/client/main.go, registerInfraEnv).
+		required = []string{"infraenv.yaml", "pull-secret.yaml"}
+	}
+	for _, name := range required {
 		if !ztp[name] && !in.Unconfigured {
 			p.add("ZTPManifests: %s is missing (agent-installer-client registerCluster/registerInfraEnv read it)", name)
 		}
@@ -524,3 +541,40 @@ func hasControl(s string) bool {
 
 // hasContent reports whether b has content once whitespace is removed.
 func hasContent(b []byte) bool { return len(bytes.TrimSpace(b)) > 0 }
+
+// AddNodes is what an add-nodes ISO knows of the installed cluster
+// (upstream: the addnodes case of the installer's agent ignition).
+type AddNodes struct {
+	// ClusterID, ClusterName and APIDNSName identify the cluster for
+	// agent-installer-client importCluster (/etc/assisted/add-nodes.env).
+	ClusterID   string
+	ClusterName string
+	APIDNSName  string
+	// UserManagedNetworking is set for platforms None and External
+	// (import-cluster-config.json).
+	UserManagedNetworking bool
+	// IgnitionEndpointURL and IgnitionEndpointCA (PEM) are the cluster's
+	// secure machine-config server, written to worker-ignition-endpoint.json
+	// when the URL is not empty.
+	IgnitionEndpointURL string
+	IgnitionEndpointCA  string
+	// Chrony, when not empty, replaces the live system's /etc/chrony.conf
+	// (the cluster's workers' NTP settings).
+	Chrony []byte
+}
+
+func (a *AddNodes) validate() []string {
+	var p []string
+	if !uuidRE.MatchString(a.ClusterID) {
+		p = append(p, fmt.Sprintf("AddNodes.ClusterID %q is not a UUID", a.ClusterID))
+	}
+	for _, f := range []struct{ n, v string }{{"ClusterName", a.ClusterName}, {"APIDNSName", a.APIDNSName}} {
+		if !dnsNameRE.MatchString(f.v) {
+			p = append(p, fmt.Sprintf("AddNodes.%s %q is not a DNS name", f.n, f.v))
+		}
+	}
+	if strings.ContainsAny(a.IgnitionEndpointURL, unsafeEnvChars) || hasControl(a.IgnitionEndpointURL) {
+		p = append(p, "AddNodes.IgnitionEndpointURL holds characters a URL cannot")
+	}
+	return p
+}

@@ -276,7 +276,11 @@ func TestIgnitionFilesStage(t *testing.T) {
 			assert.Regexp(t, `(?m)^core:`, string(passwd))
 			shadow, err := os.ReadFile(filepath.Join(etc, "shadow"))
 			require.NoError(t, err)
-			assert.Contains(t, string(shadow), "core:"+testHash+":")
+			if fx.input().PasswordHash != "" {
+				assert.Contains(t, string(shadow), "core:"+testHash+":")
+			} else {
+				assert.NotContains(t, string(shadow), testHash, "an add-nodes ISO sets no password")
+			}
 			keys, err := os.ReadFile(filepath.Join(root, "home/core/.ssh/authorized_keys.d/ignition"))
 			if os.IsNotExist(err) {
 				keys, err = os.ReadFile(filepath.Join(root, "home/core/.ssh/authorized_keys"))

@@ -129,6 +129,9 @@ func TestGenericPlusConfigImageIsAgentISO(t *testing.T) {
 	for _, fx := range fixtures {
 		t.Run(fx.name, func(t *testing.T) {
 			full := fx.input()
+			if full.AddNodes != nil {
+				t.Skip("an add-nodes ISO has no generic form: it is built from the installed cluster")
+			}
 			fullCfg, _ := mustBuild(t, full)
 			u := unconfiguredOf(full)
 			u.Proxy = nil

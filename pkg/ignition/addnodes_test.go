@@ -1,0 +1,43 @@
+package ignition
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestAddNodesFiles(t *testing.T) {
+	cfg, _ := mustBuild(t, addNodesInput())
+	get := func(p string) string {
+		b, ok := fileContents(t, cfg, p)
+		require.True(t, ok, p)
+		return string(b)
+	}
+	assert.Contains(t, get(RendezvousEnvPath), "NODE_ZERO_IP=127.0.0.1\nSERVICE_BASE_URL=http://127.0.0.1:8090/\n")
+	assert.Contains(t, get(RendezvousEnvPath), "WORKFLOW_TYPE=addnodes\n")
+	assert.Equal(t, "CLUSTER_ID=0d6c8d5e-6c2e-4a61-9f39-2b5c1d7e1a10\nCLUSTER_NAME=ostest\nCLUSTER_API_VIP_DNS_NAME=api.ostest.example.com\n", get(AddNodesEnvPath))
+	assert.JSONEq(t, `{"networking":{"userManagedNetworking":false}}`, get("/etc/assisted/clusterconfig/import-cluster-config.json"))
+	assert.JSONEq(t, `{"url":"https://api-int.ostest.example.com:22623/config/worker","ca_certificate":"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1DUwotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="}`,
+		get("/etc/assisted/clusterconfig/worker-ignition-endpoint.json"))
+	assert.Equal(t, "server ntp.example.com iburst\n", get(ChronyPath))
+	_, ok := fileContents(t, cfg, TLSDir+"/kubeadmin-password.hash")
+	assert.False(t, ok, "no cluster credentials in an add-nodes ISO")
+	assert.Nil(t, cfg.Passwd.Users[0].PasswordHash)
+
+	in := addNodesInput()
+	in.AddNodes.ClusterID = "not-a-uuid"
+	in.AddNodes.APIDNSName = "api.$(reboot)"
+	_, _, err := Build(in)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `AddNodes.ClusterID "not-a-uuid" is not a UUID`)
+	assert.Contains(t, err.Error(), `AddNodes.APIDNSName "api.$(reboot)" is not a DNS name`)
+
+	// The install ISO is unchanged: no add-nodes file or unit.
+	inst, _ := mustBuild(t, snoInput())
+	_, ok = fileContents(t, inst, AddNodesEnvPath)
+	assert.False(t, ok)
+	for _, u := range inst.Systemd.Units {
+		assert.NotContains(t, AddNodesUnits(), u.Name)
+	}
+}
