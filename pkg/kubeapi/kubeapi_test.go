@@ -82,10 +82,13 @@ func TestClientBoundsTheAnswer(t *testing.T) {
 	}))
 	defer srv.Close()
 	tc := srv.Client().Transport.(*http.Transport).TLSClientConfig
-	c := New(&Config{Server: srv.URL, TLS: tc, Token: "t"}, 500*time.Millisecond)
+	// A generous timeout for the large answer, so that a loaded machine
+	// fails on the size, not on the time.
+	big := New(&Config{Server: srv.URL, TLS: tc, Token: "t"}, time.Minute)
 	var out map[string]any
-	err := c.Get(context.Background(), Resource{Version: "v1", Resource: "nodes"}, &out)
+	err := big.Get(context.Background(), Resource{Version: "v1", Resource: "nodes"}, &out)
 	assert.ErrorContains(t, err, "larger than 32 MiB")
+	c := New(&Config{Server: srv.URL, TLS: tc, Token: "t"}, 500*time.Millisecond)
 	err = c.Get(context.Background(), Resource{Version: "v1", Resource: "configmaps", Namespace: "a", Name: "slow"}, &out)
 	assert.ErrorContains(t, err, "did not answer within 500ms")
 	err = c.Get(context.Background(), Resource{Version: "v1", Resource: "configmaps", Namespace: "a", Name: "evil"}, &out)
