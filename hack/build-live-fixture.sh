@@ -49,6 +49,7 @@ if [ "${1:-}" = --path ]; then
   exit 0
 fi
 if [ -s "$out" ]; then
+  touch "$dir" # most recently used: kept by the pruning below
   echo "$out"
   exit 0
 fi
@@ -101,9 +102,12 @@ if [ ! -s "$base" ]; then
     --aptopt='APT::Install-Recommends "false"' \
     "$SUITE" "$work/base.tar" "deb $MIRROR $SUITE main" >"$work/mmdebstrap.log" 2>&1 ||
     { tail -n 40 "$work/mmdebstrap.log" >&2; echo "$0: mmdebstrap failed" >&2; exit 1; }
-  rm -f "$root"/base-*.tar
   mv "$work/base.tar" "$base"
+  # keep the two newest Debian bases: worktrees with another package list
+  # share this cache, and pruning to one made them rebuild each other's
+  ls -t "$root"/base-*.tar | tail -n +3 | while read -r old; do rm -f "$old"; done
 fi
+touch "$base"
 mkdir "$work/rootfs"
 tar -C "$work/rootfs" --numeric-owner --xattrs --xattrs-include='*' -xpf "$base"
 log "root filesystem: $(du -sh --exclude=proc --exclude=sys "$work/rootfs" | cut -f1)"
@@ -550,8 +554,9 @@ ign_lba=$(xorriso -indev "$tmpout" -find /images/ignition.img -exec report_lba -
 mv -f "$tmpout" "$out"
 echo "$(($(date +%s) - start))" >"$dir/build-seconds"
 log "live fixture: $out ($(stat -c %s "$out") bytes) in $(cat "$dir/build-seconds")s"
-# keep only this recipe's fixture
-for old in "$root"/*/; do
-  case "$old" in "$dir/" | "$root"/build.*) ;; *) rm -rf "$old" ;; esac
+# keep the four newest recipes' fixtures (worktrees with other recipes share
+# this cache; a hit touches its directory)
+ls -td "$root"/*/ | grep -v '/build\.' | tail -n +5 | while read -r old; do
+  [ "$old" = "$dir/" ] || rm -rf "$old"
 done
 echo "$out"
