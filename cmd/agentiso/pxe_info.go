@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
+)
+
+// newPXECmd groups the commands that inspect PXE files.
+func newPXECmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "pxe",
+		Short:   "Inspect the PXE files create pxe-files wrote",
+		Long:    "Inspect the PXE files (boot-artifacts/) that agentiso create pxe-files wrote.",
+		Example: `  agentiso pxe info mycluster`,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newPXEInfoCmd(g))
+	return cmd
+}
+
+type pxeInfoOptions struct {
+	dir    string
+	asJSON bool
+	verify bool
+	out    io.Writer
+}
+
+func newPXEInfoCmd(g *globals) *cobra.Command {
+	o := pxeInfoOptions{}
+	cmd := &cobra.Command{
+		Use:   "info [DIR]",
+		Short: "List the PXE files in DIR with sizes, checksums, URLs and kernel arguments",
+		Long: `List the PXE files in DIR/boot-artifacts (or DIR itself when it is the
+boot-artifacts directory; DIR defaults to --dir): each kernel, initrd, root file system and iPXE
+script with its size and the sha256 its .sha256 file records, then what the
+iPXE script boots: kernel, initrd and root file system URLs and the kernel
+arguments. With --verify the files are read and their sha256 checked
+against the .sha256 files (a mismatch is an error). Minimal ISOs' root file
+systems written by create image are listed too.`,
+		Example: `  agentiso pxe info mycluster
+  agentiso pxe info --verify mycluster/boot-artifacts
+  agentiso pxe info --json mycluster | jq -r .ipxe.rootfsURL`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.dir, o.out = g.dir, g.out
+			if len(args) == 1 {
+				if cmd.Flags().Changed("dir") && args[0] != g.dir {
+					return fmt.Errorf("pxe info: both DIR (%s) and --dir (%s) given: name the directory once", args[0], g.dir)
+				}
+				o.dir = args[0]
+			}
+			return pxeInfo(cmd.Context(), o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the information as JSON")
+	cmd.Flags().BoolVar(&o.verify, "verify", false, "read every file and check it against its .sha256")
+	return cmd
+}
+
+func pxeInfo(ctx context.Context, o pxeInfoOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := isoeditor.InspectPXE(ctx, o.dir, o.verify)
+	if err != nil {
+		return err
+	}
+	if o.asJSON {
+		enc := json.NewEncoder(o.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	return res.WriteText(o.out)
+}
