@@ -13,7 +13,9 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/seed-a052040e/agentiso/internal/testrelease"
 )
@@ -37,6 +39,43 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // layer builds a gzip layer from entries, adding parent directories.
 func layer(entries []entry, opts ...tarball.LayerOption) (v1.Layer, error) {
+	data, err := tarOf(entries)
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, tarball.WithCompressedCaching)
+	return tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }, opts...)
+}
+
+// plainLayer builds an uncompressed OCI layer from entries (see
+// plainImage).
+func plainLayer(entries []entry) (v1.Layer, error) {
+	data, err := tarOf(entries)
+	if err != nil {
+		return nil, err
+	}
+	return static.NewLayer(data, types.OCIUncompressedLayer), nil
+}
+
+// toPlain returns l as an uncompressed OCI layer.
+func toPlain(l v1.Layer) (v1.Layer, error) {
+	if mt, err := l.MediaType(); err == nil && mt == types.OCIUncompressedLayer {
+		return l, nil
+	}
+	rc, err := l.Uncompressed()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, err
+	}
+	return static.NewLayer(data, types.OCIUncompressedLayer), nil
+}
+
+// tarOf writes entries as a tar stream, adding parent directories.
+func tarOf(entries []entry) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	dirs := map[string]bool{}
@@ -77,9 +116,7 @@ func layer(entries []entry, opts ...tarball.LayerOption) (v1.Layer, error) {
 	if err := tw.Close(); err != nil {
 		return nil, err
 	}
-	data := buf.Bytes()
-	opts = append(opts, tarball.WithCompressedCaching)
-	return tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }, opts...)
+	return buf.Bytes(), nil
 }
 
 // spec describes one stand-in image.
@@ -118,7 +155,22 @@ func image(base v1.Layer, s spec, arch string) (v1.Image, error) {
 		}
 		layers = append(layers, l)
 	}
-	img, err := mutate.AppendLayers(empty.Image, layers...)
+	// The real components' images (Under) are OCI images of uncompressed
+	// layers: the guests pull them (~700 MB) under TCG, where gunzip
+	// dominated the pull (docs/e2e.md "Cost"). The payload's own images stay
+	// gzip layers in Docker manifests, as the real payload's are.
+	from := empty.Image
+	if len(s.Under) > 0 {
+		from = mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
+		for i, l := range layers {
+			p, err := toPlain(l)
+			if err != nil {
+				return nil, err
+			}
+			layers[i] = p
+		}
+	}
+	img, err := mutate.AppendLayers(from, layers...)
 	if err != nil {
 		return nil, err
 	}

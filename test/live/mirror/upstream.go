@@ -1,14 +1,14 @@
 package mirror
 
 import (
-	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/static"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
 // Upstream names the real components for the lab's images: the cache
@@ -24,7 +24,7 @@ type Upstream struct {
 }
 
 // UpstreamLayers are the layers of the real images, built once and shared
-// by every Start (each keeps its compressed bytes after the first push).
+// by every Start (uncompressed OCI layers, held in memory).
 type UpstreamLayers struct {
 	ServiceBase, Service, AgentBase, Agent v1.Layer
 	// BuildInfo is BUILDINFO of Upstream.Dir (branch, commits).
@@ -82,13 +82,13 @@ func NewUpstreamLayers(u Upstream) (*UpstreamLayers, error) {
 		if _, err := os.Stat(p); err != nil {
 			return nil, fmt.Errorf("mirror: the %s image's Debian base: %w (hack/build-live-image-base.sh %s builds it)", profile, err, profile)
 		}
-		l, err := tarball.LayerFromFile(p, tarball.WithCompressedCaching, tarball.WithCompressionLevel(gzip.DefaultCompression))
+		b, err := os.ReadFile(p)
 		if err != nil {
 			return nil, fmt.Errorf("mirror: %s: %w", p, err)
 		}
-		bases[profile] = l
+		bases[profile] = static.NewLayer(b, types.OCIUncompressedLayer)
 	}
-	svc, err := layer([]entry{
+	svc, err := plainLayer([]entry{
 		{Path: ServicePath, Mode: 0o755, Data: files["assisted-service"]},
 		{Path: ClientPath, Mode: 0o755, Data: files["agent-installer-client"]},
 		{Path: ClientLink, Link: ClientPath},
@@ -97,7 +97,7 @@ func NewUpstreamLayers(u Upstream) (*UpstreamLayers, error) {
 		// the service's work directory (WORK_DIR, the Dockerfile's mkdir /data)
 		{Path: "/data", Mode: 0o775, Dir: true},
 		rhelTrust,
-	}, tarball.WithCompressionLevel(gzip.DefaultCompression))
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func NewUpstreamLayers(u Upstream) (*UpstreamLayers, error) {
 		}
 		ag = append(ag, entry{Path: "/usr/local/bin/" + filepath.Base(p), Mode: 0o755, Data: b})
 	}
-	agent, err := layer(ag, tarball.WithCompressionLevel(gzip.DefaultCompression))
+	agent, err := plainLayer(ag)
 	if err != nil {
 		return nil, err
 	}

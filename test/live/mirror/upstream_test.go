@@ -3,6 +3,7 @@ package mirror_test
 import (
 	"archive/tar"
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,7 +11,9 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -106,6 +109,21 @@ func TestUpstreamImages(t *testing.T) {
 	}
 	assert.NotContains(t, ah, mirror.StandinPath, "the agent image carries no stand-in")
 
+	// The real components' images are OCI images of uncompressed layers (the
+	// guests' gunzip of ~700 MB dominated their pull under TCG).
+	for _, img := range []v1.Image{ai, apiImage(t, ctx, m, tr)} {
+		mt, err := img.MediaType()
+		require.NoError(t, err)
+		assert.Equal(t, types.OCIManifestSchema1, mt)
+		ls, err := img.Layers()
+		require.NoError(t, err)
+		for _, l := range ls {
+			lt, err := l.MediaType()
+			require.NoError(t, err)
+			assert.Equal(t, types.OCIUncompressedLayer, lt)
+		}
+	}
+
 	// The real service asks the payload for these (oc adm release info --image-for).
 	c, err := agentrelease.New(agentrelease.Options{TrustBundle: m.CACertPEM})
 	require.NoError(t, err)
@@ -114,4 +132,16 @@ func TestUpstreamImages(t *testing.T) {
 	assert.Equal(t, "4.23.0", r.Version)
 	assert.Contains(t, r.Components, "machine-config-operator")
 	assert.Contains(t, r.Components, "must-gather")
+}
+
+// apiImage fetches the service image from the mirror.
+func apiImage(t *testing.T, ctx context.Context, m *mirror.Mirror, tr http.RoundTripper) v1.Image {
+	t.Helper()
+	img, ok := m.Component("agent-installer-api-server")
+	require.True(t, ok)
+	ref, err := name.ParseReference(img.Mirror)
+	require.NoError(t, err)
+	i, err := remote.Image(ref, remote.WithContext(ctx), remote.WithTransport(tr))
+	require.NoError(t, err)
+	return i
 }
