@@ -342,6 +342,15 @@ func (v *VM) Exited() bool {
 	}
 }
 
+// CPUTime is the QEMU process's user and system time once it has
+// stopped (0 before).
+func (v *VM) CPUTime() time.Duration {
+	if !v.Exited() || v.cmd.ProcessState == nil {
+		return 0
+	}
+	return v.cmd.ProcessState.UserTime() + v.cmd.ProcessState.SystemTime()
+}
+
 // Stop kills the guest.
 func (v *VM) Stop() {
 	v.cancel()

@@ -29,9 +29,11 @@ import (
 //	AGENTISO_LIVE_KEEP     keep the work directories (consoles, ISOs) for inspection
 //	AGENTISO_LIVE_UPSTREAM the upstream branches whose real assisted-service,
 //	                       agent-installer-client and agent the scenarios run
-//	                       (TestLive/<branch>/<scenario>), space-separated, e.g.
-//	                       "release-4.20 release-4.23"; unset: the project's
-//	                       stand-ins (TestLive/<scenario>)
+//	                       (TestLive/<branch>/<scenario>), space-separated;
+//	                       default "release-4.20 release-4.23"; "standins": the
+//	                       project's stand-ins (TestLive/<scenario>)
+//	AGENTISO_LIVE_SET      ci (default: what .ci/run runs) or full (every
+//	                       scenario on every branch)
 //	AGENTISO_LIVE_UPSTREAM_DIR  a directory laid out as hack/build-upstream.sh's
 //	                       cache (for one branch: its BUILDINFO names it); default:
 //	                       hack/build-upstream.sh BRANCH builds or finds it
@@ -336,27 +338,52 @@ func TestLive(t *testing.T) {
 	newLab := func() *lab {
 		return &lab{fixture: fixture, bin: bin, standin: sb, kvm: os.Getenv("AGENTISO_E2E_ACCEL") == "kvm", budgetEnd: time.Now().Add(budget()), version: "4.20.0"}
 	}
-	branches := liveBranches()
+	branches, set := liveBranches(), liveSet(t)
 	if len(branches) == 0 {
-		// The project's stand-ins (the default until the real components
-		// fit the lab's time budget; docs/e2e.md "The real components").
-		liveScenarios(t, newLab())
+		// The project's stand-ins (AGENTISO_LIVE_UPSTREAM=standins;
+		// docs/e2e.md "The real components"): every scenario.
+		liveScenarios(t, newLab(), nil)
 		return
 	}
-	for _, branch := range branches {
+	for i, branch := range branches {
 		t.Run(branch, func(t *testing.T) {
 			// Each branch has the whole budget.
 			l := newLab()
 			v, err := branchVersion(branch)
 			require.NoError(t, err)
 			l.version, l.up = v, upstreamLayers(t, branch)
-			liveScenarios(t, l)
+			only := ciOtherBranches
+			if i == 0 {
+				only = ciFirstBranch
+			}
+			if set == setFull {
+				only = nil
+			}
+			liveScenarios(t, l, only)
 		})
 	}
 }
 
-// liveScenarios runs every scenario on l.
-func liveScenarios(t *testing.T, l *lab) {
+// liveScenarios runs the scenarios of only on l (nil: every scenario); the
+// others are skipped, each with one line that says how to run it.
+func liveScenarios(t *testing.T, l *lab, only map[string]bool) {
+	seen := map[string]bool{}
+	defer func() {
+		for name := range only {
+			if !seen[name] {
+				t.Errorf("the scenario set names %q, which is no scenario", name)
+			}
+		}
+	}()
+	run := func(name string, f func(t *testing.T)) {
+		seen[name] = true
+		t.Run(name, func(t *testing.T) {
+			if only != nil && !only[name] {
+				t.Skipf("not in the ci set (AGENTISO_LIVE_SET=full runs it; docs/e2e.md \"Cost\")")
+			}
+			f(t)
+		})
+	}
 	sno := scenario{
 		name:          "sno-bond-static-proxy",
 		installConfig: snoInstallConfig,
@@ -376,7 +403,7 @@ func liveScenarios(t *testing.T, l *lab) {
 
 	// SNO, static IPv4 on a bond, mirror + CA, through a proxy whose URL
 	// carries percent-encoded credentials, up to the install.
-	t.Run("sno-bond-static-proxy", func(t *testing.T) {
+	run("sno-bond-static-proxy", func(t *testing.T) {
 		res, err := l.run(t, sno)
 		require.NoError(t, err)
 		t.Logf("mirror manifest/blob requests: %d, proxied requests: %d", len(res.pulls), len(res.proxied))
@@ -384,7 +411,7 @@ func liveScenarios(t *testing.T, l *lab) {
 	// Two of three masters, DHCP from dnsmasq: the second host finds node
 	// zero through the rendezvous IP; both register; the install must not
 	// start without the third.
-	t.Run("two-hosts-dhcp", func(t *testing.T) {
+	run("two-hosts-dhcp", func(t *testing.T) {
 		sc := scenario{
 			name:          "two-hosts-dhcp",
 			installConfig: twoInstallConfig,
@@ -407,7 +434,7 @@ func liveScenarios(t *testing.T, l *lab) {
 	})
 	// issue 10, item 1: podman refuses --rm together with --restart, so
 	// apply-host-config fails and the install never starts.
-	t.Run("negative/apply-host-config-rm", func(t *testing.T) {
+	run("negative/apply-host-config-rm", func(t *testing.T) {
 		sc := control("negative-rm-restart")
 		sc.deadline = 12 * time.Minute
 		sc.tamper = func(iso, _ string, _ *mirror.Mirror) error {
@@ -419,7 +446,7 @@ func liveScenarios(t *testing.T, l *lab) {
 		require.ErrorContains(t, err, "the --rm option conflicts with --restart", "podman's own error is printed")
 		t.Logf("detected: %v", firstLine(err))
 	})
-	t.Run("negative/missing-ca", func(t *testing.T) {
+	run("negative/missing-ca", func(t *testing.T) {
 		sc := control("negative-missing-ca")
 		sc.bootOnly, sc.noCA = true, true
 		_, err := l.run(t, sc)
@@ -430,7 +457,7 @@ func liveScenarios(t *testing.T, l *lab) {
 	// issue 10, item 2: a release by tag is never looked up on
 	// mirror-by-digest-only mirrors. agentiso pins the digest itself, so the
 	// control puts the tag back into every file of the ISO.
-	t.Run("negative/tag-only-release", func(t *testing.T) {
+	run("negative/tag-only-release", func(t *testing.T) {
 		sc := control("negative-tag-only")
 		sc.bootOnly = true
 		sc.tamper = func(iso, _ string, m *mirror.Mirror) error {
@@ -447,7 +474,7 @@ func liveScenarios(t *testing.T, l *lab) {
 	if l.up == nil {
 		return
 	}
-	t.Run("negative/nmstateconfig-extra-label", func(t *testing.T) {
+	run("negative/nmstateconfig-extra-label", func(t *testing.T) {
 		sc := control("negative-nmstate-label")
 		sc.tamper = func(iso, _ string, _ *mirror.Mirror) error {
 			return EditFiles(iso, AddNMStateConfigLabel("lab.agentiso.io/extra", "yes"))
@@ -457,7 +484,7 @@ func liveScenarios(t *testing.T, l *lab) {
 		require.ErrorContains(t, err, "infraenv and nmstateconfig labels do not match", "agent-installer-client's own error is printed")
 		t.Logf("detected: %v", firstLine(err))
 	})
-	t.Run("negative/installer-args-flag", func(t *testing.T) {
+	run("negative/installer-args-flag", func(t *testing.T) {
 		sc := control("negative-installer-args")
 		sc.agentConfig = strings.Replace(snoAgentConfig, "    role: master\n", "    role: master\n    installerArgs: [\"--append-karg\", \"nosmt\"]\n", 1)
 		sc.tamper = func(iso, _ string, _ *mirror.Mirror) error {
@@ -468,7 +495,7 @@ func liveScenarios(t *testing.T, l *lab) {
 		require.ErrorContains(t, err, "found unexpected flag --frobnicate-disk", "assisted-service's own error is printed")
 		t.Logf("detected: %v", firstLine(err))
 	})
-	t.Run("negative/token-claim-name", func(t *testing.T) {
+	run("negative/token-claim-name", func(t *testing.T) {
 		sc := control("negative-token-claim")
 		sc.tamper = func(iso, dir string, _ *mirror.Mirror) error {
 			edit, err := renameTokenClaim(dir)

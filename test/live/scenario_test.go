@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -113,7 +114,20 @@ func mirrorInputs(ic string, m *mirror.Mirror, withCA bool, proxyURL string) str
 func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	t.Helper()
 	start := time.Now()
-	defer func() { t.Logf("%s: %s", sc.name, time.Since(start).Round(time.Second)) }()
+	vms := map[string]*VM{}
+	defer func() {
+		// The guests' CPU time says what a scenario costs whatever else
+		// the machine was doing (TCG is CPU-bound): docs/e2e.md "Cost".
+		var cpu []string
+		for name, vm := range vms {
+			vm.Stop()
+			cpu = append(cpu, fmt.Sprintf("%s %s", name, vm.CPUTime().Round(time.Second)))
+		}
+		sort.Strings(cpu)
+		la, _ := os.ReadFile("/proc/loadavg")
+		t.Logf("%s: %s (QEMU CPU time: %s; load average %s)", sc.name, time.Since(start).Round(time.Second),
+			strings.Join(cpu, ", "), strings.Join(strings.Fields(string(la))[:min(3, len(strings.Fields(string(la))))], " "))
+	}()
 	dir := workDir(t)
 	deadline := sc.deadline
 	if deadline == 0 {
@@ -194,7 +208,6 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 		require.NoError(t, err)
 		defer d.Close()
 	}
-	vms := map[string]*VM{}
 	for _, h := range sc.hosts {
 		vc := VMConfig{Name: h.name, ISO: iso, MACs: h.macs, MemoryMiB: memoryMiB(), CPUs: cpus(), KVM: l.kvm, Timeout: deadline + time.Minute}
 		if l.up != nil {

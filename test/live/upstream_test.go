@@ -24,10 +24,61 @@ import (
 	"github.com/seed-a052040e/agentiso/test/live/mirror"
 )
 
+// defaultLiveBranches are the branches TestLive runs when
+// AGENTISO_LIVE_UPSTREAM is unset: the lab's release (its payload is 4.20.0,
+// as the tests' and the demo's release) and the newest branch of
+// test/upstream/upstream.lock.
+var defaultLiveBranches = []string{"release-4.20", "release-4.23"}
+
+// standinsWord, as AGENTISO_LIVE_UPSTREAM, selects the project's stand-ins
+// instead of the real components.
+const standinsWord = "standins"
+
 // liveBranches are the branches whose real components TestLive runs its
-// scenarios against (AGENTISO_LIVE_UPSTREAM); none means the stand-ins.
+// scenarios against (AGENTISO_LIVE_UPSTREAM, default defaultLiveBranches);
+// none (AGENTISO_LIVE_UPSTREAM=standins) means the stand-ins.
 func liveBranches() []string {
-	return strings.Fields(os.Getenv("AGENTISO_LIVE_UPSTREAM"))
+	v, set := os.LookupEnv("AGENTISO_LIVE_UPSTREAM")
+	if !set || strings.TrimSpace(v) == "" {
+		return defaultLiveBranches
+	}
+	if strings.TrimSpace(v) == standinsWord {
+		return nil
+	}
+	return strings.Fields(v)
+}
+
+// The scenario sets (AGENTISO_LIVE_SET). "ci", the default, is what fits
+// .ci/run's time (docs/e2e.md "Cost"): every scenario on the first branch
+// but the three negative controls whose cause only stops the flow late,
+// and the SNO scenario on the others. "full" is every scenario on every
+// branch.
+const (
+	setCI   = "ci"
+	setFull = "full"
+)
+
+// ciFirstBranch and ciOtherBranches are the ci set's scenarios.
+var (
+	ciFirstBranch = map[string]bool{
+		"sno-bond-static-proxy": true, "two-hosts-dhcp": true,
+		"negative/missing-ca": true, "negative/tag-only-release": true,
+		"negative/token-claim-name": true,
+	}
+	ciOtherBranches = map[string]bool{"sno-bond-static-proxy": true}
+)
+
+// liveSet is AGENTISO_LIVE_SET (default ci).
+func liveSet(t *testing.T) string {
+	switch v := os.Getenv("AGENTISO_LIVE_SET"); v {
+	case "", setCI:
+		return setCI
+	case setFull:
+		return setFull
+	default:
+		t.Fatalf("AGENTISO_LIVE_SET=%q: want %q (what .ci/run runs) or %q (every scenario on every branch)", v, setCI, setFull)
+		return ""
+	}
 }
 
 var branchRE = regexp.MustCompile(`^release-(\d+)\.(\d+)$`)

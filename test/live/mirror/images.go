@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/compression"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
-	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
@@ -47,31 +47,20 @@ func layer(entries []entry, opts ...tarball.LayerOption) (v1.Layer, error) {
 	return tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }, opts...)
 }
 
-// plainLayer builds an uncompressed OCI layer from entries (see
-// plainImage).
-func plainLayer(entries []entry) (v1.Layer, error) {
-	data, err := tarOf(entries)
-	if err != nil {
-		return nil, err
-	}
-	return static.NewLayer(data, types.OCIUncompressedLayer), nil
+// zstdLayer builds a zstd OCI layer from entries (see image).
+func zstdLayer(entries []entry) (v1.Layer, error) {
+	return layer(entries, zstdOpts...)
 }
 
-// toPlain returns l as an uncompressed OCI layer.
-func toPlain(l v1.Layer) (v1.Layer, error) {
-	if mt, err := l.MediaType(); err == nil && mt == types.OCIUncompressedLayer {
+// zstdOpts make an OCI zstd layer.
+var zstdOpts = []tarball.LayerOption{tarball.WithCompression(compression.ZStd), tarball.WithMediaType(types.OCILayerZStd)}
+
+// toZstd returns l as a zstd OCI layer.
+func toZstd(l v1.Layer) (v1.Layer, error) {
+	if mt, err := l.MediaType(); err == nil && mt == types.OCILayerZStd {
 		return l, nil
 	}
-	rc, err := l.Uncompressed()
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	data, err := io.ReadAll(rc)
-	if err != nil {
-		return nil, err
-	}
-	return static.NewLayer(data, types.OCIUncompressedLayer), nil
+	return tarball.LayerFromOpener(l.Uncompressed, append(zstdOpts, tarball.WithCompressedCaching)...)
 }
 
 // tarOf writes entries as a tar stream, adding parent directories.
@@ -155,15 +144,17 @@ func image(base v1.Layer, s spec, arch string) (v1.Image, error) {
 		}
 		layers = append(layers, l)
 	}
-	// The real components' images (Under) are OCI images of uncompressed
-	// layers: the guests pull them (~700 MB) under TCG, where gunzip
-	// dominated the pull (docs/e2e.md "Cost"). The payload's own images stay
-	// gzip layers in Docker manifests, as the real payload's are.
+	// The real components' images (Under) are OCI images of zstd layers:
+	// the guests pull them (~700 MB unpacked) under TCG, where gunzip took
+	// most of the pull (docs/e2e.md "Cost"). Not uncompressed: podman keeps
+	// each blob in a temporary file until the layer is committed, and the
+	// guests' storage is RAM. The payload's own images stay gzip layers in
+	// Docker manifests, as the real payload's are.
 	from := empty.Image
 	if len(s.Under) > 0 {
 		from = mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
 		for i, l := range layers {
-			p, err := toPlain(l)
+			p, err := toZstd(l)
 			if err != nil {
 				return nil, err
 			}

@@ -7,8 +7,7 @@ import (
 	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/static"
-	"github.com/google/go-containerregistry/pkg/v1/types"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
 
 // Upstream names the real components for the lab's images: the cache
@@ -24,7 +23,8 @@ type Upstream struct {
 }
 
 // UpstreamLayers are the layers of the real images, built once and shared
-// by every Start (uncompressed OCI layers, held in memory).
+// by every Start (zstd OCI layers; each keeps its compressed bytes after
+// the first push).
 type UpstreamLayers struct {
 	ServiceBase, Service, AgentBase, Agent v1.Layer
 	// BuildInfo is BUILDINFO of Upstream.Dir (branch, commits).
@@ -82,13 +82,13 @@ func NewUpstreamLayers(u Upstream) (*UpstreamLayers, error) {
 		if _, err := os.Stat(p); err != nil {
 			return nil, fmt.Errorf("mirror: the %s image's Debian base: %w (hack/build-live-image-base.sh %s builds it)", profile, err, profile)
 		}
-		b, err := os.ReadFile(p)
+		l, err := tarball.LayerFromFile(p, append(zstdOpts, tarball.WithCompressedCaching)...)
 		if err != nil {
 			return nil, fmt.Errorf("mirror: %s: %w", p, err)
 		}
-		bases[profile] = static.NewLayer(b, types.OCIUncompressedLayer)
+		bases[profile] = l
 	}
-	svc, err := plainLayer([]entry{
+	svc, err := zstdLayer([]entry{
 		{Path: ServicePath, Mode: 0o755, Data: files["assisted-service"]},
 		{Path: ClientPath, Mode: 0o755, Data: files["agent-installer-client"]},
 		{Path: ClientLink, Link: ClientPath},
@@ -114,7 +114,7 @@ func NewUpstreamLayers(u Upstream) (*UpstreamLayers, error) {
 		}
 		ag = append(ag, entry{Path: "/usr/local/bin/" + filepath.Base(p), Mode: 0o755, Data: b})
 	}
-	agent, err := plainLayer(ag)
+	agent, err := zstdLayer(ag)
 	if err != nil {
 		return nil, err
 	}

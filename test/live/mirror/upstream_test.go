@@ -3,6 +3,7 @@ package mirror_test
 import (
 	"archive/tar"
 	"context"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -109,8 +110,8 @@ func TestUpstreamImages(t *testing.T) {
 	}
 	assert.NotContains(t, ah, mirror.StandinPath, "the agent image carries no stand-in")
 
-	// The real components' images are OCI images of uncompressed layers (the
-	// guests' gunzip of ~700 MB dominated their pull under TCG).
+	// The real components' images are OCI images of zstd layers (the
+	// guests' gunzip of ~700 MB took most of their pull under TCG).
 	for _, img := range []v1.Image{ai, apiImage(t, ctx, m, tr)} {
 		mt, err := img.MediaType()
 		require.NoError(t, err)
@@ -120,7 +121,14 @@ func TestUpstreamImages(t *testing.T) {
 		for _, l := range ls {
 			lt, err := l.MediaType()
 			require.NoError(t, err)
-			assert.Equal(t, types.OCIUncompressedLayer, lt)
+			assert.Equal(t, types.OCILayerZStd, lt)
+			rc, err := l.Compressed()
+			require.NoError(t, err)
+			magic := make([]byte, 4)
+			_, err = io.ReadFull(rc, magic)
+			require.NoError(t, err)
+			require.NoError(t, rc.Close())
+			assert.Equal(t, []byte{0x28, 0xb5, 0x2f, 0xfd}, magic, "the registry serves zstd frames")
 		}
 	}
 
