@@ -2,9 +2,12 @@ package isoeditor
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"strings"
 
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
 
@@ -118,4 +121,47 @@ func (iso *ISO) Info() (Info, error) {
 		in.Kargs = ki
 	}
 	return in, nil
+}
+
+// WriteText prints the information one value a line, as agentiso iso info
+// does. The volume ID comes from the ISO and is escaped
+// (internal/termsafe), as is the rootfs URL.
+func (in Info) WriteText(w io.Writer) error {
+	arch := in.Arch
+	if arch == "" {
+		arch = "unknown"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Volume ID:      %s\n", termsafe.String(in.VolumeID))
+	fmt.Fprintf(&b, "Architecture:   %s\n", arch)
+	fmt.Fprintf(&b, "Size:           %d bytes\n", in.Size)
+	switch {
+	case in.Minimal:
+		fmt.Fprintf(&b, "Type:           minimal (no %s; the live system downloads it)\n", RootfsPath)
+	case in.MinisoData:
+		fmt.Fprintf(&b, "Type:           full (carries %s: a minimal ISO can be built from it)\n", MinisoPath)
+	default:
+		fmt.Fprintf(&b, "Type:           full (no usable %s: no minimal ISO can be built from it)\n", MinisoPath)
+	}
+	if in.RootfsURL != "" {
+		fmt.Fprintf(&b, "Rootfs URL:     %s\n", termsafe.String(in.RootfsURL))
+	} else if in.Minimal {
+		b.WriteString("Rootfs URL:     none (coreos.live.rootfs_url= is not set: the ISO cannot boot)\n")
+	}
+	ig := in.Ignition
+	fmt.Fprintf(&b, "Ignition area:  %s, offset %d, length %d, used %d (%.2f%%)\n",
+		ig.File, ig.Offset, ig.Length, ig.Used, 100*float64(ig.Used)/float64(ig.Length))
+	fmt.Fprintf(&b, "Ignition:       %s\n", map[bool]string{true: "embedded", false: "none"}[ig.HasConfig])
+	if k := in.Kargs; k != nil {
+		fmt.Fprintf(&b, "Kargs areas:    %d of %d bytes, %d free\n", len(k.Areas), k.Size, k.Free)
+		for _, a := range k.Areas {
+			fmt.Fprintf(&b, "  %s, offset %d\n", a.Path, a.Offset)
+		}
+		fmt.Fprintf(&b, "Default kargs:  %s\n", k.Default)
+		fmt.Fprintf(&b, "Current kargs:  %s\n", k.Current)
+	} else {
+		fmt.Fprintf(&b, "Kargs areas:    none (no %s)\n", KargsJSONPath)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
