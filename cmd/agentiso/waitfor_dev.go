@@ -154,7 +154,7 @@ func firstNonEmpty(s ...string) string {
 }
 
 func newDevInitDirCmd(g *globals) *cobra.Command {
-	o := devInitOptions{}
+	o := sim.DevDirOptions{}
 	cmd := &cobra.Command{
 		Use:   "init-dir",
 		Short: "Write the files wait-for reads, with freshly generated credentials",
@@ -168,18 +168,18 @@ recorded in .agentiso/dev-sim.json, and the kubeconfig points at them, so
 		Example: `  agentiso dev init-dir --dir demo --rendezvous-ip 127.0.0.1 --local`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.dir = g.dir
-			if err := writeDevInputs(o); err != nil {
+			o.Dir = g.dir
+			if err := sim.WriteDevDir(o); err != nil {
 				return &exitError{code: 1, err: err}
 			}
-			g.log.Info("wrote wait-for inputs", "dir", g.dir, "local", o.local)
+			g.log.Info("wrote wait-for inputs", "dir", g.dir, "local", o.Local)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&o.rendezvousIP, "rendezvous-ip", "", "IP address of the rendezvous host (required)")
-	cmd.Flags().StringVar(&o.clusterName, "cluster-name", "ocp", "cluster name")
-	cmd.Flags().StringVar(&o.baseDomain, "base-domain", "example.com", "base DNS domain")
-	cmd.Flags().BoolVar(&o.local, "local", false, "serve the simulator on free loopback ports and point the inputs at them")
+	cmd.Flags().StringVar(&o.RendezvousIP, "rendezvous-ip", "", "IP address of the rendezvous host (required)")
+	cmd.Flags().StringVar(&o.ClusterName, "cluster-name", "ocp", "cluster name")
+	cmd.Flags().StringVar(&o.BaseDomain, "base-domain", "example.com", "base DNS domain")
+	cmd.Flags().BoolVar(&o.Local, "local", false, "serve the simulator on free loopback ports and point the inputs at them")
 	_ = cmd.MarkFlagRequired("rendezvous-ip")
 	return cmd
 }

@@ -13,9 +13,6 @@ package main
 //       where the simulator listens, so wait-for can find it on loopback ports.
 
 import (
-	"crypto/rand"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -23,22 +20,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
 )
-
-// devSim records where `dev simulate` serves, for loopback demos and tests.
-type devSim struct {
-	RESTAddr    string `json:"restAddr"`
-	KubeAddr    string `json:"kubeAddr"`
-	ClusterName string `json:"clusterName"`
-	BaseDomain  string `json:"baseDomain"`
-}
 
 // waitForInputs is everything wait-for reads from --dir.
 type waitForInputs struct {
@@ -73,21 +62,6 @@ func loadStateAsset(dir string, a asset.Asset) error {
 		return fmt.Errorf("%s does not hold what create image records there (create the image again)", p)
 	}
 	return nil
-}
-
-func readDevSim(dir string) (*devSim, error) {
-	b, err := readSmall(filepath.Join(dir, filepath.FromSlash(assetdir.DevSim)))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	d := &devSim{}
-	if err := json.Unmarshal(b, d); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, filepath.FromSlash(assetdir.DevSim)), err)
-	}
-	return d, nil
 }
 
 func readRendezvousIP(dir string) (string, error) {
@@ -136,7 +110,7 @@ func loadWaitForInputs(dir, restURL, restURLFrom string, baseURL func(ip string)
 	case restURL != "":
 		in.restURL, in.restURLSource = restURL, restURLFrom
 	default:
-		ds, err := readDevSim(dir)
+		ds, err := sim.ReadDevSim(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +132,7 @@ type simInputs struct {
 	auth         *credentials.AuthConfig
 	signers      *credentials.SignerCAs
 	kubeconfig   *credentials.Kubeconfig
-	dev          *devSim
+	dev          *sim.DevSim
 }
 
 func loadSimInputs(dir string) (*simInputs, error) {
@@ -182,105 +156,10 @@ func loadSimInputs(dir string) (*simInputs, error) {
 	if in.kubeconfig, err = credentials.ParseKubeconfig(kb); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, assetdir.Kubeconfig), err)
 	}
-	if in.dev, err = readDevSim(dir); err != nil {
+	if in.dev, err = sim.ReadDevSim(dir); err != nil {
 		return nil, err
 	}
 	return in, nil
-}
-
-type devInitOptions struct {
-	dir          string
-	rendezvousIP string
-	clusterName  string
-	baseDomain   string
-	local        bool
-}
-
-// freeLoopbackAddrs picks n distinct free loopback ports. The listeners
-// stay open until all are picked: closed one by one, the kernel may hand
-// out the same port twice.
-func freeLoopbackAddrs(n int) ([]string, error) {
-	var addrs []string
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		defer ln.Close()
-		addrs = append(addrs, ln.Addr().String())
-	}
-	return addrs, nil
-}
-
-// writeDevInputs generates credentials and writes every file wait-for and
-// the simulator read. Secrets are written 0600.
-func writeDevInputs(o devInitOptions) error {
-	ip := net.ParseIP(o.rendezvousIP)
-	if ip == nil {
-		return fmt.Errorf("--rendezvous-ip %q is not an IP address", o.rendezvousIP)
-	}
-	now := time.Now()
-	auth, err := credentials.GenerateAuthConfig(rand.Reader)
-	if err != nil {
-		return err
-	}
-	signers, err := credentials.GenerateSignerCAs(rand.Reader, now)
-	if err != nil {
-		return err
-	}
-	kc, err := credentials.GenerateAdminKubeconfig(rand.Reader, signers, o.clusterName, o.baseDomain, now)
-	if err != nil {
-		return err
-	}
-	pw, err := credentials.GenerateKubeadminPassword(rand.Reader)
-	if err != nil {
-		return err
-	}
-	if o.local {
-		ds := devSim{ClusterName: o.clusterName, BaseDomain: o.baseDomain}
-		addrs, err := freeLoopbackAddrs(2)
-		if err != nil {
-			return err
-		}
-		ds.RESTAddr, ds.KubeAddr = addrs[0], addrs[1]
-		kc.Clusters[0].Cluster.Server = "https://" + ds.KubeAddr
-		b, err := json.MarshalIndent(ds, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := fsutil.WriteFileAtomic(filepath.Join(o.dir, filepath.FromSlash(assetdir.DevSim)), append(b, '\n'), assetdir.Mode(assetdir.DevSim)); err != nil {
-			return err
-		}
-	}
-	store, err := asset.NewStore(o.dir, slog.New(slog.DiscardHandler))
-	if err != nil {
-		return err
-	}
-	for _, a := range []asset.Asset{&agent.AuthConfig{AuthConfig: *auth}, &agent.SignerCAs{SignerCAs: *signers}} {
-		if err := store.Provide(a); err != nil {
-			return err
-		}
-	}
-	if err := store.SaveState(); err != nil {
-		return err
-	}
-	kb, err := kc.Marshal()
-	if err != nil {
-		return err
-	}
-	for _, f := range []struct {
-		path string
-		data []byte
-	}{
-		{assetdir.Kubeconfig, kb},
-		{assetdir.KubeadminPassword, []byte(pw.Password)},
-		{assetdir.RendezvousIP, []byte(ip.String() + "\n")},
-	} {
-		if err := fsutil.WriteFileAtomic(filepath.Join(o.dir, f.path), f.data, assetdir.Mode(f.path)); err != nil {
-			return fmt.Errorf("write %s: %w", filepath.Join(o.dir, f.path), err)
-		}
-	}
-	return nil
 }
 
 // readSmall reads one of wait-for's inputs: a regular file of at most

@@ -177,7 +177,7 @@ func TestWaitForCorruptStateSaysUnreadable(t *testing.T) {
 // same port: picked one after the other with the first closed, they could be.
 func TestFreeLoopbackAddrsDistinct(t *testing.T) {
 	for range 200 {
-		addrs, err := freeLoopbackAddrs(2)
+		addrs, err := sim.FreeLoopbackAddrs(2)
 		require.NoError(t, err)
 		require.Len(t, addrs, 2)
 		require.NotEqual(t, addrs[0], addrs[1])
