@@ -13,6 +13,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
+	"github.com/seed-a052040e/agentiso/test/live/assisted"
 )
 
 // ServiceClient asks the (stand-in) assisted-service on node zero, from the
@@ -55,15 +56,15 @@ func (c *ServiceClient) get(ctx context.Context, path string, out any) error {
 }
 
 // Hosts returns the hosts of the one registered infra-env.
-func (c *ServiceClient) Hosts(ctx context.Context) ([]sim.LiveHost, error) {
-	var ies []sim.LiveInfraEnv
+func (c *ServiceClient) Hosts(ctx context.Context) ([]assisted.LiveHost, error) {
+	var ies []assisted.LiveInfraEnv
 	if err := c.get(ctx, "/infra-envs", &ies); err != nil {
 		return nil, err
 	}
 	if len(ies) != 1 {
 		return nil, fmt.Errorf("assisted-service has %d infra-envs, want 1 (agent-register-infraenv)", len(ies))
 	}
-	var hosts []sim.LiveHost
+	var hosts []assisted.LiveHost
 	err := c.get(ctx, "/infra-envs/"+ies[0].ID+"/hosts", &hosts)
 	return hosts, err
 }
@@ -72,7 +73,7 @@ func (c *ServiceClient) Hosts(ctx context.Context) ([]sim.LiveHost, error) {
 // endpoint).
 func (c *ServiceClient) Requests(ctx context.Context) ([]sim.Request, error) {
 	var reqs []sim.Request
-	err := c.get(ctx, strings.TrimPrefix(sim.LabRequestsPath, rendezvous.APIPath), &reqs)
+	err := c.get(ctx, strings.TrimPrefix(assisted.LabRequestsPath, rendezvous.APIPath), &reqs)
 	return reqs, err
 }
 
@@ -92,10 +93,10 @@ func InstallCalls(reqs []sim.Request) []sim.Request {
 
 // CheckRegistered reports whether a host with one of macs in its inventory
 // registered under hostname name, and what it found otherwise.
-func CheckRegistered(hosts []sim.LiveHost, name string, macs []string) error {
+func CheckRegistered(hosts []assisted.LiveHost, name string, macs []string) error {
 	var seen []string
 	for _, h := range hosts {
-		var inv sim.Inventory
+		var inv assisted.Inventory
 		if h.Inventory != "" {
 			if err := json.Unmarshal([]byte(h.Inventory), &inv); err != nil {
 				return fmt.Errorf("host %s: inventory: %w", h.ID, err)

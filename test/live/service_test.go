@@ -13,6 +13,7 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
+	"github.com/seed-a052040e/agentiso/test/live/assisted"
 )
 
 func TestServiceClient(t *testing.T) {
@@ -20,8 +21,8 @@ func TestServiceClient(t *testing.T) {
 	require.NoError(t, err)
 	pub, err := credentials.ParsePublicKey(auth.PublicKey)
 	require.NoError(t, err)
-	live, err := sim.NewLive(sim.LiveConfig{PublicKey: pub, InfraEnvID: "6a3f9b2e-1c4d-4e5f-8a9b-0c1d2e3f4a5b",
-		ReleaseImages: []sim.ReleaseImage{{OpenshiftVersion: "4.20", CPUArchitecture: "x86_64", URL: "quay.io/r@sha256:1", Version: "4.20.0"}}})
+	live, err := assisted.NewLive(assisted.LiveConfig{PublicKey: pub, InfraEnvID: "6a3f9b2e-1c4d-4e5f-8a9b-0c1d2e3f4a5b",
+		ReleaseImages: []assisted.ReleaseImage{{OpenshiftVersion: "4.20", CPUArchitecture: "x86_64", URL: "quay.io/r@sha256:1", Version: "4.20.0"}}})
 	require.NoError(t, err)
 	srv := httptest.NewServer(live.Handler())
 	defer srv.Close()
@@ -57,7 +58,7 @@ func TestServiceClient(t *testing.T) {
 
 func TestCheckRegistered(t *testing.T) {
 	inv := `{"interfaces":[{"name":"bond0","mac_address":"52:54:00:AA:00:01"},{"name":"eno2","mac_address":"52:54:00:aa:00:02"}]}`
-	hosts := []sim.LiveHost{{Host: rendezvous.Host{ID: "h1", RequestedHostname: "sno-live", Status: "known"}, Inventory: inv}}
+	hosts := []assisted.LiveHost{{Host: rendezvous.Host{ID: "h1", RequestedHostname: "sno-live", Status: "known"}, Inventory: inv}}
 	require.NoError(t, CheckRegistered(hosts, "sno-live", []string{"52:54:00:aa:00:01"}))
 	require.NoError(t, CheckRegistered(hosts, "sno-live", []string{"52:54:00:AA:00:02"}))
 	err := CheckRegistered(hosts, "other", []string{"52:54:00:aa:00:02"})
@@ -65,6 +66,6 @@ func TestCheckRegistered(t *testing.T) {
 	err = CheckRegistered(hosts, "master-1", []string{"52:54:00:bb:00:02"})
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "no registered host") && strings.Contains(err.Error(), "h1(sno-live, known"), err.Error())
-	err = CheckRegistered([]sim.LiveHost{{Host: rendezvous.Host{ID: "h2"}, Inventory: "{"}}, "x", []string{"m"})
+	err = CheckRegistered([]assisted.LiveHost{{Host: rendezvous.Host{ID: "h2"}, Inventory: "{"}}, "x", []string{"m"})
 	require.ErrorContains(t, err, "host h2: inventory")
 }

@@ -1,14 +1,9 @@
 // Package sim is an in-process simulator of an agent-based install: a fake assisted-service REST API and a fake Kubernetes API over TLS, driven by a scenario timeline.
 //
-// Live (live.go) is the other mode: an assisted-service REST API whose
-// state comes from the requests it gets (cluster and infra-env
-// registration, host registration with inventory steps, host updates,
-// POST .../actions/install, the install step and its progress), with the
-// same local JWT authentication. The live lab's stand-in assisted-service
-// (test/live/standin) serves it. It validates what the lab can check (a
-// known release, pull secret, hostnames, an eligible installation disk),
-// not host hardware, and it installs nothing: hosts stop at the Installing
-// stage.
+// The live lab's stand-in assisted-service, whose state comes from the
+// requests it gets, is test/live/assisted: it shares this package's model
+// of the API (Request, Authorize, StageOrder, QueryEvents) and is not
+// linked into agentiso.
 package sim
 
 import (

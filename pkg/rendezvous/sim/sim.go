@@ -424,8 +424,8 @@ func mergeValidations(cur []rendezvous.Validation, patch []ValidationSpec) []ren
 	return cur
 }
 
-// stageOrder gives the host stages per role, used to derive a percentage.
-func stageOrder(role string, bootstrap, sno bool) []string {
+// StageOrder gives the host stages per role, used to derive a percentage.
+func StageOrder(role string, bootstrap, sno bool) []string {
 	switch {
 	case sno:
 		return []string{"Starting installation", "Installing", "Waiting for bootkube", "Writing image to disk", "Copying registry data to disk", "Rebooting", "Joined", "Done"}
@@ -560,7 +560,7 @@ func (s *Simulator) applyLocked(st Step) {
 			}
 			p.CurrentStage, p.ProgressInfo = hp.Stage, hp.ProgressInfo
 			sno = len(s.st.hosts) == 1
-			order := stageOrder(h.Role, h.Bootstrap, sno)
+			order := StageOrder(h.Role, h.Bootstrap, sno)
 			if k := slices.Index(order, hp.Stage); k >= 0 {
 				p.InstallationPercentage = int64(100 * (k + 1) / len(order))
 			}
@@ -616,7 +616,8 @@ func clusterKinds(withHosts bool) holdKinds {
 	return seeCluster
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
+// WriteJSON answers with code and v as JSON, as assisted-service does.
+func WriteJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)
@@ -634,15 +635,18 @@ func schemeHeader(scheme string) string {
 	return ""
 }
 
-// authorize applies assisted-service's local authenticator: the first
+// Authorize applies assisted-service's local authenticator: the first
 // scheme of the route whose header is present is used; a bad token is 401,
 // a missing or non-string auth_scheme is 500, and a token whose auth_scheme
 // differs from the matched scheme is 403.
-func (s *Simulator) authorize(w http.ResponseWriter, r *http.Request, schemes ...string) bool {
-	return authorize(w, r, s.cfg.PublicKey, schemes...)
+func (s *Simulator) Authorize(w http.ResponseWriter, r *http.Request, schemes ...string) bool {
+	return Authorize(w, r, s.cfg.PublicKey, schemes...)
 }
 
-func authorize(w http.ResponseWriter, r *http.Request, pub *ecdsa.PublicKey, schemes ...string) bool {
+// Authorize is Simulator.Authorize with the public key pub, for the
+// live lab's stand-in service (test/live/assisted), which authenticates
+// as the simulator does.
+func Authorize(w http.ResponseWriter, r *http.Request, pub *ecdsa.PublicKey, schemes ...string) bool {
 	for _, sch := range schemes {
 		tok := r.Header.Get(schemeHeader(sch))
 		if tok == "" {
@@ -650,34 +654,35 @@ func authorize(w http.ResponseWriter, r *http.Request, pub *ecdsa.PublicKey, sch
 		}
 		claims, err := credentials.VerifyAt(tok, pub, time.Now())
 		if errors.Is(err, credentials.ErrExpired) {
-			writeJSON(w, 401, rendezvous.InfraError{Code: 401, Message: "The provided authentication token has expired. Please generate a new token and try again."})
+			WriteJSON(w, 401, rendezvous.InfraError{Code: 401, Message: "The provided authentication token has expired. Please generate a new token and try again."})
 			return false
 		}
 		if err != nil {
-			writeJSON(w, 401, rendezvous.InfraError{Code: 401, Message: "Unauthorized: " + err.Error()})
+			WriteJSON(w, 401, rendezvous.InfraError{Code: 401, Message: "Unauthorized: " + err.Error()})
 			return false
 		}
 		claim, ok := claims.AuthScheme()
 		if !ok {
-			writeJSON(w, 500, rendezvous.InfraError{Code: 500, Message: "malformed auth_scheme claim"})
+			WriteJSON(w, 500, rendezvous.InfraError{Code: 500, Message: "malformed auth_scheme claim"})
 			return false
 		}
 		if claim != sch {
-			writeJSON(w, 403, rendezvous.InfraError{Code: 403, Message: fmt.Sprintf("authClaim %s is unauthorized to access", claim)})
+			WriteJSON(w, 403, rendezvous.InfraError{Code: 403, Message: fmt.Sprintf("authClaim %s is unauthorized to access", claim)})
 			return false
 		}
 		return true
 	}
-	writeJSON(w, 401, rendezvous.InfraError{Code: 401, Message: "unauthenticated for invalid credentials"})
+	WriteJSON(w, 401, rendezvous.InfraError{Code: 401, Message: "unauthenticated for invalid credentials"})
 	return false
 }
 
-type statusRecorder struct {
+// StatusRecorder remembers the status code a handler answered with.
+type StatusRecorder struct {
 	http.ResponseWriter
-	code int
+	Code int
 }
 
-func (s *statusRecorder) WriteHeader(c int) { s.code = c; s.ResponseWriter.WriteHeader(c) }
+func (s *StatusRecorder) WriteHeader(c int) { s.Code = c; s.ResponseWriter.WriteHeader(c) }
 
 // RESTHandler serves the assisted-service v2 subset wait-for uses.
 func (s *Simulator) RESTHandler() http.Handler {
@@ -685,7 +690,7 @@ func (s *Simulator) RESTHandler() http.Handler {
 	u, a, wa := credentials.SchemeUser, credentials.SchemeAgent, credentials.SchemeWatcher
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+base+"/infra-envs", func(w http.ResponseWriter, r *http.Request) {
-		if !s.authorize(w, r, u, wa) {
+		if !s.Authorize(w, r, u, wa) {
 			return
 		}
 		s.mu.Lock()
@@ -696,10 +701,10 @@ func (s *Simulator) RESTHandler() http.Handler {
 			out = append(out, rendezvous.InfraEnv{Kind: "InfraEnv", ID: InfraEnvID, Href: base + "/infra-envs/" + InfraEnvID,
 				Name: s.cfg.ClusterName + "_infra-env", Type: "full-iso", ClusterID: ClusterID, CreatedAt: t, UpdatedAt: t})
 		}
-		writeJSON(w, 200, out)
+		WriteJSON(w, 200, out)
 	})
 	mux.HandleFunc("GET "+base+"/clusters", func(w http.ResponseWriter, r *http.Request) {
-		if !s.authorize(w, r, u, wa) {
+		if !s.Authorize(w, r, u, wa) {
 			return
 		}
 		s.mu.Lock()
@@ -710,41 +715,41 @@ func (s *Simulator) RESTHandler() http.Handler {
 			out = append(out, s.clusterLocked(withHosts))
 			s.seenLocked(clusterKinds(withHosts))
 		}
-		writeJSON(w, 200, out)
+		WriteJSON(w, 200, out)
 	})
 	mux.HandleFunc("GET "+base+"/clusters/{id}", func(w http.ResponseWriter, r *http.Request) {
-		if !s.authorize(w, r, u, a, wa) {
+		if !s.Authorize(w, r, u, a, wa) {
 			return
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if !s.st.registered || r.PathValue("id") != ClusterID {
-			writeJSON(w, 404, rendezvous.APIError{Kind: "Error", ID: 404, Href: r.URL.Path, Code: "404", Reason: "cluster " + r.PathValue("id") + " can not be found"})
+			WriteJSON(w, 404, rendezvous.APIError{Kind: "Error", ID: 404, Href: r.URL.Path, Code: "404", Reason: "cluster " + r.PathValue("id") + " can not be found"})
 			return
 		}
 		withHosts := r.URL.Query().Get("exclude-hosts") != "true"
 		// The Date of the answer is on the scenario's clock, as its
 		// timestamps are: wait-for measures host ages on it.
 		w.Header().Set("Date", s.scenarioNowLocked().UTC().Format(http.TimeFormat))
-		writeJSON(w, 200, s.clusterLocked(withHosts))
+		WriteJSON(w, 200, s.clusterLocked(withHosts))
 		s.seenLocked(clusterKinds(withHosts))
 	})
 	mux.HandleFunc("GET "+base+"/infra-envs/{id}/hosts", func(w http.ResponseWriter, r *http.Request) {
-		if !s.authorize(w, r, u, a) {
+		if !s.Authorize(w, r, u, a) {
 			return
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		writeJSON(w, 200, s.clusterLocked(true).Hosts)
+		WriteJSON(w, 200, s.clusterLocked(true).Hosts)
 		s.seenLocked(seeHosts)
 	})
 	mux.HandleFunc("GET "+base+"/events", func(w http.ResponseWriter, r *http.Request) {
-		if !s.authorize(w, r, u, wa) {
+		if !s.Authorize(w, r, u, wa) {
 			return
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		writeJSON(w, 200, queryEvents(s.st.events, r.URL.Query()))
+		WriteJSON(w, 200, QueryEvents(s.st.events, r.URL.Query()))
 		s.seenLocked(seeEvents)
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -760,16 +765,16 @@ func (s *Simulator) RESTHandler() http.Handler {
 		if !s.gate(w, false) {
 			return
 		}
-		rec := &statusRecorder{ResponseWriter: w, code: 200}
+		rec := &StatusRecorder{ResponseWriter: w, Code: 200}
 		mux.ServeHTTP(rec, r)
 		s.mu.Lock()
-		s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, AuthHeaders: hdrs, Status: rec.code})
+		s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, AuthHeaders: hdrs, Status: rec.Code})
 		s.mu.Unlock()
 	})
 }
 
 func kubeStatus(w http.ResponseWriter, code int, reason, msg string) {
-	writeJSON(w, code, map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": reason, "message": msg, "code": code})
+	WriteJSON(w, code, map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": reason, "message": msg, "code": code})
 }
 
 func cond(t string, b bool, reason, msg string) rendezvous.Condition {
@@ -785,7 +790,7 @@ func cond(t string, b bool, reason, msg string) rendezvous.Condition {
 func (s *Simulator) KubeHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, 200, rendezvous.VersionInfo{Major: "1", Minor: "33", GitVersion: "v1.33.5"})
+		WriteJSON(w, 200, rendezvous.VersionInfo{Major: "1", Minor: "33", GitVersion: "v1.33.5"})
 	})
 	mux.HandleFunc("GET /api/v1/namespaces/kube-system/configmaps/bootstrap", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -794,7 +799,7 @@ func (s *Simulator) KubeHandler() http.Handler {
 			kubeStatus(w, 404, "NotFound", `configmaps "bootstrap" not found`)
 			return
 		}
-		writeJSON(w, 200, rendezvous.ConfigMap{APIVersion: "v1", Kind: "ConfigMap",
+		WriteJSON(w, 200, rendezvous.ConfigMap{APIVersion: "v1", Kind: "ConfigMap",
 			Metadata: rendezvous.ObjectMeta{Name: "bootstrap", Namespace: "kube-system"}, Data: map[string]string{"status": s.st.bootstrap}})
 	})
 	mux.HandleFunc("GET /apis/config.openshift.io/v1/clusterversions/version", func(w http.ResponseWriter, r *http.Request) {
@@ -813,7 +818,7 @@ func (s *Simulator) KubeHandler() http.Handler {
 			cond("Failing", p.Failing, "", failingMsg(p)),
 			cond("Progressing", p.Progressing, "", msg),
 		}
-		writeJSON(w, 200, cv)
+		WriteJSON(w, 200, cv)
 	})
 	mux.HandleFunc("GET /apis/route.openshift.io/v1/namespaces/openshift-console/routes/console", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -823,7 +828,7 @@ func (s *Simulator) KubeHandler() http.Handler {
 			return
 		}
 		host := "console-openshift-console.apps." + s.cfg.ClusterName + "." + strings.TrimSuffix(s.cfg.BaseDomain, ".")
-		writeJSON(w, 200, map[string]any{
+		WriteJSON(w, 200, map[string]any{
 			"metadata": map[string]any{"name": "console", "namespace": "openshift-console"},
 			"spec":     map[string]any{"host": host},
 			"status": map[string]any{"ingress": []any{map[string]any{
@@ -847,7 +852,7 @@ func (s *Simulator) KubeHandler() http.Handler {
 			}
 			items = append(items, co)
 		}
-		writeJSON(w, 200, map[string]any{"kind": "ClusterOperatorList", "apiVersion": "config.openshift.io/v1", "items": items})
+		WriteJSON(w, 200, map[string]any{"kind": "ClusterOperatorList", "apiVersion": "config.openshift.io/v1", "items": items})
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.gate(w, true) {
@@ -872,10 +877,10 @@ func failingMsg(p *ClusterVersionPatch) string {
 	return ""
 }
 
-// queryEvents answers GET /v2/events: the events matching the query's
+// QueryEvents answers GET /v2/events: the events matching the query's
 // infra_env_id, cluster_id and host_id (each when given), by event time,
 // latest first with order=descending.
-func queryEvents(events []rendezvous.Event, q url.Values) []rendezvous.Event {
+func QueryEvents(events []rendezvous.Event, q url.Values) []rendezvous.Event {
 	out := []rendezvous.Event{}
 	for _, e := range events {
 		if ie := q.Get("infra_env_id"); ie != "" && e.InfraEnvID != ie {

@@ -34,7 +34,7 @@
 // Start returns is recorded (Pulls) so a test can assert digest-only pulls.
 //
 // The stand-in assisted-service keeps its own request log, readable at
-// sim.LabRequestsPath (/api/assisted-install/v2/lab/requests) with the user
+// assisted.LabRequestsPath (/api/assisted-install/v2/lab/requests) with the user
 // or watcher token, besides the usual /v2/events.
 package mirror
 

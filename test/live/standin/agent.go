@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
-	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
+	"github.com/seed-a052040e/agentiso/test/live/assisted"
 )
 
 // agentConfig is the discovery agent's command line and environment.
@@ -34,7 +34,7 @@ type agentConfig struct {
 	SysRoot string
 	// Hostname and Interfaces read the machine (os.Hostname, net.Interfaces); tests replace them.
 	Hostname   func() (string, error)
-	Interfaces func() ([]sim.Interface, error)
+	Interfaces func() ([]assisted.Interface, error)
 	// Run runs a command on the host (podman for the install step); tests replace it.
 	Run   func(ctx context.Context, name string, args ...string) ([]byte, error)
 	HTTP  *http.Client
@@ -128,7 +128,7 @@ func (c *agentConfig) run(ctx context.Context) error {
 	}
 	base := "/infra-envs/" + c.InfraEnvID + "/hosts"
 	for {
-		err := c.call(ctx, http.MethodPost, base, sim.HostCreateParams{HostID: hostID, DiscoveryAgentVersion: c.AgentVersion}, nil, 201)
+		err := c.call(ctx, http.MethodPost, base, assisted.HostCreateParams{HostID: hostID, DiscoveryAgentVersion: c.AgentVersion}, nil, 201)
 		if err == nil {
 			break
 		}
@@ -139,7 +139,7 @@ func (c *agentConfig) run(ctx context.Context) error {
 	}
 	fmt.Fprintf(c.Out, "registered host %s with infra-env %s\n", hostID, c.InfraEnvID)
 	for {
-		var steps sim.Steps
+		var steps assisted.Steps
 		wait := c.Retry
 		if err := c.call(ctx, http.MethodGet, base+"/"+hostID+"/instructions", nil, &steps, 200); err != nil {
 			fmt.Fprintf(c.Out, "getting the next steps failed: %v\n", err)
@@ -157,10 +157,10 @@ func (c *agentConfig) run(ctx context.Context) error {
 	}
 }
 
-func (c *agentConfig) runStep(ctx context.Context, path string, st sim.AgentStep) {
-	rep := sim.StepReply{StepType: st.StepType, StepID: st.StepID}
+func (c *agentConfig) runStep(ctx context.Context, path string, st assisted.AgentStep) {
+	rep := assisted.StepReply{StepType: st.StepType, StepID: st.StepID}
 	switch st.StepType {
-	case sim.StepInventory:
+	case assisted.StepInventory:
 		inv, err := c.collectInventory()
 		if err != nil {
 			rep.ExitCode, rep.Error = 1, err.Error()
@@ -172,7 +172,7 @@ func (c *agentConfig) runStep(ctx context.Context, path string, st sim.AgentStep
 			break
 		}
 		rep.Output = string(b)
-	case sim.StepInstall:
+	case assisted.StepInstall:
 		if len(st.Args) == 0 {
 			rep.ExitCode, rep.Error = 1, "the install step names no installer image"
 			break
@@ -252,17 +252,17 @@ func (c *agentConfig) hostID() (string, error) {
 
 // hostInterfaces lists the machine's interfaces with a MAC address (no
 // loopback), with their addresses in CIDR form.
-func hostInterfaces() ([]sim.Interface, error) {
+func hostInterfaces() ([]assisted.Interface, error) {
 	ifs, err := net.Interfaces()
 	if err != nil {
 		return nil, fmt.Errorf("list network interfaces: %w", err)
 	}
-	var out []sim.Interface
+	var out []assisted.Interface
 	for _, i := range ifs {
 		if i.Flags&net.FlagLoopback != 0 || len(i.HardwareAddr) == 0 || containerInterface(i.Name) {
 			continue
 		}
-		itf := sim.Interface{Name: i.Name, MacAddress: i.HardwareAddr.String(), MTU: int64(i.MTU),
+		itf := assisted.Interface{Name: i.Name, MacAddress: i.HardwareAddr.String(), MTU: int64(i.MTU),
 			IPV4Addresses: []string{}, IPV6Addresses: []string{}, Flags: strings.Split(i.Flags.String(), "|"),
 			HasCarrier: i.Flags&net.FlagRunning != 0, Type: "physical"}
 		addrs, err := i.Addrs()
@@ -298,7 +298,7 @@ func containerInterface(name string) bool {
 
 // collectInventory reads the machine's inventory: hostname, interfaces,
 // CPUs, memory (/proc/meminfo), disks (/sys/block), DMI vendor data.
-func (c *agentConfig) collectInventory() (*sim.Inventory, error) {
+func (c *agentConfig) collectInventory() (*assisted.Inventory, error) {
 	root := c.SysRoot
 	hn, err := c.Hostname()
 	if err != nil {
@@ -308,10 +308,10 @@ func (c *agentConfig) collectInventory() (*sim.Inventory, error) {
 	if err != nil {
 		return nil, err
 	}
-	inv := &sim.Inventory{Hostname: hn, Interfaces: ifs, Timestamp: time.Now().Unix(),
-		CPU: sim.CPU{Count: int64(runtime.NumCPU()), Architecture: goArchToRelease(runtime.GOARCH)}}
+	inv := &assisted.Inventory{Hostname: hn, Interfaces: ifs, Timestamp: time.Now().Unix(),
+		CPU: assisted.CPU{Count: int64(runtime.NumCPU()), Architecture: goArchToRelease(runtime.GOARCH)}}
 	if mem, err := readMemTotal(filepath.Join(root, "proc/meminfo")); err == nil {
-		inv.Memory = sim.Memory{PhysicalBytes: mem, UsableBytes: mem}
+		inv.Memory = assisted.Memory{PhysicalBytes: mem, UsableBytes: mem}
 	} else {
 		return nil, err
 	}
@@ -324,7 +324,7 @@ func (c *agentConfig) collectInventory() (*sim.Inventory, error) {
 		b, _ := os.ReadFile(filepath.Join(root, "sys/class/dmi/id", f))
 		return strings.TrimSpace(string(b))
 	}
-	inv.SystemVendor = sim.SystemVendor{Manufacturer: dmi("sys_vendor"), ProductName: dmi("product_name"), SerialNumber: dmi("product_serial")}
+	inv.SystemVendor = assisted.SystemVendor{Manufacturer: dmi("sys_vendor"), ProductName: dmi("product_name"), SerialNumber: dmi("product_serial")}
 	inv.SystemVendor.Virtual = strings.Contains(inv.SystemVendor.Manufacturer, "QEMU") || strings.Contains(inv.SystemVendor.ProductName, "KVM") || strings.Contains(inv.SystemVendor.ProductName, "Standard PC")
 	inv.Boot.CurrentBootMode = "bios"
 	if _, err := os.Stat(filepath.Join(root, "sys/firmware/efi")); err == nil {
@@ -355,13 +355,13 @@ func readMemTotal(path string) (int64, error) {
 
 // readDisks lists the whole disks of /sys/block (no loop, ram, zram, dm or
 // partitions). Read-only devices and CD-ROMs are listed but not eligible.
-func readDisks(root string) ([]sim.Disk, error) {
+func readDisks(root string) ([]assisted.Disk, error) {
 	dir := filepath.Join(root, "sys/block")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("list disks: %w", err)
 	}
-	disks := []sim.Disk{}
+	disks := []assisted.Disk{}
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, "loop") || strings.HasPrefix(name, "ram") || strings.HasPrefix(name, "zram") || strings.HasPrefix(name, "dm-") || strings.HasPrefix(name, "nbd") {
@@ -372,7 +372,7 @@ func readDisks(root string) ([]sim.Disk, error) {
 			return strings.TrimSpace(string(b))
 		}
 		sectors, _ := strconv.ParseInt(read("size"), 10, 64)
-		d := sim.Disk{ID: "/dev/" + name, Name: name, Path: "/dev/" + name, SizeBytes: sectors * 512,
+		d := assisted.Disk{ID: "/dev/" + name, Name: name, Path: "/dev/" + name, SizeBytes: sectors * 512,
 			Model: read("device/model"), Vendor: read("device/vendor"), Serial: read("device/serial"), Wwn: read("device/wwid"),
 			Removable: read("removable") == "1"}
 		d.DriveType = "SSD"
@@ -390,7 +390,7 @@ func readDisks(root string) ([]sim.Disk, error) {
 		if d.SizeBytes == 0 {
 			reasons = append(reasons, "Disk has no size")
 		}
-		d.InstallationEligibility = sim.DiskEligibility{Eligible: len(reasons) == 0, NotEligibleReasons: reasons}
+		d.InstallationEligibility = assisted.DiskEligibility{Eligible: len(reasons) == 0, NotEligibleReasons: reasons}
 		if d.InstallationEligibility.NotEligibleReasons == nil {
 			d.InstallationEligibility.NotEligibleReasons = []string{}
 		}

@@ -22,7 +22,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
-	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
+	"github.com/seed-a052040e/agentiso/test/live/assisted"
 )
 
 // clientConfig is the stand-in agent-installer-client's view of its
@@ -164,13 +164,13 @@ func goArchToRelease(goarch string) string {
 }
 
 // clusterParams builds cluster-create-params from the ZTP manifests.
-func clusterParams(cd *manifests.ClusterDeployment, aci *manifests.AgentClusterInstall, cis *manifests.ClusterImageSet, pullSecret, arch string) (*sim.ClusterCreateParams, error) {
+func clusterParams(cd *manifests.ClusterDeployment, aci *manifests.AgentClusterInstall, cis *manifests.ClusterImageSet, pullSecret, arch string) (*assisted.ClusterCreateParams, error) {
 	version, err := releaseVersion(cis)
 	if err != nil {
 		return nil, err
 	}
 	cp := int64(aci.Spec.ProvisionRequirements.ControlPlaneAgents)
-	p := &sim.ClusterCreateParams{
+	p := &assisted.ClusterCreateParams{
 		Name: cd.Spec.ClusterName, BaseDNSDomain: cd.Spec.BaseDomain, OpenshiftVersion: version,
 		OCPReleaseImage: cis.Spec.ReleaseImage, CPUArchitecture: arch, PullSecret: pullSecret,
 		SSHPublicKey: strings.TrimSpace(aci.Spec.SSHPublicKey), ControlPlaneCount: cp, HighAvailabilityMode: "Full",
@@ -180,30 +180,30 @@ func clusterParams(cd *manifests.ClusterDeployment, aci *manifests.AgentClusterI
 		p.HighAvailabilityMode = "None"
 	}
 	if t := aci.Spec.PlatformType; t != "" {
-		p.Platform = &sim.Platform{Type: strings.ToLower(t)}
+		p.Platform = &assisted.Platform{Type: strings.ToLower(t)}
 	}
 	apiVIPs := aci.Spec.APIVIPs
 	if len(apiVIPs) == 0 && aci.Spec.APIVIP != "" {
 		apiVIPs = []string{aci.Spec.APIVIP}
 	}
 	for _, v := range apiVIPs {
-		p.APIVIPs = append(p.APIVIPs, sim.VIP{IP: v})
+		p.APIVIPs = append(p.APIVIPs, assisted.VIP{IP: v})
 	}
 	ingressVIPs := aci.Spec.IngressVIPs
 	if len(ingressVIPs) == 0 && aci.Spec.IngressVIP != "" {
 		ingressVIPs = []string{aci.Spec.IngressVIP}
 	}
 	for _, v := range ingressVIPs {
-		p.IngressVIPs = append(p.IngressVIPs, sim.VIP{IP: v})
+		p.IngressVIPs = append(p.IngressVIPs, assisted.VIP{IP: v})
 	}
 	for _, n := range aci.Spec.Networking.MachineNetwork {
-		p.MachineNetworks = append(p.MachineNetworks, sim.Network{CIDR: n.CIDR})
+		p.MachineNetworks = append(p.MachineNetworks, assisted.Network{CIDR: n.CIDR})
 	}
 	for _, n := range aci.Spec.Networking.ClusterNetwork {
-		p.ClusterNetworks = append(p.ClusterNetworks, sim.ClusterNetwork{CIDR: n.CIDR, HostPrefix: int64(n.HostPrefix)})
+		p.ClusterNetworks = append(p.ClusterNetworks, assisted.ClusterNetwork{CIDR: n.CIDR, HostPrefix: int64(n.HostPrefix)})
 	}
 	for _, n := range aci.Spec.Networking.ServiceNetwork {
-		p.ServiceNetworks = append(p.ServiceNetworks, sim.Network{CIDR: n})
+		p.ServiceNetworks = append(p.ServiceNetworks, assisted.Network{CIDR: n})
 	}
 	if px := aci.Spec.Proxy; px != nil {
 		p.HTTPProxy, p.HTTPSProxy, p.NoProxy = px.HTTPProxy, px.HTTPSProxy, px.NoProxy
@@ -215,7 +215,7 @@ func clusterParams(cd *manifests.ClusterDeployment, aci *manifests.AgentClusterI
 // registered already, applies the install-config overrides and uploads the
 // extra manifests. It returns the cluster id.
 func (c *clientConfig) registerCluster(ctx context.Context) (string, error) {
-	var existing []sim.LiveCluster
+	var existing []assisted.LiveCluster
 	if err := c.call(ctx, http.MethodGet, "/clusters", nil, &existing, 200); err != nil {
 		return "", err
 	}
@@ -241,7 +241,7 @@ func (c *clientConfig) registerCluster(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		var created sim.LiveCluster
+		var created assisted.LiveCluster
 		if err := c.call(ctx, http.MethodPost, "/clusters", p, &created, 201); err != nil {
 			return "", err
 		}
@@ -275,20 +275,20 @@ func (c *clientConfig) uploadExtraManifests(ctx context.Context, id string) erro
 		return nil
 	}
 	sort.Strings(files)
-	var have []sim.Manifest
+	var have []assisted.Manifest
 	if err := c.call(ctx, http.MethodGet, "/clusters/"+id+"/manifests", nil, &have, 200); err != nil {
 		return err
 	}
 	for _, f := range files {
 		name := filepath.Base(f)
-		if slices.ContainsFunc(have, func(m sim.Manifest) bool { return m.Folder == "openshift" && m.FileName == name }) {
+		if slices.ContainsFunc(have, func(m assisted.Manifest) bool { return m.Folder == "openshift" && m.FileName == name }) {
 			continue
 		}
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return err
 		}
-		m := sim.Manifest{FileName: name, Folder: "openshift", Content: base64.StdEncoding.EncodeToString(data)}
+		m := assisted.Manifest{FileName: name, Folder: "openshift", Content: base64.StdEncoding.EncodeToString(data)}
 		if err := c.call(ctx, http.MethodPost, "/clusters/"+id+"/manifests", m, nil, 201); err != nil {
 			return err
 		}
@@ -299,7 +299,7 @@ func (c *clientConfig) uploadExtraManifests(ctx context.Context, id string) erro
 
 // nmstateParams selects the NMStateConfigs whose labels match the
 // infra-env's selector and turns them into static_network_config entries.
-func nmstateParams(dir string, ie *manifests.InfraEnv) ([]sim.HostStaticNetworkConfig, error) {
+func nmstateParams(dir string, ie *manifests.InfraEnv) ([]assisted.HostStaticNetworkConfig, error) {
 	p := filepath.Join(dir, "nmstateconfig.yaml")
 	data, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
@@ -312,7 +312,7 @@ func nmstateParams(dir string, ie *manifests.InfraEnv) ([]sim.HostStaticNetworkC
 	if err != nil {
 		return nil, err
 	}
-	var out []sim.HostStaticNetworkConfig
+	var out []assisted.HostStaticNetworkConfig
 	for i, d := range docs {
 		n := d.(*manifests.NMStateConfig)
 		match := len(ie.Spec.NMStateConfigLabelSelector.MatchLabels) > 0
@@ -328,9 +328,9 @@ func nmstateParams(dir string, ie *manifests.InfraEnv) ([]sim.HostStaticNetworkC
 		if err != nil {
 			return nil, fmt.Errorf("%s: document %d: spec.config: %w", p, i+1, err)
 		}
-		e := sim.HostStaticNetworkConfig{NetworkYAML: string(y)}
+		e := assisted.HostStaticNetworkConfig{NetworkYAML: string(y)}
 		for _, itf := range n.Spec.Interfaces {
-			e.MacInterfaceMap = append(e.MacInterfaceMap, sim.MacInterfaceMapEntry{MacAddress: strings.ToLower(itf.MACAddress), LogicalNicName: itf.Name})
+			e.MacInterfaceMap = append(e.MacInterfaceMap, assisted.MacInterfaceMapEntry{MacAddress: strings.ToLower(itf.MACAddress), LogicalNicName: itf.Name})
 		}
 		out = append(out, e)
 	}
@@ -340,7 +340,7 @@ func nmstateParams(dir string, ie *manifests.InfraEnv) ([]sim.HostStaticNetworkC
 // registerInfraEnv registers the infra-env of infraenv.yaml unless one is
 // registered already, and returns its id.
 func (c *clientConfig) registerInfraEnv(ctx context.Context) (string, error) {
-	var existing []sim.LiveInfraEnv
+	var existing []assisted.LiveInfraEnv
 	if err := c.call(ctx, http.MethodGet, "/infra-envs", nil, &existing, 200); err != nil {
 		return "", err
 	}
@@ -351,7 +351,7 @@ func (c *clientConfig) registerInfraEnv(ctx context.Context) (string, error) {
 	if len(existing) > 1 {
 		return "", fmt.Errorf("%d infra-envs are registered; expected at most one", len(existing))
 	}
-	var clusters []sim.LiveCluster
+	var clusters []assisted.LiveCluster
 	if err := c.call(ctx, http.MethodGet, "/clusters", nil, &clusters, 200); err != nil {
 		return "", err
 	}
@@ -382,16 +382,16 @@ func (c *clientConfig) registerInfraEnv(ctx context.Context) (string, error) {
 	if arch == "" {
 		arch = goArchToRelease(runtime.GOARCH)
 	}
-	p := sim.InfraEnvCreateParams{
+	p := assisted.InfraEnvCreateParams{
 		Name: ie.Metadata.Name, ClusterID: clusters[0].ID, PullSecret: ps, SSHAuthorizedKey: strings.TrimSpace(ie.Spec.SSHAuthorizedKey),
 		ImageType: c.ImageType, OpenshiftVersion: version, CPUArchitecture: arch, StaticNetworkConfig: snc,
 		AdditionalNTPSources: strings.Join(ie.Spec.AdditionalNTPSources, ","), AdditionalTrustBundle: ie.Spec.AdditionalTrustBundle,
 		IgnitionConfigOverride: ie.Spec.IgnitionConfigOverride,
 	}
 	if px := ie.Spec.Proxy; px != nil {
-		p.Proxy = &sim.Proxy{HTTPProxy: px.HTTPProxy, HTTPSProxy: px.HTTPSProxy, NoProxy: px.NoProxy}
+		p.Proxy = &assisted.Proxy{HTTPProxy: px.HTTPProxy, HTTPSProxy: px.HTTPSProxy, NoProxy: px.NoProxy}
 	}
-	var created sim.LiveInfraEnv
+	var created assisted.LiveInfraEnv
 	if err := c.call(ctx, http.MethodPost, "/infra-envs", p, &created, 201); err != nil {
 		return "", err
 	}
@@ -454,7 +454,7 @@ func readHostConfigs(dir string) ([]hostConfig, error) {
 const NotFoundByHints = "/dev/not-found-by-hints"
 
 // matchHints returns the id of the first eligible disk matching every hint.
-func matchHints(h *manifests.RootDeviceHints, disks []sim.Disk) string {
+func matchHints(h *manifests.RootDeviceHints, disks []assisted.Disk) string {
 	for _, d := range disks {
 		if !d.InstallationEligibility.Eligible {
 			continue
@@ -476,12 +476,12 @@ func matchHints(h *manifests.RootDeviceHints, disks []sim.Disk) string {
 }
 
 // hostForMACs finds the registered host whose inventory holds one of macs.
-func hostForMACs(hosts []sim.LiveHost, macs []string) (*sim.LiveHost, *sim.Inventory, error) {
+func hostForMACs(hosts []assisted.LiveHost, macs []string) (*assisted.LiveHost, *assisted.Inventory, error) {
 	for i := range hosts {
 		if hosts[i].Inventory == "" {
 			continue
 		}
-		var inv sim.Inventory
+		var inv assisted.Inventory
 		if err := json.Unmarshal([]byte(hosts[i].Inventory), &inv); err != nil {
 			return nil, nil, fmt.Errorf("host %s: inventory: %w", hosts[i].ID, err)
 		}
@@ -495,12 +495,12 @@ func hostForMACs(hosts []sim.LiveHost, macs []string) (*sim.LiveHost, *sim.Inven
 }
 
 // hostForName finds the registered host (with an inventory) named name.
-func hostForName(hosts []sim.LiveHost, name string) (*sim.LiveHost, *sim.Inventory, error) {
+func hostForName(hosts []assisted.LiveHost, name string) (*assisted.LiveHost, *assisted.Inventory, error) {
 	for i := range hosts {
 		if hosts[i].Inventory == "" || hosts[i].RequestedHostname != name {
 			continue
 		}
-		var inv sim.Inventory
+		var inv assisted.Inventory
 		if err := json.Unmarshal([]byte(hosts[i].Inventory), &inv); err != nil {
 			return nil, nil, fmt.Errorf("host %s: inventory: %w", hosts[i].ID, err)
 		}
@@ -525,7 +525,7 @@ func (c *clientConfig) configure(ctx context.Context) error {
 	sleep := c.Retry
 	for {
 		var failures []string
-		var hosts []sim.LiveHost
+		var hosts []assisted.LiveHost
 		if err := c.call(ctx, http.MethodGet, "/infra-envs/"+c.InfraEnvID+"/hosts", nil, &hosts, 200); err != nil {
 			failures = append(failures, err.Error())
 		} else {
@@ -561,9 +561,9 @@ func (c *clientConfig) configure(ctx context.Context) error {
 	}
 }
 
-func (c *clientConfig) applyHostConfig(ctx context.Context, hosts []sim.LiveHost, hc hostConfig) error {
-	var h *sim.LiveHost
-	var inv *sim.Inventory
+func (c *clientConfig) applyHostConfig(ctx context.Context, hosts []assisted.LiveHost, hc hostConfig) error {
+	var h *assisted.LiveHost
+	var inv *assisted.Inventory
 	var err error
 	if len(hc.MACs) > 0 {
 		h, inv, err = hostForMACs(hosts, hc.MACs)
@@ -579,9 +579,9 @@ func (c *clientConfig) applyHostConfig(ctx context.Context, hosts []sim.LiveHost
 	if h == nil {
 		return fmt.Errorf("no registered host has the hostname %s yet", hc.Name)
 	}
-	p := sim.HostUpdateParams{HostRole: hc.Role}
+	p := assisted.HostUpdateParams{HostRole: hc.Role}
 	if hc.Hints != nil {
-		p.DisksSelectedConfig = []sim.DiskSelected{{ID: matchHints(hc.Hints, inv.Disks), Role: "install"}}
+		p.DisksSelectedConfig = []assisted.DiskSelected{{ID: matchHints(hc.Hints, inv.Disks), Role: "install"}}
 	}
 	if p.HostRole == "" && len(p.DisksSelectedConfig) == 0 {
 		fmt.Fprintf(c.Out, "%s: host %s found, nothing to set\n", hc.Name, h.ID)

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
-	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
+	"github.com/seed-a052040e/agentiso/test/live/assisted"
 )
 
 // runInstaller stands in for assisted-installer: it checks its arguments,
@@ -43,7 +43,7 @@ func runInstaller(ctx context.Context, args []string, getenv func(string) string
 	}
 	fmt.Fprintf(stdout, "stand-in assisted-installer: %s host %s of cluster %s (OpenShift %s, %s), disk %s: nothing is written\n",
 		*role, *host, *cluster, *version, *ha, *disk)
-	body, err := json.Marshal(sim.HostProgressParams{CurrentStage: "Installing", ProgressInfo: "lab stand-in installer: " + *role})
+	body, err := json.Marshal(assisted.HostProgressParams{CurrentStage: "Installing", ProgressInfo: "lab stand-in installer: " + *role})
 	if err != nil {
 		return err
 	}

@@ -15,9 +15,9 @@
 //	    STANDIN_RELEASE_MANIFESTS overrides the directory (tests run the
 //	    binary outside the image).
 //	assisted-service
-//	    the assisted-service REST API on :8090, served by the live mode of
-//	    pkg/rendezvous/sim: the same local JWT authentication, state driven by
-//	    the requests of the clients and agents.
+//	    the assisted-service REST API on :8090, served by test/live/assisted
+//	    (the lab's stand-in service): the same local JWT authentication,
+//	    state driven by the requests of the clients and agents.
 //	bash start_db.sh, postgres
 //	    the database container: it only accepts TCP connections on the
 //	    PostgreSQL port and stays up. /bin/bash in the image is this binary; it

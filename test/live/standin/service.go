@@ -13,7 +13,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
-	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
+	"github.com/seed-a052040e/agentiso/test/live/assisted"
 )
 
 // AuthType is the assisted-service AUTH_TYPE of the agent flow: JWTs
@@ -24,7 +24,7 @@ const AuthType = "agent-installer-local"
 // environment (the env files the assisted-service unit passes).
 type serviceConfig struct {
 	listen, dbAddr string
-	live           sim.LiveConfig
+	live           assisted.LiveConfig
 }
 
 func serviceConfigFromEnv(getenv func(string) string, log *slog.Logger) (*serviceConfig, error) {
@@ -53,7 +53,7 @@ func serviceConfigFromEnv(getenv func(string) string, log *slog.Logger) (*servic
 		}
 		db = net.JoinHostPort(h, port)
 	}
-	var releases []sim.ReleaseImage
+	var releases []assisted.ReleaseImage
 	if err := decodeEnvJSON(getenv, "RELEASE_IMAGES", &releases); err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func serviceConfigFromEnv(getenv func(string) string, log *slog.Logger) (*servic
 			}
 		}
 	}
-	return &serviceConfig{listen: listen, dbAddr: db, live: sim.LiveConfig{
+	return &serviceConfig{listen: listen, dbAddr: db, live: assisted.LiveConfig{
 		ReleaseImages:    releases,
 		PublicKey:        pub,
 		InfraEnvID:       getenv("INFRA_ENV_ID"),
@@ -139,7 +139,7 @@ func runService(ctx context.Context, args []string, getenv func(string) string, 
 			return err
 		}
 	}
-	live, err := sim.NewLive(cfg.live)
+	live, err := assisted.NewLive(cfg.live)
 	if err != nil {
 		return err
 	}

@@ -31,8 +31,8 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
-	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
 	"github.com/seed-a052040e/agentiso/test/live"
+	"github.com/seed-a052040e/agentiso/test/live/assisted"
 )
 
 func TestCVO(t *testing.T) {
@@ -120,7 +120,7 @@ func TestServiceConfigFromEnv(t *testing.T) {
 	assert.Equal(t, ":8090", cfg.listen)
 	assert.Equal(t, "127.0.0.1:5432", cfg.dbAddr)
 	assert.Equal(t, env["INFRA_ENV_ID"], cfg.live.InfraEnvID)
-	assert.Equal(t, []sim.ReleaseImage{{OpenshiftVersion: "4.19", CPUArchitecture: "x86_64", CPUArchitectures: []string{"x86_64"}, URL: "quay.io/openshift-release-dev/ocp-release@sha256:abc", Version: "4.19.0"}}, cfg.live.ReleaseImages)
+	assert.Equal(t, []assisted.ReleaseImage{{OpenshiftVersion: "4.19", CPUArchitecture: "x86_64", CPUArchitectures: []string{"x86_64"}, URL: "quay.io/openshift-release-dev/ocp-release@sha256:abc", Version: "4.19.0"}}, cfg.live.ReleaseImages)
 
 	// The unit's ExecStartPre must have replaced the placeholder.
 	env["HW_VALIDATOR_REQUIREMENTS"] = "TO_BE_REPLACED_BY_SYSTEMD"
@@ -250,9 +250,9 @@ func TestLiveFlowSNO(t *testing.T) {
 	const mac = "52:54:00:12:34:56"
 	releaseURL := "quay.io/openshift-release-dev/ocp-release@sha256:" + strings.Repeat("4", 64)
 	const installerImage = "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-	live, err := sim.NewLive(sim.LiveConfig{PublicKey: pub, InfraEnvID: infraEnvID, BootstrapHostMAC: mac, PrepareFor: 300 * time.Millisecond, NextInstruction: 1,
+	live, err := assisted.NewLive(assisted.LiveConfig{PublicKey: pub, InfraEnvID: infraEnvID, BootstrapHostMAC: mac, PrepareFor: 300 * time.Millisecond, NextInstruction: 1,
 		InstallerImage: installerImage,
-		ReleaseImages:  []sim.ReleaseImage{{OpenshiftVersion: "4.19", CPUArchitecture: goArchToRelease(runtime.GOARCH), URL: releaseURL, Version: "4.19.0"}}})
+		ReleaseImages:  []assisted.ReleaseImage{{OpenshiftVersion: "4.19", CPUArchitecture: goArchToRelease(runtime.GOARCH), URL: releaseURL, Version: "4.19.0"}}})
 	require.NoError(t, err)
 	srv := httptest.NewServer(live.Handler())
 	defer srv.Close()
@@ -287,15 +287,15 @@ func TestLiveFlowSNO(t *testing.T) {
 	assert.Equal(t, releaseURL, cl.OCPReleaseImage)
 	assert.Equal(t, "None", cl.HighAvailabilityMode)
 	assert.Equal(t, int64(1), cl.ControlPlaneCount)
-	assert.Equal(t, []sim.Network{{CIDR: "192.168.122.0/24"}}, cl.MachineNetworks)
+	assert.Equal(t, []assisted.Network{{CIDR: "192.168.122.0/24"}}, cl.MachineNetworks)
 	assert.Equal(t, rendezvous.ClusterInsufficient, cl.Status)
 
 	// The agent registers the host with its inventory.
 	agentCfg := &agentConfig{URL: srv.URL + "/", InfraEnvID: ieID, AgentVersion: "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:1234",
 		Token: auth.AgentAuthToken, SysRoot: fakeSys(t), HTTP: srv.Client(), Retry: 50 * time.Millisecond, Out: &out,
 		Hostname: func() (string, error) { return "sno", nil },
-		Interfaces: func() ([]sim.Interface, error) {
-			return []sim.Interface{{Name: "enp1s0", MacAddress: mac, IPV4Addresses: []string{"192.168.122.10/24"}, IPV6Addresses: []string{}, MTU: 1500, HasCarrier: true}}, nil
+		Interfaces: func() ([]assisted.Interface, error) {
+			return []assisted.Interface{{Name: "enp1s0", MacAddress: mac, IPV4Addresses: []string{"192.168.122.10/24"}, IPV6Addresses: []string{}, MTU: 1500, HasCarrier: true}}, nil
 		}}
 	// podman, as far as the install step goes: run the image's entrypoint
 	// (the stand-in assisted-installer) with the arguments after the image.
@@ -331,7 +331,7 @@ func TestLiveFlowSNO(t *testing.T) {
 	assert.Equal(t, "master", h.Role)
 	assert.Equal(t, "known", h.Status)
 	assert.Equal(t, "/dev/vda", h.InstallationDiskPath)
-	var inv sim.Inventory
+	var inv assisted.Inventory
 	require.NoError(t, json.Unmarshal([]byte(h.Inventory), &inv))
 	assert.Equal(t, mac, inv.Interfaces[0].MacAddress)
 	assert.Equal(t, []string{"192.168.122.10/24"}, inv.Interfaces[0].IPV4Addresses)
@@ -428,7 +428,7 @@ func TestConfigureMatching(t *testing.T) {
 	pub, err := credentials.ParsePublicKey(auth.PublicKey)
 	require.NoError(t, err)
 	const ieID = "6a3f9b2e-1c4d-4e5f-8a9b-0c1d2e3f4a5b"
-	live, err := sim.NewLive(sim.LiveConfig{PublicKey: pub, InfraEnvID: ieID})
+	live, err := assisted.NewLive(assisted.LiveConfig{PublicKey: pub, InfraEnvID: ieID})
 	require.NoError(t, err)
 	srv := httptest.NewServer(live.Handler())
 	defer srv.Close()
@@ -437,18 +437,18 @@ func TestConfigureMatching(t *testing.T) {
 	c := &clientConfig{HostConfigDir: hostcfg, RunDir: t.TempDir(), BaseURL: srv.URL + "/", UserToken: auth.UserAuthToken,
 		InfraEnvID: ieID, HTTP: srv.Client(), Retry: 10 * time.Millisecond, Out: io.Discard}
 	ps := `{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}`
-	var cl sim.LiveCluster
-	require.NoError(t, c.call(ctx, "POST", "/clusters", sim.ClusterCreateParams{Name: "c", OpenshiftVersion: "4.19", PullSecret: ps, ControlPlaneCount: 1}, &cl, 201))
-	require.NoError(t, c.call(ctx, "POST", "/infra-envs", sim.InfraEnvCreateParams{Name: "c", ClusterID: cl.ID, PullSecret: ps}, nil, 201))
+	var cl assisted.LiveCluster
+	require.NoError(t, c.call(ctx, "POST", "/clusters", assisted.ClusterCreateParams{Name: "c", OpenshiftVersion: "4.19", PullSecret: ps, ControlPlaneCount: 1}, &cl, 201))
+	require.NoError(t, c.call(ctx, "POST", "/infra-envs", assisted.InfraEnvCreateParams{Name: "c", ClusterID: cl.ID, PullSecret: ps}, nil, 201))
 	a := &agentConfig{URL: srv.URL + "/", InfraEnvID: ieID, Token: auth.AgentAuthToken, HTTP: srv.Client(), SysRoot: fakeSys(t), Out: io.Discard,
 		Hostname: func() (string, error) { return "master-0", nil },
-		Interfaces: func() ([]sim.Interface, error) {
-			return []sim.Interface{{Name: "eth0", MacAddress: "52:54:00:aa:bb:cc"}}, nil
+		Interfaces: func() ([]assisted.Interface, error) {
+			return []assisted.Interface{{Name: "eth0", MacAddress: "52:54:00:aa:bb:cc"}}, nil
 		}}
 	id, err := a.hostID()
 	require.NoError(t, err)
-	require.NoError(t, a.call(ctx, "POST", "/infra-envs/"+ieID+"/hosts", sim.HostCreateParams{HostID: id}, nil, 201))
-	var steps sim.Steps
+	require.NoError(t, a.call(ctx, "POST", "/infra-envs/"+ieID+"/hosts", assisted.HostCreateParams{HostID: id}, nil, 201))
+	var steps assisted.Steps
 	require.NoError(t, a.call(ctx, "GET", "/infra-envs/"+ieID+"/hosts/"+id+"/instructions", nil, &steps, 200))
 	require.Len(t, steps.Instructions, 1)
 	a.runStep(ctx, "/infra-envs/"+ieID+"/hosts/"+id+"/instructions", steps.Instructions[0])
@@ -470,7 +470,7 @@ func TestConfigureMatching(t *testing.T) {
 	assert.Equal(t, "master", h.Role)
 	assert.Equal(t, "/dev/vda", h.InstallationDiskPath)
 
-	disks := []sim.Disk{{ID: "/dev/sr0", Path: "/dev/sr0", SizeBytes: 1 << 30}, {ID: "/dev/vda", Path: "/dev/vda", SizeBytes: 120 << 30, DriveType: "SSD", InstallationEligibility: sim.DiskEligibility{Eligible: true}}}
+	disks := []assisted.Disk{{ID: "/dev/sr0", Path: "/dev/sr0", SizeBytes: 1 << 30}, {ID: "/dev/vda", Path: "/dev/vda", SizeBytes: 120 << 30, DriveType: "SSD", InstallationEligibility: assisted.DiskEligibility{Eligible: true}}}
 	assert.Equal(t, "/dev/vda", matchHints(&manifests.RootDeviceHints{DeviceName: "/dev/vda"}, disks))
 	assert.Equal(t, NotFoundByHints, matchHints(&manifests.RootDeviceHints{DeviceName: "/dev/sr0"}, disks), "not eligible")
 	assert.Equal(t, NotFoundByHints, matchHints(&manifests.RootDeviceHints{MinSizeGigabytes: 500}, disks))

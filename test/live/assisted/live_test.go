@@ -1,4 +1,4 @@
-package sim
+package assisted
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
 )
 
 type liveFixture struct {
@@ -74,7 +75,7 @@ func (f *liveFixture) agent(method, path string, body any) (int, []byte) {
 const testPullSecret = `{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}`
 
 func TestLiveRegistrationRules(t *testing.T) {
-	f := newLiveFixture(t, LiveConfig{InfraEnvID: InfraEnvID, ReleaseImages: []ReleaseImage{{OpenshiftVersion: "4.19", CPUArchitecture: "x86_64", URL: "quay.io/r@sha256:1", Version: "4.19.2"}}})
+	f := newLiveFixture(t, LiveConfig{InfraEnvID: sim.InfraEnvID, ReleaseImages: []ReleaseImage{{OpenshiftVersion: "4.19", CPUArchitecture: "x86_64", URL: "quay.io/r@sha256:1", Version: "4.19.2"}}})
 
 	// Authentication: the scheme of the route must match the token's persona.
 	code, _ := f.do("GET", "/clusters", "", "", nil)
@@ -128,20 +129,20 @@ func TestLiveRegistrationRules(t *testing.T) {
 	code, _ = f.user("POST", "/clusters/"+c.ID+"/actions/install", nil)
 	assert.Equal(t, 409, code, "no host: the cluster is not ready")
 
-	code, _ = f.agent("POST", "/infra-envs/"+InfraEnvID+"/hosts", HostCreateParams{HostID: "5c2a3b4d-0000-4000-8000-525400123456"})
+	code, _ = f.agent("POST", "/infra-envs/"+sim.InfraEnvID+"/hosts", HostCreateParams{HostID: "5c2a3b4d-0000-4000-8000-525400123456"})
 	assert.Equal(t, 404, code, "no infra-env yet")
 	code, body = f.user("POST", "/infra-envs", InfraEnvCreateParams{Name: "sno", ClusterID: c.ID, PullSecret: testPullSecret, ImageType: "full-iso"})
 	require.Equal(t, 201, code, string(body))
-	code, _ = f.user("POST", "/infra-envs/"+InfraEnvID+"/hosts", HostCreateParams{HostID: "5c2a3b4d-0000-4000-8000-525400123456"})
+	code, _ = f.user("POST", "/infra-envs/"+sim.InfraEnvID+"/hosts", HostCreateParams{HostID: "5c2a3b4d-0000-4000-8000-525400123456"})
 	assert.Equal(t, 401, code, "host registration is agentAuth only")
-	code, _ = f.agent("POST", "/infra-envs/"+InfraEnvID+"/hosts", HostCreateParams{HostID: "not-a-uuid"})
+	code, _ = f.agent("POST", "/infra-envs/"+sim.InfraEnvID+"/hosts", HostCreateParams{HostID: "not-a-uuid"})
 	assert.Equal(t, 400, code)
 	hostID := "5c2a3b4d-0000-4000-8000-525400123456"
-	code, _ = f.agent("POST", "/infra-envs/"+InfraEnvID+"/hosts", HostCreateParams{HostID: hostID, DiscoveryAgentVersion: "img@sha256:2"})
+	code, _ = f.agent("POST", "/infra-envs/"+sim.InfraEnvID+"/hosts", HostCreateParams{HostID: hostID, DiscoveryAgentVersion: "img@sha256:2"})
 	require.Equal(t, 201, code)
 
 	// The first instruction is the inventory; a reply with a bad MAC is refused.
-	code, body = f.agent("GET", "/infra-envs/"+InfraEnvID+"/hosts/"+hostID+"/instructions", nil)
+	code, body = f.agent("GET", "/infra-envs/"+sim.InfraEnvID+"/hosts/"+hostID+"/instructions", nil)
 	require.Equal(t, 200, code)
 	var steps Steps
 	require.NoError(t, json.Unmarshal(body, &steps))
@@ -151,7 +152,7 @@ func TestLiveRegistrationRules(t *testing.T) {
 	reply := func(inv Inventory) int {
 		b, err := json.Marshal(inv)
 		require.NoError(t, err)
-		code, _ := f.agent("POST", "/infra-envs/"+InfraEnvID+"/hosts/"+hostID+"/instructions",
+		code, _ := f.agent("POST", "/infra-envs/"+sim.InfraEnvID+"/hosts/"+hostID+"/instructions",
 			StepReply{StepType: StepInventory, StepID: steps.Instructions[0].StepID, Output: string(b)})
 		return code
 	}
@@ -165,18 +166,18 @@ func TestLiveRegistrationRules(t *testing.T) {
 	assert.Contains(t, h.StatusInfo, "No eligible disks")
 	assert.Equal(t, rendezvous.ClusterInsufficient, f.live.Cluster().Status)
 
-	code, body = f.user("PATCH", "/infra-envs/"+InfraEnvID+"/hosts/"+hostID, HostUpdateParams{HostRole: "boss"})
+	code, body = f.user("PATCH", "/infra-envs/"+sim.InfraEnvID+"/hosts/"+hostID, HostUpdateParams{HostRole: "boss"})
 	assert.Equal(t, 400, code, string(body))
-	code, body = f.user("PATCH", "/infra-envs/"+InfraEnvID+"/hosts/"+hostID, HostUpdateParams{DisksSelectedConfig: []DiskSelected{{ID: "/dev/not-found-by-hints", Role: "install"}}})
+	code, body = f.user("PATCH", "/infra-envs/"+sim.InfraEnvID+"/hosts/"+hostID, HostUpdateParams{DisksSelectedConfig: []DiskSelected{{ID: "/dev/not-found-by-hints", Role: "install"}}})
 	assert.Equal(t, 400, code)
 	assert.Contains(t, string(body), "is not a disk of host")
 	inv.Disks = []Disk{{ID: "/dev/vda", Name: "vda", Path: "/dev/vda", SizeBytes: 120 << 30, InstallationEligibility: DiskEligibility{Eligible: true}}}
 	// An agent that restarts registers again and sends a new inventory.
-	code, _ = f.agent("POST", "/infra-envs/"+InfraEnvID+"/hosts", HostCreateParams{HostID: hostID})
+	code, _ = f.agent("POST", "/infra-envs/"+sim.InfraEnvID+"/hosts", HostCreateParams{HostID: hostID})
 	require.Equal(t, 201, code)
 	assert.Equal(t, "discovering", f.live.Cluster().Hosts[0].Status)
 	require.Equal(t, 204, reply(inv))
-	code, _ = f.user("PATCH", "/infra-envs/"+InfraEnvID+"/hosts/"+hostID, HostUpdateParams{HostName: "sno", HostRole: "master"})
+	code, _ = f.user("PATCH", "/infra-envs/"+sim.InfraEnvID+"/hosts/"+hostID, HostUpdateParams{HostName: "sno", HostRole: "master"})
 	require.Equal(t, 201, code)
 	cl := f.live.Cluster()
 	assert.Equal(t, "known", cl.Hosts[0].Status)
@@ -184,32 +185,32 @@ func TestLiveRegistrationRules(t *testing.T) {
 	assert.Equal(t, "/dev/vda", cl.Hosts[0].InstallationDiskPath, "the first eligible disk is the default")
 	assert.Equal(t, rendezvous.ClusterReady, cl.Status)
 
-	code, _ = f.user("PATCH", "/infra-envs/"+InfraEnvID+"/hosts/"+hostID+"/ignition", IgnitionParams{Config: `{"no":"version"}`})
+	code, _ = f.user("PATCH", "/infra-envs/"+sim.InfraEnvID+"/hosts/"+hostID+"/ignition", IgnitionParams{Config: `{"no":"version"}`})
 	assert.Equal(t, 400, code)
-	code, _ = f.user("PATCH", "/infra-envs/"+InfraEnvID+"/hosts/"+hostID+"/ignition", IgnitionParams{Config: `{"ignition":{"version":"3.2.0"}}`})
+	code, _ = f.user("PATCH", "/infra-envs/"+sim.InfraEnvID+"/hosts/"+hostID+"/ignition", IgnitionParams{Config: `{"ignition":{"version":"3.2.0"}}`})
 	assert.Equal(t, 201, code)
-	code, _ = f.user("PATCH", "/infra-envs/"+InfraEnvID+"/hosts/"+hostID+"/installer-args", InstallerArgsParams{Args: []string{"--copy-network"}})
+	code, _ = f.user("PATCH", "/infra-envs/"+sim.InfraEnvID+"/hosts/"+hostID+"/installer-args", InstallerArgsParams{Args: []string{"--copy-network"}})
 	assert.Equal(t, 201, code)
 	assert.Equal(t, `["--copy-network"]`, f.live.Cluster().Hosts[0].InstallerArgs)
 
 	code, _ = f.user("POST", "/clusters/"+c.ID+"/actions/install", nil)
 	require.Equal(t, 202, code)
-	code, _ = f.agent("POST", "/infra-envs/"+InfraEnvID+"/hosts", HostCreateParams{HostID: hostID})
+	code, _ = f.agent("POST", "/infra-envs/"+sim.InfraEnvID+"/hosts", HostCreateParams{HostID: hostID})
 	assert.Equal(t, 409, code, "no re-registration once installing")
-	code, _ = f.user("PATCH", "/infra-envs/"+InfraEnvID+"/hosts/"+hostID, HostUpdateParams{HostRole: "worker"})
+	code, _ = f.user("PATCH", "/infra-envs/"+sim.InfraEnvID+"/hosts/"+hostID, HostUpdateParams{HostRole: "worker"})
 	assert.Equal(t, 409, code)
 
 	// The lab's request log, readable with the watcher token.
 	code, body = f.do("GET", "/lab/requests", rendezvous.WatcherHeader, f.auth.WatcherAuthToken, nil)
 	require.Equal(t, 200, code)
-	var reqs []Request
+	var reqs []sim.Request
 	require.NoError(t, json.Unmarshal(body, &reqs))
-	assert.Contains(t, reqs, Request{Method: "POST", Path: rendezvous.APIPath + "/clusters/" + c.ID + "/actions/install", AuthHeaders: []string{"Authorization"}, Status: 202})
+	assert.Contains(t, reqs, sim.Request{Method: "POST", Path: rendezvous.APIPath + "/clusters/" + c.ID + "/actions/install", AuthHeaders: []string{"Authorization"}, Status: 202})
 }
 
 func TestLivePreparingTurnsInstalling(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	f := newLiveFixture(t, LiveConfig{InfraEnvID: InfraEnvID, PrepareFor: time.Minute, Now: func() time.Time { return now }, InstallerImage: "quay.io/o@sha256:9"})
+	f := newLiveFixture(t, LiveConfig{InfraEnvID: sim.InfraEnvID, PrepareFor: time.Minute, Now: func() time.Time { return now }, InstallerImage: "quay.io/o@sha256:9"})
 	code, body := f.user("POST", "/clusters", ClusterCreateParams{Name: "two", OpenshiftVersion: "4.19", PullSecret: testPullSecret, ControlPlaneCount: 1})
 	require.Equal(t, 201, code, string(body))
 	var c LiveCluster
@@ -219,18 +220,18 @@ func TestLivePreparingTurnsInstalling(t *testing.T) {
 		return code
 	}())
 	for i, id := range []string{"11111111-0000-4000-8000-000000000001", "11111111-0000-4000-8000-000000000002"} {
-		code, _ := f.agent("POST", "/infra-envs/"+InfraEnvID+"/hosts", HostCreateParams{HostID: id})
+		code, _ := f.agent("POST", "/infra-envs/"+sim.InfraEnvID+"/hosts", HostCreateParams{HostID: id})
 		require.Equal(t, 201, code)
 		inv := Inventory{Hostname: []string{"master-0", "worker-0"}[i], CPU: CPU{Count: 4},
 			Interfaces: []Interface{{Name: "eth0", MacAddress: []string{"52:54:00:00:00:01", "52:54:00:00:00:02"}[i]}},
 			Disks:      []Disk{{ID: "/dev/vda", Path: "/dev/vda", InstallationEligibility: DiskEligibility{Eligible: true}}}}
 		b, _ := json.Marshal(inv)
-		code, _ = f.agent("POST", "/infra-envs/"+InfraEnvID+"/hosts/"+id+"/instructions", StepReply{StepType: StepInventory, StepID: "inventory-1", Output: string(b)})
+		code, _ = f.agent("POST", "/infra-envs/"+sim.InfraEnvID+"/hosts/"+id+"/instructions", StepReply{StepType: StepInventory, StepID: "inventory-1", Output: string(b)})
 		require.Equal(t, 204, code)
 	}
 	cl := f.live.Cluster()
 	assert.Equal(t, rendezvous.ClusterReady, cl.Status)
-	code, _ = f.agent("PUT", "/infra-envs/"+InfraEnvID+"/hosts/"+cl.Hosts[0].ID+"/progress", HostProgressParams{CurrentStage: "Installing"})
+	code, _ = f.agent("PUT", "/infra-envs/"+sim.InfraEnvID+"/hosts/"+cl.Hosts[0].ID+"/progress", HostProgressParams{CurrentStage: "Installing"})
 	assert.Equal(t, 409, code, "no progress before the install")
 	assert.Equal(t, "master", cl.Hosts[0].SuggestedRole)
 	assert.Equal(t, "worker", cl.Hosts[1].SuggestedRole, "one control plane host is required; the rest are workers")
@@ -254,7 +255,7 @@ func TestLivePreparingTurnsInstalling(t *testing.T) {
 
 	// Each installing host gets one install step naming the installer image.
 	stepOf := func(id string) []AgentStep {
-		code, body := f.agent("GET", "/infra-envs/"+InfraEnvID+"/hosts/"+id+"/instructions", nil)
+		code, body := f.agent("GET", "/infra-envs/"+sim.InfraEnvID+"/hosts/"+id+"/instructions", nil)
 		require.Equal(t, 200, code)
 		var st Steps
 		require.NoError(t, json.Unmarshal(body, &st))
@@ -267,16 +268,16 @@ func TestLivePreparingTurnsInstalling(t *testing.T) {
 	assert.Equal(t, "quay.io/o@sha256:9", st[0].Args[0])
 	assert.Equal(t, []string{"--role", "bootstrap"}, st[0].Args[1:3])
 	assert.Empty(t, stepOf(master), "handed out once")
-	code, _ = f.agent("PUT", "/infra-envs/"+InfraEnvID+"/hosts/"+master+"/progress", HostProgressParams{CurrentStage: "Waiting for ignition"})
+	code, _ = f.agent("PUT", "/infra-envs/"+sim.InfraEnvID+"/hosts/"+master+"/progress", HostProgressParams{CurrentStage: "Waiting for ignition"})
 	assert.Equal(t, 400, code, "not a stage of a bootstrap host")
-	code, _ = f.agent("PUT", "/infra-envs/"+InfraEnvID+"/hosts/"+master+"/progress", HostProgressParams{CurrentStage: "Installing", ProgressInfo: "x"})
+	code, _ = f.agent("PUT", "/infra-envs/"+sim.InfraEnvID+"/hosts/"+master+"/progress", HostProgressParams{CurrentStage: "Installing", ProgressInfo: "x"})
 	require.Equal(t, 200, code)
 	ws := stepOf(worker)
 	require.Len(t, ws, 1)
 	assert.Equal(t, []string{"--role", "worker"}, ws[0].Args[1:3])
-	code, _ = f.agent("POST", "/infra-envs/"+InfraEnvID+"/hosts/"+worker+"/instructions", StepReply{StepType: StepInstall, StepID: ws[0].StepID, ExitCode: 125, Error: "image not known"})
+	code, _ = f.agent("POST", "/infra-envs/"+sim.InfraEnvID+"/hosts/"+worker+"/instructions", StepReply{StepType: StepInstall, StepID: ws[0].StepID, ExitCode: 125, Error: "image not known"})
 	require.Equal(t, 204, code)
-	code, _ = f.agent("POST", "/infra-envs/"+InfraEnvID+"/hosts/"+worker+"/instructions", StepReply{StepType: StepInstall, StepID: "install-99"})
+	code, _ = f.agent("POST", "/infra-envs/"+sim.InfraEnvID+"/hosts/"+worker+"/instructions", StepReply{StepType: StepInstall, StepID: "install-99"})
 	assert.Equal(t, 400, code, "a step never handed out")
 	cl = f.live.Cluster()
 	assert.Equal(t, "installing-in-progress", cl.Hosts[0].Status)

@@ -1,4 +1,5 @@
-package sim
+// Package assisted is the stand-in assisted-service of the live lab (test/live): its REST API with state that comes from the requests it gets (Live), and the request and response models the stand-in client and agent share with it, on pkg/rendezvous/sim's model of the API (requests, authentication, host stages, events).
+package assisted
 
 import (
 	"crypto/ecdsa"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
 )
 
 // LiveConfig configures a Live service.
@@ -66,7 +68,7 @@ type Live struct {
 	hosts     []*liveHost
 	manifests []Manifest
 	events    []rendezvous.Event
-	requests  []Request
+	requests  []sim.Request
 	// installAt is when the install was requested (zero before).
 	installAt time.Time
 }
@@ -127,7 +129,7 @@ func (l *Live) newID() string {
 }
 
 // Requests returns the REST requests seen so far.
-func (l *Live) Requests() []Request {
+func (l *Live) Requests() []sim.Request {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.requests)
@@ -350,15 +352,15 @@ func (l *Live) hostByIDLocked(id string) *liveHost {
 }
 
 func notFound(w http.ResponseWriter, r *http.Request, what string) {
-	writeJSON(w, 404, rendezvous.APIError{Kind: "Error", ID: 404, Href: r.URL.Path, Code: "404", Reason: what + " can not be found"})
+	sim.WriteJSON(w, 404, rendezvous.APIError{Kind: "Error", ID: 404, Href: r.URL.Path, Code: "404", Reason: what + " can not be found"})
 }
 
 func badRequest(w http.ResponseWriter, r *http.Request, reason string) {
-	writeJSON(w, 400, rendezvous.APIError{Kind: "Error", ID: 400, Href: r.URL.Path, Code: "400", Reason: reason})
+	sim.WriteJSON(w, 400, rendezvous.APIError{Kind: "Error", ID: 400, Href: r.URL.Path, Code: "400", Reason: reason})
 }
 
 func conflict(w http.ResponseWriter, r *http.Request, reason string) {
-	writeJSON(w, 409, rendezvous.APIError{Kind: "Error", ID: 409, Href: r.URL.Path, Code: "409", Reason: reason})
+	sim.WriteJSON(w, 409, rendezvous.APIError{Kind: "Error", ID: 409, Href: r.URL.Path, Code: "409", Reason: reason})
 }
 
 // decodeBody reads a JSON body into out, refusing unknown fields so that a
@@ -395,7 +397,7 @@ func (l *Live) Handler() http.Handler {
 	mux := http.NewServeMux()
 	handle := func(pattern string, schemes []string, f func(w http.ResponseWriter, r *http.Request)) {
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-			if !authorize(w, r, pub, schemes...) {
+			if !sim.Authorize(w, r, pub, schemes...) {
 				return
 			}
 			l.mu.Lock()
@@ -425,7 +427,7 @@ func (l *Live) Handler() http.Handler {
 		if l.cluster != nil {
 			out = append(out, l.clusterLocked(r.URL.Query().Get("with_hosts") == "true"))
 		}
-		writeJSON(w, 200, out)
+		sim.WriteJSON(w, 200, out)
 	})
 	handle("POST "+base+"/clusters", []string{u}, func(w http.ResponseWriter, r *http.Request) {
 		var p ClusterCreateParams
@@ -474,13 +476,13 @@ func (l *Live) Handler() http.Handler {
 		}
 		l.eventLocked("info", fmt.Sprintf("Successfully registered cluster %s with id %s", p.Name, id), "", true)
 		l.advanceLocked()
-		writeJSON(w, 201, l.clusterLocked(true))
+		sim.WriteJSON(w, 201, l.clusterLocked(true))
 	})
 	handle("GET "+base+"/clusters/{id}", []string{u, a, wa}, func(w http.ResponseWriter, r *http.Request) {
 		if !clusterOK(w, r) {
 			return
 		}
-		writeJSON(w, 200, l.clusterLocked(r.URL.Query().Get("exclude-hosts") != "true"))
+		sim.WriteJSON(w, 200, l.clusterLocked(r.URL.Query().Get("exclude-hosts") != "true"))
 	})
 	handle("PATCH "+base+"/clusters/{id}/install-config", []string{u}, func(w http.ResponseWriter, r *http.Request) {
 		if !clusterOK(w, r) {
@@ -507,7 +509,7 @@ func (l *Live) Handler() http.Handler {
 		for _, m := range l.manifests {
 			out = append(out, Manifest{FileName: m.FileName, Folder: m.Folder})
 		}
-		writeJSON(w, 200, out)
+		sim.WriteJSON(w, 200, out)
 	})
 	handle("POST "+base+"/clusters/{id}/manifests", []string{u}, func(w http.ResponseWriter, r *http.Request) {
 		if !clusterOK(w, r) {
@@ -534,7 +536,7 @@ func (l *Live) Handler() http.Handler {
 			return
 		}
 		l.manifests = append(l.manifests, m)
-		writeJSON(w, 201, Manifest{FileName: m.FileName, Folder: m.Folder})
+		sim.WriteJSON(w, 201, Manifest{FileName: m.FileName, Folder: m.Folder})
 	})
 	handle("POST "+base+"/clusters/{id}/actions/install", []string{u}, func(w http.ResponseWriter, r *http.Request) {
 		if !clusterOK(w, r) {
@@ -557,14 +559,14 @@ func (l *Live) Handler() http.Handler {
 			l.setHostStatusLocked(h, "preparing-for-installation", "Host is preparing for installation")
 		}
 		l.setClusterStatusLocked(rendezvous.ClusterPreparing, "Preparing cluster for installation")
-		writeJSON(w, 202, l.clusterLocked(true))
+		sim.WriteJSON(w, 202, l.clusterLocked(true))
 	})
 	handle("GET "+base+"/infra-envs", []string{u, wa}, func(w http.ResponseWriter, r *http.Request) {
 		out := []LiveInfraEnv{}
 		if l.infraEnv != nil {
 			out = append(out, *l.infraEnv)
 		}
-		writeJSON(w, 200, out)
+		sim.WriteJSON(w, 200, out)
 	})
 	handle("POST "+base+"/infra-envs", []string{u}, func(w http.ResponseWriter, r *http.Request) {
 		var p InfraEnvCreateParams
@@ -619,19 +621,19 @@ func (l *Live) Handler() http.Handler {
 			PullSecretSet: true, StaticNetworkConfig: snc, AdditionalNTPSources: p.AdditionalNTPSources, Proxy: p.Proxy,
 		}
 		l.eventLocked("info", fmt.Sprintf("Registered infra env %s with id %s", p.Name, id), "", false)
-		writeJSON(w, 201, *l.infraEnv)
+		sim.WriteJSON(w, 201, *l.infraEnv)
 	})
 	handle("GET "+base+"/infra-envs/{ie}", []string{u, a}, func(w http.ResponseWriter, r *http.Request) {
 		if !infraEnvOK(w, r) {
 			return
 		}
-		writeJSON(w, 200, *l.infraEnv)
+		sim.WriteJSON(w, 200, *l.infraEnv)
 	})
 	handle("GET "+base+"/infra-envs/{ie}/hosts", []string{u, a}, func(w http.ResponseWriter, r *http.Request) {
 		if !infraEnvOK(w, r) {
 			return
 		}
-		writeJSON(w, 200, l.hostsLocked())
+		sim.WriteJSON(w, 200, l.hostsLocked())
 	})
 	handle("POST "+base+"/infra-envs/{ie}/hosts", []string{a}, func(w http.ResponseWriter, r *http.Request) {
 		if !infraEnvOK(w, r) {
@@ -671,7 +673,7 @@ func (l *Live) Handler() http.Handler {
 		h.h.CheckedInAt = &now
 		h.pendingInventory = true
 		l.advanceLocked()
-		writeJSON(w, 201, HostRegistrationResponse{LiveHost: h.h, NextStepRunnerCommand: &StepRunnerCommand{
+		sim.WriteJSON(w, 201, HostRegistrationResponse{LiveHost: h.h, NextStepRunnerCommand: &StepRunnerCommand{
 			Command: "", Args: []string{"--url", "", "--infra-env-id", l.infraEnv.ID, "--host-id", p.HostID}, RetrySeconds: l.cfg.NextInstruction}})
 	})
 	hostOK := func(w http.ResponseWriter, r *http.Request) *liveHost {
@@ -686,7 +688,7 @@ func (l *Live) Handler() http.Handler {
 	}
 	handle("GET "+base+"/infra-envs/{ie}/hosts/{host}", []string{u, a}, func(w http.ResponseWriter, r *http.Request) {
 		if h := hostOK(w, r); h != nil {
-			writeJSON(w, 200, h.h)
+			sim.WriteJSON(w, 200, h.h)
 		}
 	})
 	handle("GET "+base+"/infra-envs/{ie}/hosts/{host}/instructions", []string{a}, func(w http.ResponseWriter, r *http.Request) {
@@ -707,7 +709,7 @@ func (l *Live) Handler() http.Handler {
 			steps.Instructions = append(steps.Instructions, AgentStep{StepType: StepInstall, StepID: h.installStep, Args: l.installArgsLocked(h, r)})
 			l.eventLocked("info", fmt.Sprintf("Host %s: the install step was handed out (installer image %s)", h.h.Name(), l.cfg.InstallerImage), h.h.ID, false)
 		}
-		writeJSON(w, 200, steps)
+		sim.WriteJSON(w, 200, steps)
 	})
 	handle("POST "+base+"/infra-envs/{ie}/hosts/{host}/instructions", []string{a}, func(w http.ResponseWriter, r *http.Request) {
 		h := hostOK(w, r)
@@ -778,7 +780,7 @@ func (l *Live) Handler() http.Handler {
 			conflict(w, r, fmt.Sprintf("host %s is %s, not installing: no progress to report", h.h.Name(), h.h.Status))
 			return
 		}
-		order := stageOrder(h.h.Role, h.h.Bootstrap, len(l.hosts) == 1)
+		order := sim.StageOrder(h.h.Role, h.h.Bootstrap, len(l.hosts) == 1)
 		k := slices.Index(order, p.CurrentStage)
 		if k < 0 {
 			badRequest(w, r, fmt.Sprintf("stage %q is not a stage of a %s host", p.CurrentStage, h.h.Role))
@@ -856,7 +858,7 @@ func (l *Live) Handler() http.Handler {
 		}
 		h.h.UpdatedAt = l.cfg.Now().UTC()
 		l.advanceLocked()
-		writeJSON(w, 201, h.h)
+		sim.WriteJSON(w, 201, h.h)
 	})
 	handle("PATCH "+base+"/infra-envs/{ie}/hosts/{host}/installer-args", []string{u}, func(w http.ResponseWriter, r *http.Request) {
 		h := hostOK(w, r)
@@ -871,7 +873,7 @@ func (l *Live) Handler() http.Handler {
 		b, _ := json.Marshal(p.Args)
 		h.h.InstallerArgs = string(b)
 		l.eventLocked("info", fmt.Sprintf("Host %s: custom installer arguments were applied", h.h.Name()), h.h.ID, false)
-		writeJSON(w, 201, h.h)
+		sim.WriteJSON(w, 201, h.h)
 	})
 	handle("PATCH "+base+"/infra-envs/{ie}/hosts/{host}/ignition", []string{u}, func(w http.ResponseWriter, r *http.Request) {
 		h := hostOK(w, r)
@@ -897,23 +899,23 @@ func (l *Live) Handler() http.Handler {
 		w.WriteHeader(201)
 	})
 	handle("GET "+base+"/events", []string{u, wa}, func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, 200, queryEvents(l.events, r.URL.Query()))
+		sim.WriteJSON(w, 200, sim.QueryEvents(l.events, r.URL.Query()))
 	})
 	// The lab's own endpoint (not in assisted-service): every request seen.
 	mux.HandleFunc("GET "+LabRequestsPath, func(w http.ResponseWriter, r *http.Request) {
-		if !authorize(w, r, pub, u, wa) {
+		if !sim.Authorize(w, r, pub, u, wa) {
 			return
 		}
-		writeJSON(w, 200, l.Requests())
+		sim.WriteJSON(w, 200, l.Requests())
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hdrs := authHeaders(r)
-		rec := &statusRecorder{ResponseWriter: w, code: 200}
+		rec := &sim.StatusRecorder{ResponseWriter: w, Code: 200}
 		mux.ServeHTTP(rec, r)
 		l.mu.Lock()
-		l.requests = append(l.requests, Request{Method: r.Method, Path: r.URL.Path, AuthHeaders: hdrs, Status: rec.code})
+		l.requests = append(l.requests, sim.Request{Method: r.Method, Path: r.URL.Path, AuthHeaders: hdrs, Status: rec.Code})
 		l.mu.Unlock()
-		l.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.code, "remote", remoteIP(r))
+		l.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.Code, "remote", remoteIP(r))
 	})
 }
 
