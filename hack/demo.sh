@@ -14,7 +14,7 @@ cp examples/ha/install-config.yaml examples/ha/agent-config.yaml "$out/cluster/"
 step() { printf "\n== %s\n" "$*"; }
 
 step "1. a synthetic RHCOS-layout base ISO (256 MiB, sparse)"
-"$bin" dev make-test-iso -o "$out/rhcos-live.x86_64.iso" --size 256MiB
+"$bin" dev make-test-iso --output-file "$out/rhcos-live.x86_64.iso" --size 256MiB
 "$bin" iso info "$out/rhcos-live.x86_64.iso"
 
 # agentiso pins no default release. The demo installs nothing, so a made-up

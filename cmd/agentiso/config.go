@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/seed-a052040e/agentiso/internal/config"
+	"github.com/seed-a052040e/agentiso/internal/output"
 )
 
 // configFlag names the config file; it is itself read from the command
@@ -14,13 +15,20 @@ import (
 const configFlag = "config"
 
 // layered reports whether a flag can also be set through the environment
-// and the config file: all but --help, --config and
+// and the config file: all but --help, --config,
 // --regenerate-credentials, a one-off act that must be asked for on the
 // command line (set in the environment or a file it would replace the
-// credentials on every run).
+// credentials on every run), and -o (and its deprecated --json): in the
+// environment or a file it would change what every command prints, to
+// people and to scripts alike.
 func layered(flag string) bool {
-	return flag != "help" && flag != configFlag && flag != regenerateCredentialsFlag
+	return flag != "help" && flag != configFlag && flag != regenerateCredentialsFlag && flag != output.Flag && flag != "json"
 }
+
+// layeredFlag is layered for one flag: hidden flags (simulator and test
+// knobs, deprecated aliases) are read from the command line only, so that
+// config view, which lists every setting, shows no flag that --help hides.
+func layeredFlag(f *pflag.Flag) bool { return layered(f.Name) && !f.Hidden }
 
 // configSchema is what a config file may hold: the layered flags of every
 // command under root; the others are refused with the reason.
@@ -28,6 +36,7 @@ func configSchema(root *cobra.Command) config.Schema {
 	return config.Schema{Keys: configKeys(root), Refused: map[string]string{
 		configFlag:                "a config file cannot name another one: use --config or $" + config.EnvVar(configFlag),
 		regenerateCredentialsFlag: "a one-off act: give --" + regenerateCredentialsFlag + " on the command line (in a file it would replace the credentials on every run)",
+		output.Flag:               "a choice for one run: give -o on the command line (in a file it would change what every command prints, to people and scripts alike)",
 	}}
 }
 
@@ -51,7 +60,7 @@ func layeredCommand(cmd *cobra.Command) bool {
 func configKeys(root *cobra.Command) []string {
 	seen := map[string]bool{}
 	visitConfigFlags(root, nil, func(f *pflag.Flag) {
-		if layered(f.Name) {
+		if layeredFlag(f) {
 			seen[f.Name] = true
 		}
 	})
@@ -89,7 +98,7 @@ func layeredFlags(cmd *cobra.Command) *pflag.FlagSet {
 	}
 	fs := pflag.NewFlagSet(cmd.CommandPath(), pflag.ContinueOnError)
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if layered(f.Name) {
+		if layeredFlag(f) {
 			fs.AddFlag(f)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/seed-a052040e/agentiso/internal/config"
+	"github.com/seed-a052040e/agentiso/internal/output"
 	"github.com/seed-a052040e/agentiso/internal/suggest"
 )
 
@@ -27,7 +28,7 @@ docs/config.md.`,
 }
 
 func newConfigViewCmd(g *globals) *cobra.Command {
-	var output string
+	var format output.Format
 	c := &cobra.Command{
 		Use:   "view [COMMAND...]",
 		Short: "Print the effective settings and where each comes from",
@@ -56,17 +57,17 @@ xxxxx.`,
   # For scripts
   agentiso config view -o json | jq -r '.settings[] | select(.key=="release-image") | .value'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "text" && output != "yaml" && output != "json" {
-				return fmt.Errorf("-o %q: want text, yaml or json", output)
-			}
 			v, err := viewConfig(cmd, g, args)
 			if err != nil {
 				return err
 			}
-			return v.Write(g.out, output)
+			if format != output.Text {
+				return output.Write(g.out, format, v)
+			}
+			return v.Write(g.out, "text")
 		},
 	}
-	c.Flags().StringVarP(&output, "output", "o", "text", "output format: text, yaml or json")
+	output.AddFlag(c, &format, "the settings")
 	return c
 }
 

@@ -27,7 +27,7 @@ type devMakeTestISOOptions struct {
 func newDevMakeTestISOCmd(g *globals) *cobra.Command {
 	o := devMakeTestISOOptions{}
 	cmd := &cobra.Command{
-		Use:   "make-test-iso -o FILE",
+		Use:   "make-test-iso --output-file FILE",
 		Short: "Write a synthetic RHCOS-layout live ISO (developer aid)",
 		Long: `Write a synthetic ISO 9660 image with the layout of an RHCOS live ISO:
 volume ID rhcos-..., coreos/igninfo.json, coreos/kargs.json, boot configs
@@ -39,10 +39,10 @@ files without rootfs.img), so minimal agent ISOs can be built from it.
 
 With --ignition and --karg the image is then edited the way an agent ISO is,
 through pkg/isoeditor, so tests can inspect a populated ISO.`,
-		Example: `  agentiso dev make-test-iso -o base.iso --size 64MiB --arch x86_64
-  agentiso dev make-test-iso -o agent.iso --ignition config.ign --karg console=ttyS0
-  agentiso dev make-test-iso -o broken.iso --no-igninfo --no-ignition-img
-  agentiso dev make-test-iso -o base.iso --miniso`,
+		Example: `  agentiso dev make-test-iso --output-file base.iso --size 64MiB --arch x86_64
+  agentiso dev make-test-iso --output-file agent.iso --ignition config.ign --karg console=ttyS0
+  agentiso dev make-test-iso --output-file broken.iso --no-igninfo --no-ignition-img
+  agentiso dev make-test-iso --output-file base.iso --miniso`,
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -50,7 +50,7 @@ through pkg/isoeditor, so tests can inspect a populated ISO.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.out, "output", "o", "", "output file (required)")
+	f.StringVar(&o.out, "output-file", "", "file to write the ISO to (required)")
 	f.StringVar(&o.size, "size", "16MiB", "image size: bytes or a number with KiB, MiB or GiB")
 	f.StringVar(&o.area, "embed-area", "256KiB", "size of the Ignition embed area")
 	f.StringVar(&o.arch, "arch", "x86_64", "architecture: x86_64, aarch64, ppc64le or s390x")
@@ -62,7 +62,7 @@ through pkg/isoeditor, so tests can inspect a populated ISO.`,
 	f.BoolVar(&o.miniso, "miniso", false, "carry a coreos/miniso.dat that rebuilds the image's minimal ISO (as RHCOS's does)")
 	f.StringVar(&o.ignition, "ignition", "", "embed this Ignition config file")
 	f.StringArrayVar(&o.kargs, "karg", nil, "append this kernel argument (repeatable)")
-	_ = cmd.MarkFlagRequired("output")
+	_ = cmd.MarkFlagRequired("output-file")
 	return cmd
 }
 

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/seed-a052040e/agentiso/internal/output"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )
 
@@ -51,7 +51,7 @@ These commands read them without extracting the ISO.`,
 
 type isoInfoOptions struct {
 	iso    string
-	asJSON bool
+	format output.Format
 	out    io.Writer
 }
 
@@ -72,15 +72,16 @@ coreos.live.rootfs_url=, shown as Rootfs URL, says where the live system
 downloads it), and whether a full ISO carries coreos/miniso.dat, which
 agentiso needs to build a minimal agent ISO from it.`,
 		Example: `  agentiso iso info rhcos-live.x86_64.iso
-  agentiso iso info --json agent.x86_64.iso | jq .ignition.used
-  agentiso iso info --json agent.x86_64.iso | jq -r .rootfsURL`,
+  agentiso iso info -o json agent.x86_64.iso | jq .ignition.used
+  agentiso iso info -o json agent.x86_64.iso | jq -r .rootfsURL`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.iso, o.out = args[0], g.out
 			return isoInfo(o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the information as JSON")
+	output.AddFlag(cmd, &o.format, "the information")
+	output.AddJSONAlias(cmd, &o.format)
 	return cmd
 }
 
@@ -89,10 +90,8 @@ func isoInfo(o isoInfoOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.asJSON {
-		enc := json.NewEncoder(o.out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(in)
+	if o.format != output.Text {
+		return output.Write(o.out, o.format, in)
 	}
 	return in.WriteText(o.out)
 }

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/seed-a052040e/agentiso/internal/output"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )
 
@@ -27,7 +27,7 @@ func newPXECmd(g *globals) *cobra.Command {
 
 type pxeInfoOptions struct {
 	dir    string
-	asJSON bool
+	format output.Format
 	verify bool
 	out    io.Writer
 }
@@ -46,7 +46,7 @@ against the .sha256 files (a mismatch is an error). Minimal ISOs' root file
 systems written by create image are listed too.`,
 		Example: `  agentiso pxe info mycluster
   agentiso pxe info --verify mycluster/boot-artifacts
-  agentiso pxe info --json mycluster | jq -r .ipxe.rootfsURL`,
+  agentiso pxe info -o json mycluster | jq -r .ipxe.rootfsURL`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.dir, o.out = g.dir, g.out
@@ -59,7 +59,8 @@ systems written by create image are listed too.`,
 			return pxeInfo(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the information as JSON")
+	output.AddFlag(cmd, &o.format, "the information")
+	output.AddJSONAlias(cmd, &o.format)
 	cmd.Flags().BoolVar(&o.verify, "verify", false, "read every file and check it against its .sha256")
 	return cmd
 }
@@ -72,10 +73,8 @@ func pxeInfo(ctx context.Context, o pxeInfoOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.asJSON {
-		enc := json.NewEncoder(o.out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+	if o.format != output.Text {
+		return output.Write(o.out, o.format, res)
 	}
 	return res.WriteText(o.out)
 }

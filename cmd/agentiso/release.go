@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seed-a052040e/agentiso/internal/config"
+	"github.com/seed-a052040e/agentiso/internal/output"
 	"github.com/seed-a052040e/agentiso/internal/redact"
 	"github.com/seed-a052040e/agentiso/pkg/arch"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
@@ -36,7 +36,7 @@ type releaseInfoOptions struct {
 	release  releaseFlags
 	mirror   string
 	cacheDir string
-	output   string
+	format   output.Format
 }
 
 func newReleaseInfoCmd(g *globals) *cobra.Command {
@@ -76,16 +76,13 @@ anonymously with the system trust store. Nothing is written.`,
 				}
 				o.release.image, o.release.origin = args[0], "the IMAGE argument"
 			}
-			if o.output != "text" && o.output != "json" {
-				return fmt.Errorf("-o %q: want text or json", o.output)
-			}
 			return runReleaseInfo(cmd.Context(), g, o)
 		},
 	}
 	addReleaseFlags(c.Flags(), &o.release, true)
 	c.Flags().StringVar(&o.mirror, "os-image-mirror", "", "base URL of a local web server serving the RHCOS live ISO by its file name (as for create image)")
 	addCacheDirFlag(c.Flags(), &o.cacheDir)
-	c.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text or json")
+	output.AddFlag(c, &o.format, "what the release resolves to")
 	return c
 }
 
@@ -139,10 +136,8 @@ func runReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) erro
 }
 
 func printReleaseInfo(g *globals, o *releaseInfoOptions, info *resolvedInfo) error {
-	if o.output == "json" {
-		enc := json.NewEncoder(g.out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(info.Description)
+	if o.format != output.Text {
+		return output.Write(g.out, o.format, info.Description)
 	}
 	return info.WriteText(g.out)
 }

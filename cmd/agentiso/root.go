@@ -17,6 +17,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/internal/config"
 	"github.com/seed-a052040e/agentiso/internal/console"
+	"github.com/seed-a052040e/agentiso/internal/output"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 )
 
@@ -159,6 +160,9 @@ where it comes from.`,
 				return &exitError{code: 1, err: err}
 			}
 			g.log = lg
+			for _, w := range output.Deprecations(cmd.Flags()) {
+				g.log.Warn(w)
+			}
 			if writesAssetDir(cmd) {
 				_, statErr := os.Stat(g.dir)
 				g.dirExisted = statErr == nil
