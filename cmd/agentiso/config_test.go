@@ -10,14 +10,15 @@ import (
 )
 
 // The configuration keys are the flags of the supported commands, without
-// the one-off --regenerate-credentials, --help, and the developer aids'.
+// the one-off --regenerate-credentials, --help, -o and its deprecated
+// --json (a per-run choice), hidden flags, and the developer aids'.
 func TestConfigKeys(t *testing.T) {
 	keys := configKeys(newRootCmd(&globals{}))
 	for _, k := range []string{"dir", "log-level", "release-image", "release-version", "offline", "base-iso",
-		"base-iso-sha256", "os-image-mirror", "strict", "reset-base-iso", "timeout", "rendezvous-url", "output", "lenient"} {
+		"base-iso-sha256", "os-image-mirror", "strict", "reset-base-iso", "timeout", "rendezvous-url", "lenient"} {
 		assert.Contains(t, keys, k)
 	}
-	for _, k := range []string{"help", regenerateCredentialsFlag, "size", "scenario", "rendezvous-ip"} {
+	for _, k := range []string{"help", regenerateCredentialsFlag, "size", "scenario", "rendezvous-ip", "output", "json", "time-scale", "request-timeout"} {
 		assert.NotContains(t, keys, k)
 	}
 	assert.IsIncreasing(t, keys)
