@@ -50,7 +50,10 @@ through pkg/isoeditor, so tests can inspect a populated ISO.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.out, "output-file", "", "file to write the ISO to (required)")
+	f.StringVarP(&o.out, "output-file", "o", "", "file to write the ISO to (required)")
+	// -o is a format everywhere else; here it was the file before
+	// --output-file, and still works, deprecated, for scripts written then.
+	_ = f.MarkShorthandDeprecated("output-file", "use --output-file")
 	f.StringVar(&o.size, "size", "16MiB", "image size: bytes or a number with KiB, MiB or GiB")
 	f.StringVar(&o.area, "embed-area", "256KiB", "size of the Ignition embed area")
 	f.StringVar(&o.arch, "arch", "x86_64", "architecture: x86_64, aarch64, ppc64le or s390x")
