@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seed-a052040e/agentiso/data"
+	"github.com/seed-a052040e/agentiso/internal/output"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
@@ -33,6 +36,7 @@ rewrites your input files.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
+	output.AddPersistentFlag(c, &g.format, "what was written (each file with its size and sha256) and the release")
 	c.AddCommand(newCreateClusterManifestsCmd(g), newCreateAgentConfigTemplateCmd(g), newCreateIgnitionCmd(g), newCreateImageCmd(g), newCreatePXEFilesCmd(g))
 	return c
 }
@@ -180,47 +184,18 @@ func fetchAll(ctx context.Context, g *globals, s *asset.Store, as ...asset.Asset
 // logRelease names the OpenShift release the outputs install and where it
 // was given, when the command resolved it.
 func logRelease(ctx context.Context, g *globals, s *asset.Store) {
-	if s.SourceOf(&agent.ReleasePayload{}) == "" {
-		logReleaseUnread(ctx, g, s)
-		return
+	if r := agent.DescribeRelease(ctx, s); r != nil {
+		g.log.Info(r.String())
 	}
-	p, err := asset.Fetch[*agent.ReleasePayload](ctx, s)
-	if err != nil {
-		return
-	}
-	ri, err := asset.Fetch[*agent.ReleaseImage](ctx, s)
-	if err != nil {
-		return
-	}
-	how := "read from its payload"
-	if p.Source == agent.ReleaseFromOffline {
-		how = "taken as given (--offline)"
-	}
-	g.log.Info(fmt.Sprintf("Release: OpenShift %s for %s, release image %s (given by %s; version %s)", p.Version, p.Arch, p.Pinned, ri.Origin, how))
 }
 
-// logReleaseUnread names the release of a command that did not need its
-// payload (create cluster-manifests), as given.
-func logReleaseUnread(ctx context.Context, g *globals, s *asset.Store) {
-	if s.SourceOf(&agent.ReleaseImage{}) == "" {
-		return
+// reportCreated prints, with -o json|yaml, what a create command wrote
+// and the release it installs.
+func reportCreated(ctx context.Context, g *globals, s *asset.Store, command string) error {
+	if g.format == output.Text {
+		return nil
 	}
-	ri, err := asset.Fetch[*agent.ReleaseImage](ctx, s)
-	if err != nil {
-		return
-	}
-	a, err := asset.Fetch[*agent.Architecture](ctx, s)
-	if err != nil {
-		return
-	}
-	switch {
-	case ri.Version != "" && ri.Offline:
-		g.log.Info(fmt.Sprintf("Release: OpenShift %s for %s, release image %s (given by %s; version taken as given (--offline))", ri.Version, a.Arch, ri.PullSpec, ri.Origin))
-	case ri.Version != "":
-		g.log.Info(fmt.Sprintf("Release: OpenShift %s for %s, release image %s (given by %s; version as given, checked against the payload when the ignition or ISO is built)", ri.Version, a.Arch, ri.PullSpec, ri.Origin))
-	default:
-		g.log.Info(fmt.Sprintf("Release: release image %s for %s (given by %s; its payload is not read: the manifests do not need it)", ri.PullSpec, a.Arch, ri.Origin))
-	}
+	return output.Write(g.out, g.format, agent.Describe(ctx, s, command))
 }
 
 // requireSomeInput gives a clear first step when --dir holds no input at all.
@@ -257,7 +232,7 @@ func runCreateClusterManifests(ctx context.Context, g *globals, o *clusterManife
 	if o.forHub {
 		g.log.Info("Hub manifests (BareMetalHost + BMC Secret per host, 0600) created in: " + filepath.Join(g.dir, assetdir.HubDir))
 	}
-	return nil
+	return reportCreated(ctx, g, s, "create cluster-manifests")
 }
 
 func newCreateAgentConfigTemplateCmd(g *globals) *cobra.Command {
@@ -300,7 +275,13 @@ An existing agent-config.yaml is never overwritten.`,
 				return fmt.Errorf("write %s: %w", p, err)
 			}
 			g.log.Info("Agent-Config-Template created in: " + g.dir)
-			return nil
+			if g.format == output.Text {
+				return nil
+			}
+			sum := sha256.Sum256([]byte(data.AgentConfigTemplate))
+			return output.Write(g.out, g.format, &agent.Created{Command: "create agent-config-template", Dir: g.dir, Files: []asset.Output{{
+				Path: assetdir.AgentConfig, Size: int64(len(data.AgentConfigTemplate)), SHA256: hex.EncodeToString(sum[:]),
+				Mode: fmt.Sprintf("%04o", assetdir.Mode(assetdir.AgentConfig).Perm())}}})
 		},
 	}
 }

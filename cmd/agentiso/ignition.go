@@ -65,7 +65,7 @@ func runCreateIgnition(ctx context.Context, g *globals, o *ignitionOptions) erro
 		return err
 	}
 	g.log.Info("Created " + filepath.Join(g.dir, assetdir.AgentIgnition))
-	return nil
+	return reportCreated(ctx, g, s, "create ignition")
 }
 
 // reportIgnition shows the rendezvous IP and how much of the ISO's embed

@@ -138,7 +138,7 @@ func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
 		g.log.Info("Generated ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "method", res.Method, "sha256-from", res.HashSource())
 	}
 	g.log.Warn("The ISO carries the pull secret and install credentials; it is readable only by you (0600). Keep it private.")
-	return nil
+	return reportCreated(ctx, g, s, "create image")
 }
 
 // persistImageTargets resolves and writes the targets of a command that

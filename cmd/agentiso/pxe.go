@@ -91,5 +91,5 @@ func runCreatePXEFiles(ctx context.Context, g *globals, o *imageOptions) error {
 	}
 	g.log.Warn("The initrd " + filepath.Join(s.Dir(), px.Initrd) + " carries the pull secret and install credentials, so it is readable only by you (0600): " +
 		"serve it as yourself, or copy it for the web server's group only (README, \"Serving the PXE files\"); never make it world-readable")
-	return nil
+	return reportCreated(ctx, g, s, "create pxe-files")
 }

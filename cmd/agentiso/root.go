@@ -46,6 +46,8 @@ type globals struct {
 	// settings records where each flag of the running command got its
 	// value (see applyConfig).
 	settings map[string]config.Setting
+	// format is -o of the create commands.
+	format output.Format
 }
 
 // exitError carries a specific process exit code up to run.

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seed-a052040e/agentiso/internal/console"
+	"github.com/seed-a052040e/agentiso/internal/output"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 )
 
@@ -23,6 +24,7 @@ type waitForOptions struct {
 	timeScale      float64
 	restURL        string
 	requestTimeout time.Duration
+	format         output.Format
 }
 
 func newWaitForCmd(g *globals) *cobra.Command {
@@ -52,6 +54,7 @@ out, 6 installation failed or timed out, 130 interrupted (Ctrl-C).`,
 			return &exitError{code: 1, err: errors.New("wait-for needs a target: bootstrap-complete or install-complete")}
 		},
 	}
+	output.AddPersistentFlag(cmd, &o.format, "a final status object (result, exit code, the cluster as last seen, how to reach it)")
 	cmd.PersistentFlags().DurationVar(&o.timeout, "timeout", 0, "give up after this long (default 60m for bootstrap, 90m for install after bootstrap)")
 	cmd.PersistentFlags().Float64Var(&o.timeScale, "time-scale", 1, "run the clock this many times faster (for the simulator)")
 	cmd.PersistentFlags().StringVar(&o.restURL, "rendezvous-url", "", "assisted-service v2 base URL (default from --dir)")
@@ -157,6 +160,11 @@ func runWaitFor(ctx context.Context, g *globals, o waitForOptions) error {
 		}
 	}
 	rep.Close(err == nil)
+	if o.format != output.Text {
+		if werr := output.Write(g.out, o.format, w.Status(o.target, err)); werr != nil && err == nil {
+			err = werr
+		}
+	}
 	var we *rendezvous.WaitError
 	switch {
 	case err == nil:

@@ -82,6 +82,8 @@ type Store struct {
 	state        *stateFile
 	done         map[reflect.Type]*resolved
 	stack        []string
+	// outputs are what Persist wrote (Outputs).
+	outputs []Output
 }
 
 // NewStore opens the asset directory dir (created if missing) and loads
@@ -476,7 +478,11 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 	var undo undoLog
 	var staged []stagedOutput
 	var committed []committedOutput
+	var outputs []Output
 	defer func() {
+		if err == nil {
+			s.outputs = append(s.outputs, outputs...)
+		}
 		for _, o := range staged {
 			o.Discard()
 		}
@@ -538,7 +544,7 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 			if err != nil {
 				return err
 			}
-			staged = append(staged, stagedOutput{Staged: sg, path: p})
+			staged = append(staged, stagedOutput{Staged: sg, path: p, rel: o.Path})
 		}
 	}
 	type pending struct {
@@ -557,7 +563,9 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 			if err != nil {
 				return fmt.Errorf("write %w", err)
 			}
+			out := Output{Path: f.Path, Size: int64(len(f.Data)), SHA256: hashBytes(f.Data), Mode: fmt.Sprintf("%04o", f.Mode.Perm())}
 			if old, err := readRegular(p); err == nil && string(old) == string(f.Data) {
+				out.Unchanged = true
 				if err := os.Chmod(p, f.Mode); err != nil {
 					return fmt.Errorf("write %s: %w", f.Path, err)
 				}
@@ -570,7 +578,8 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 				}
 				s.log.Debug("wrote", "file", f.Path)
 			}
-			written[f.Path] = fileState{SHA256: hashBytes(f.Data)}
+			written[f.Path] = fileState{SHA256: out.SHA256}
+			outputs = append(outputs, out)
 		}
 		// A file agentiso wrote earlier that the asset no longer produces
 		// (e.g. nmstateconfig.yaml once no host has static networking) is
@@ -623,6 +632,14 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 		if err := o.Commit(); err != nil {
 			return fmt.Errorf("write %s: %w", o.path, err)
 		}
+		out := Output{Path: o.rel}
+		if m, ok := o.Staged.(Measured); ok {
+			out.Size, out.SHA256 = m.Measure()
+		}
+		if fi, err := os.Stat(o.path); err == nil {
+			out.Size, out.Mode = fi.Size(), fmt.Sprintf("%04o", fi.Mode().Perm())
+		}
+		outputs = append(outputs, out)
 	}
 	return nil
 }
@@ -740,7 +757,32 @@ func readRegular(p string) ([]byte, error) {
 type stagedOutput struct {
 	Staged
 	path string
+	rel  string
 }
+
+// Output is one file a Persist wrote, or found already holding what it
+// would have written: what a create command reports (create -o json).
+type Output struct {
+	// Path is relative to the asset directory, with forward slashes.
+	Path   string `json:"path"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256,omitempty"`
+	// Mode is the file's permission bits in octal ("0600" for a secret).
+	Mode string `json:"mode"`
+	// Unchanged is true when the file already held exactly this content
+	// and was left as it was.
+	Unchanged bool `json:"unchanged,omitempty"`
+}
+
+// Measured is a Staged output that knows its size and sha256 (hex), which
+// Outputs then reports without reading it again.
+type Measured interface {
+	Measure() (size int64, sha256 string)
+}
+
+// Outputs returns what the successful Persist calls of s wrote, in the
+// order written.
+func (s *Store) Outputs() []Output { return s.outputs }
 
 // undoLog remembers the previous content of files about to be replaced or
 // removed, to put them back when a later step fails.

@@ -592,3 +592,34 @@ func TestStorePersistCommitIsAllOrNothing(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, entries, 5)
 }
+
+func (f *stagedFile) Measure() (int64, string) { return int64(len(f.b.Text)), "sum-of-" + f.b.Text }
+
+// Outputs lists what Persist wrote, in order, with size, sha256 and mode; a
+// file left as it was is marked unchanged; a failed Persist adds nothing.
+func TestStoreOutputsListWhatPersistWrote(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "input.txt"), []byte("one"), 0o644))
+	s := testStore(t, dir)
+	b, err := Fetch[*big](context.Background(), s)
+	require.NoError(t, err)
+	require.NoError(t, s.Persist(context.Background(), &upper{}, b))
+	assert.Equal(t, []Output{
+		{Path: "out/upper.txt", Size: 3, SHA256: hashBytes([]byte("ONE")), Mode: "0600"},
+		{Path: "big.bin", Size: 3, SHA256: "sum-of-ONE", Mode: "0600"},
+	}, s.Outputs())
+
+	s = testStore(t, dir)
+	b, err = Fetch[*big](context.Background(), s)
+	require.NoError(t, err)
+	require.NoError(t, s.Persist(context.Background(), &upper{}, b))
+	require.Len(t, s.Outputs(), 2)
+	assert.True(t, s.Outputs()[0].Unchanged, "the same content is left as it was")
+
+	s = testStore(t, dir)
+	b, err = Fetch[*big](context.Background(), s)
+	require.NoError(t, err)
+	b.failCommit = errors.New("rename failed")
+	require.Error(t, s.Persist(context.Background(), &upper{}, b))
+	assert.Empty(t, s.Outputs())
+}

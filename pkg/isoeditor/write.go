@@ -114,6 +114,10 @@ type Staged struct {
 	done    bool
 }
 
+// Measure returns the output's size and sha256 (hex; empty with
+// NoChecksum), as they will be once committed.
+func (s *Staged) Measure() (int64, string) { return s.Result.Size, s.Result.SHA256 }
+
 // WriteStaged writes img like WriteFile but leaves dst (and dst.sha256)
 // untouched until Commit.
 func WriteStaged(ctx context.Context, dst string, img *Image, opts WriteOptions) (*Staged, error) {

@@ -140,6 +140,11 @@ type Waiter struct {
 	cvVersion  string
 	cvMessage  string
 	consoleURL string
+
+	// lastHosts are the hosts of the last cluster answer; timedOut is set
+	// when a phase ran out of time (for Status).
+	lastHosts []HostRow
+	timedOut  bool
 }
 
 // NewWaiter fills defaults and returns a Waiter.
@@ -242,6 +247,7 @@ func (w *Waiter) WaitForBootstrapComplete(ctx context.Context) error {
 		return nil
 	}
 	if err == nil {
+		w.timedOut = true
 		err = fmt.Errorf("bootstrap process timed out after %s", w.o.BootstrapTimeout)
 	} else {
 		err = fmt.Errorf("bootstrap process returned error: %w", err)
@@ -268,6 +274,7 @@ func (w *Waiter) WaitForInstallComplete(ctx context.Context) error {
 		return nil
 	}
 	if err == nil {
+		w.timedOut = true
 		err = fmt.Errorf("Cluster installation timed out after %s", w.o.InstallTimeout)
 	}
 	w.reportFailure(ctx, PhaseInstall)
@@ -446,7 +453,8 @@ func (w *Waiter) monitorREST(ctx context.Context, infraEnvs []InfraEnv) error {
 			}
 		}
 	}
-	w.o.Reporter.Hosts(hostRows(c, serverNow(c)))
+	w.lastHosts = hostRows(c, serverNow(c))
+	w.o.Reporter.Hosts(w.lastHosts)
 
 	// Validation state is kept for what this answer holds only: a host
 	// that is gone (or renamed) does not stay in the map for ever.
