@@ -3,6 +3,7 @@ package main
 import (
 	"testing"
 
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 
 	"github.com/seed-a052040e/agentiso/internal/config"
@@ -29,4 +30,19 @@ func TestDocumentedEnvNames(t *testing.T) {
 	assert.Equal(t, baseiso.EnvBaseISO, config.EnvVar("base-iso"))
 	assert.Equal(t, "AGENTISO_RELEASE_IMAGE", config.EnvVar("release-image"))
 	assert.Equal(t, "AGENTISO_RENDEZVOUS_URL", config.EnvVar("rendezvous-url"))
+}
+
+// config view shows no empty or zero default: every setting whose default
+// is "", 0 or [] says what it means, resolved.
+func TestEveryEmptyDefaultIsExplained(t *testing.T) {
+	means := defaultMeanings()
+	visitConfigFlags(newRootCmd(&globals{}), nil, func(f *pflag.Flag) {
+		if !layeredFlag(f) {
+			return
+		}
+		switch f.DefValue {
+		case "", "0", "0s", "[]":
+			assert.NotEmpty(t, means[f.Name], "--%s: its default %q says nothing; add what it means to defaultMeanings", f.Name, f.DefValue)
+		}
+	})
 }

@@ -36,8 +36,11 @@ func newConfigViewCmd(g *globals) *cobra.Command {
 from: flag (the command line), env (AGENTISO_<FLAG>), file (the config file,
 with its line) or default. Precedence: flag > env > file > default.
 
-Without COMMAND every key of every command is shown; with one (e.g.
-'create image') only the keys that command reads, with its defaults. Flags
+With COMMAND (e.g. 'create image') every setting that command reads is
+shown, defaults resolved: what an empty default does ("the release's RHCOS
+live ISO: ..."), the real cache directory, the real timeouts. Without
+COMMAND, the global settings and every setting that is set somewhere (flag,
+environment or file). Hidden flags are command-line only and not shown. Flags
 given to config view itself (--dir, --log-level, --config) count as given
 on the command line.
 
@@ -80,7 +83,7 @@ func viewConfig(cmd *cobra.Command, g *globals, args []string) (*config.View, er
 	fs := pflag.NewFlagSet("view", pflag.ContinueOnError)
 	var own []config.Setting
 	add := func(f *pflag.Flag) {
-		if !layered(f.Name) || fs.Lookup(f.Name) != nil {
+		if !layeredFlag(f) || fs.Lookup(f.Name) != nil {
 			return
 		}
 		// The running command's own flags (the global ones) were
@@ -107,7 +110,23 @@ func viewConfig(cmd *cobra.Command, g *globals, args []string) (*config.View, er
 	if err != nil {
 		return nil, err
 	}
-	return config.NewView(g.configLoc, g.configLoaded, command, append(own, resolved...), os.Environ(), configKeys(cmd.Root()), configFlag), nil
+	v := config.NewView(g.configLoc, g.configLoaded, command, append(own, resolved...), os.Environ(), configKeys(cmd.Root()), configFlag)
+	means := defaultMeanings()
+	kept := v.Settings[:0]
+	for _, s := range v.Settings {
+		// Without a command, the settings of every command: those set
+		// somewhere, and the global ones; defaults depend on the command.
+		if len(args) == 0 && s.Source == config.FromDefault && cmd.Root().PersistentFlags().Lookup(s.Key) == nil {
+			v.Defaults++
+			continue
+		}
+		if s.Source == config.FromDefault {
+			s.Means = means[s.Key]
+		}
+		kept = append(kept, s)
+	}
+	v.Settings = kept
+	return v, nil
 }
 
 // findCommand finds the command named by args ("create", "image").

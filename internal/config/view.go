@@ -20,6 +20,10 @@ import (
 type ViewedSetting struct {
 	Setting
 	Env string `json:"env"`
+	// Means says what an empty or zero default does, resolved ("the
+	// release's RHCOS live ISO: ...", "60m to bootstrap, ..."); the text
+	// view shows it instead of the raw value.
+	Means string `json:"means,omitempty"`
 }
 
 // View describes the effective settings (agentiso config view): the config
@@ -33,6 +37,9 @@ type View struct {
 	} `json:"configFile"`
 	Command  string          `json:"command,omitempty"`
 	Settings []ViewedSetting `json:"settings"`
+	// Defaults counts the settings left out, without a command, because
+	// they are at their defaults.
+	Defaults int `json:"defaultsNotShown,omitempty"`
 	// IgnoredEnv are AGENTISO_ variables that set nothing (misspelt?).
 	IgnoredEnv []IgnoredEnv `json:"ignoredEnv,omitempty"`
 }
@@ -110,7 +117,10 @@ func (v *View) Write(w io.Writer, format string) error {
 	fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE")
 	for _, s := range v.Settings {
 		val := termsafe.String(s.Value)
-		if val == "" || strings.ContainsAny(val, " ") {
+		switch {
+		case s.Means != "":
+			val = s.Means
+		case val == "" || strings.ContainsAny(val, " "):
 			val = fmt.Sprintf("%q", s.Value)
 		}
 		src := string(s.Source)
@@ -121,6 +131,9 @@ func (v *View) Write(w io.Writer, format string) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if v.Defaults > 0 {
+		fmt.Fprintf(w, "\n%d more settings are at their defaults: 'agentiso config view create image' (or any other\ncommand) shows every setting of one command, resolved.\n", v.Defaults)
 	}
 	if len(v.IgnoredEnv) > 0 {
 		fmt.Fprintf(w, "\nIgnored environment variables (they set nothing):\n")
