@@ -100,7 +100,7 @@ and what is allowed.`,
       apiVIPs: [192.168.111.5]
       ingressVIPs: [192.168.111.4]
   pullSecret: '{"auths":{"registry.example.com":{"auth":"dXNlcjpwYXNz"}}}'
-  sshKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGqSD39lBCzJKKW6OKTsxkQCW+GbT/f+OhO9xZLMB4i7 admin@laptop
+  sshKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGqSD39lBCzJKKW6OKTsxkQCW+GbT/f+OhO9xZLMB4i7 me
   YAML
   cat > mycluster/agent-config.yaml <<'YAML'
   apiVersion: v1beta1

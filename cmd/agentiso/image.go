@@ -98,7 +98,8 @@ checksum, auth/ and the state as they were.`,
 
   # No registry at all: a release by digest with its version, and an ISO
   agentiso create image --dir mycluster --offline --base-iso rhcos-live.x86_64.iso \
-      --release-image quay.io/openshift-release-dev/ocp-release@sha256:<digest> --release-version 4.19.3
+      --release-image quay.io/openshift-release-dev/ocp-release@sha256:<digest> \
+      --release-version 4.19.3
 
   # Fetch the release's RHCOS ISO from a local web server
   agentiso create image --dir mycluster --os-image-mirror http://10.0.0.1:8080/rhcos

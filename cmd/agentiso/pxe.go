@@ -17,7 +17,7 @@ func newCreatePXEFilesCmd(g *globals) *cobra.Command {
 	o := &imageOptions{}
 	c := &cobra.Command{
 		Use:   "pxe-files",
-		Short: "Build the PXE files: kernel, initrd with the agent config, root file system, iPXE script",
+		Short: "Build PXE files: kernel, initrd with the agent config, rootfs, iPXE script",
 		Long: `Validate the inputs in --dir and build the files that boot a host from the
 network instead of the agent ISO. They are taken from the same base RHCOS
 live ISO as create image (found the same way: --base-iso, the cache, the

@@ -65,7 +65,8 @@ anonymously with the system trust store. Nothing is written.`,
   agentiso release info --dir mycluster -o json | jq -r .pinned
 
   # A multi-architecture payload: its architectures
-  agentiso release info quay.io/openshift-release-dev/ocp-release:4.19.3-multi -o json | jq .architectures`,
+  agentiso release info quay.io/openshift-release-dev/ocp-release:4.19.3-multi -o json |
+      jq .architectures`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

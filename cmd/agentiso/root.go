@@ -183,6 +183,13 @@ where it comes from.`,
 	_ = root.RegisterFlagCompletionFunc("log-level", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return console.Levels, cobra.ShellCompDirectiveNoFileComp
 	})
+	// Flag help is wrapped to the terminal, at most helpWidth columns
+	// (cobra leaves each flag on one line, up to 250 columns).
+	width := helpWidth
+	if w := console.Inspect(g.out).Width(); w > 0 && w < width {
+		width = max(w, 60)
+	}
+	root.SetUsageTemplate(strings.ReplaceAll(root.UsageTemplate(), ".FlagUsages |", fmt.Sprintf(".FlagUsagesWrapped %d |", width)))
 	root.AddCommand(newVersionCmd(g))
 	root.AddCommand(newCreateCmd(g))
 	root.AddCommand(newGraphCmd(g))
@@ -198,6 +205,9 @@ where it comes from.`,
 	devCmd(root).AddCommand(newDevMakeTestISOCmd(g))
 	return root
 }
+
+// helpWidth is the widest line of --help.
+const helpWidth = 100
 
 // newLogger returns the one logger used by every command: "LEVEL
 // message" lines on w (internal/console), coloured on a terminal unless

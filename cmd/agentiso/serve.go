@@ -10,7 +10,7 @@ func newServeCmd(g *globals) *cobra.Command {
 	o := serve.RunOptions{}
 	c := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the agent ISO and PXE files of --dir over HTTP(S), for BMC virtual media and network boots",
+		Short: "Serve the agent ISO and PXE files of --dir over HTTP(S), for virtual media and PXE",
 		Long: `Serve the boot media agentiso wrote into --dir, and nothing else:
 
   /agent.<arch>.iso                          the agent ISO
