@@ -116,6 +116,9 @@ func nmstateGenerate(g *globals, o nmstateOptions) ([]nmstate.Keyfile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading NMState YAML: %w", err)
 	}
+	if err := nmstate.CheckNotWrapped(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", o.file, err)
+	}
 	files, err := nmstate.Generate(data, nmstate.Options{Lenient: o.lenient, Installer: o.installer})
 	if err != nil {
 		var errs []error

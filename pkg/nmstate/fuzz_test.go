@@ -71,7 +71,11 @@ func FuzzGenerate(f *testing.F) {
 	f.Add([]byte("interfaces:\n- name: \"a\\nb\"\n"), true)
 	f.Add([]byte("interfaces:\n- &a {name: eth0}\n- *a\n"), true)
 	f.Add([]byte("dns-resolver: {config: {server: [\"fe80::1%eth0\"], search: [x]}}\ninterfaces: [{name: eth0, ipv6: {enabled: true}}]\n"), false)
+	f.Add([]byte("apiVersion: v1beta1\nkind: AgentConfig\nhosts: []\n"), false)
 	f.Fuzz(func(t *testing.T, data []byte, lenient bool) {
+		if err := CheckNotWrapped(data); err != nil && err.Error() == "" {
+			t.Fatal("empty error message")
+		}
 		files, err := Generate(data, Options{Lenient: lenient})
 		if err != nil {
 			if err.Error() == "" {

@@ -92,3 +92,15 @@ func ParseGCYAML(data []byte) ([]Keyfile, error) {
 	}
 	return out, nil
 }
+
+func TestCheckNotWrapped(t *testing.T) {
+	err := CheckNotWrapped([]byte("apiVersion: v1beta1\nkind: AgentConfig\nrendezvousIP: 192.0.2.1\nhosts: []\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "this is an agent-config.yaml (kind: AgentConfig), not NMState YAML; its NMState is in hosts[].networkConfig")
+	err = CheckNotWrapped([]byte("apiVersion: agent-install.openshift.io/v1beta1\nkind: NMStateConfig\nspec:\n  config: {}\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "its NMState is in spec.config")
+	assert.NoError(t, CheckNotWrapped([]byte("interfaces:\n- name: eth0\n  type: ethernet\n")))
+	assert.NoError(t, CheckNotWrapped([]byte("kind: x\n")), "NMState has no kind, but only both together mark a manifest")
+	assert.NoError(t, CheckNotWrapped([]byte(":\n\t-")))
+}
