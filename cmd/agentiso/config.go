@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -8,6 +10,8 @@ import (
 
 	"github.com/seed-a052040e/agentiso/internal/config"
 	"github.com/seed-a052040e/agentiso/internal/output"
+	"github.com/seed-a052040e/agentiso/internal/suggest"
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
 
 // configFlag names the config file; it is itself read from the command
@@ -149,4 +153,35 @@ func applyConfig(cmd *cobra.Command, g *globals) error {
 // from (the zero Setting for a flag that is not layered).
 func (g *globals) setting(key string) config.Setting {
 	return g.settings[key]
+}
+
+// unknownEnv returns the AGENTISO_ variables of the environment that set
+// nothing, each with the variable it most likely misspells.
+func unknownEnv(root *cobra.Command) []config.IgnoredEnv {
+	keys := configKeys(root)
+	var names []string
+	for _, k := range append(keys, configFlag) {
+		names = append(names, config.EnvVar(k))
+	}
+	var out []config.IgnoredEnv
+	for _, n := range config.UnknownEnv(os.Environ(), keys) {
+		out = append(out, config.IgnoredEnv{Name: n, DidYouMean: suggest.Closest(n, names)})
+	}
+	return out
+}
+
+// warnMisspeltEnv warns about each AGENTISO_ variable that sets nothing but
+// is close to one that would (AGENTISO_RELEASE_IMAGES): otherwise it would
+// be silently ignored. Variables close to none (other tools', test
+// harnesses') are left alone; config view lists them all.
+func warnMisspeltEnv(root *cobra.Command, g *globals) {
+	for _, e := range unknownEnv(root) {
+		if e.Name == config.EnvVar(output.Flag) || e.Name == config.EnvVar("json") {
+			g.log.Warn(fmt.Sprintf("$%s sets nothing: -o is read from the command line only", e.Name))
+			continue
+		}
+		if e.DidYouMean != "" {
+			g.log.Warn(fmt.Sprintf("$%s sets nothing: no agentiso setting has that name; did you mean $%s?", termsafe.String(e.Name), e.DidYouMean))
+		}
+	}
 }

@@ -162,9 +162,6 @@ where it comes from.`,
 				return &exitError{code: 1, err: err}
 			}
 			g.log = lg
-			for _, w := range output.Deprecations(cmd.Flags()) {
-				g.log.Warn(w)
-			}
 			if writesAssetDir(cmd) {
 				_, statErr := os.Stat(g.dir)
 				g.dirExisted = statErr == nil
@@ -173,6 +170,12 @@ where it comes from.`,
 				g.log = slog.New(slog.NewMultiHandler(console.NewHandler(g.errOut, lv, console.Inspect(g.errOut).Colour),
 					console.NewHandler(g.logFile, slog.LevelDebug, false)))
 				g.log.Debug(fmt.Sprintf("agentiso %s: %s", version, strings.Join(g.args, " ")))
+			}
+			for _, w := range output.Deprecations(cmd.Flags()) {
+				g.log.Warn(w)
+			}
+			if layeredCommand(cmd) && cmd.CommandPath() != "agentiso config view" {
+				warnMisspeltEnv(cmd.Root(), g)
 			}
 			return nil
 		},
