@@ -157,6 +157,9 @@ func fetchAll(ctx context.Context, g *globals, s *asset.Store, as ...asset.Asset
 		}
 	}
 	if len(inputErrs) > 0 {
+		if err := agent.CrossFileProblems(s, errors.Join(inputErrs...)); err != nil {
+			inputErrs = append(inputErrs, err)
+		}
 		for _, w := range s.Warnings() {
 			g.log.Warn(w)
 		}
