@@ -300,6 +300,9 @@ func (s *Store) resolve(ctx context.Context, inst Asset, parents Parents, inputH
 	if l, ok := inst.(Loader); ok {
 		found, err := l.Load(s)
 		if err != nil {
+			if d, ok := inst.(Described); ok {
+				return "", fmt.Errorf("cannot %s: %w", d.Doing(), err)
+			}
 			return "", fmt.Errorf("failed to load %s: %w", inst.Name(), err)
 		}
 		if found {

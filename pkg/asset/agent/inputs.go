@@ -52,6 +52,9 @@ type InstallConfig struct {
 // Name implements asset.Asset.
 func (*InstallConfig) Name() string { return "Install Config" }
 
+// Doing implements asset.Described.
+func (*InstallConfig) Doing() string { return "read install-config.yaml" }
+
 // Dependencies implements asset.Asset.
 func (*InstallConfig) Dependencies() []asset.Asset { return nil }
 
@@ -149,6 +152,9 @@ type AgentConfig struct {
 
 // Name implements asset.Asset.
 func (*AgentConfig) Name() string { return "Agent Config" }
+
+// Doing implements asset.Described.
+func (*AgentConfig) Doing() string { return "read agent-config.yaml" }
 
 // Dependencies implements asset.Asset.
 func (*AgentConfig) Dependencies() []asset.Asset { return nil }
@@ -268,6 +274,11 @@ type ClusterImageSetRelease struct {
 
 // Name implements asset.Asset.
 func (*ClusterImageSetRelease) Name() string { return "ClusterImageSet Release" }
+
+// Doing implements asset.Described.
+func (*ClusterImageSetRelease) Doing() string {
+	return "read the release of " + assetdir.ClusterImageSet
+}
 
 // Dependencies implements asset.Asset.
 func (*ClusterImageSetRelease) Dependencies() []asset.Asset { return nil }

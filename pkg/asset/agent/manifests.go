@@ -167,6 +167,11 @@ type NamedFile struct {
 // Name implements asset.Asset.
 func (*ExtraManifests) Name() string { return "Extra Manifests" }
 
+// Doing implements asset.Described.
+func (*ExtraManifests) Doing() string {
+	return "read the extra manifests in " + assetdir.ExtraManifestsDir + "/"
+}
+
 // Dependencies implements asset.Asset.
 func (*ExtraManifests) Dependencies() []asset.Asset { return nil }
 

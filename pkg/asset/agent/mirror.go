@@ -21,6 +21,11 @@ type RegistriesConf struct {
 // Name implements asset.Asset.
 func (*RegistriesConf) Name() string { return "Mirror Registries Config" }
 
+// Doing implements asset.Described.
+func (*RegistriesConf) Doing() string {
+	return "get the mirror configuration " + assetdir.RegistriesConf
+}
+
 // Dependencies implements asset.Asset.
 func (*RegistriesConf) Dependencies() []asset.Asset {
 	return []asset.Asset{&InstallConfig{}, &ReleaseImage{}}
@@ -70,6 +75,9 @@ type CABundle struct {
 
 // Name implements asset.Asset.
 func (*CABundle) Name() string { return "Mirror Registries Certificate File" }
+
+// Doing implements asset.Described.
+func (*CABundle) Doing() string { return "get the mirror registries' CA bundle " + assetdir.CABundle }
 
 // Dependencies implements asset.Asset.
 func (*CABundle) Dependencies() []asset.Asset { return []asset.Asset{&InstallConfig{}} }

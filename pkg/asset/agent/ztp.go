@@ -51,6 +51,9 @@ type NMStateConfigs struct {
 // Name implements asset.Asset.
 func (*NMStateConfigs) Name() string { return "NMState Config" }
 
+// Doing implements asset.Described.
+func (*NMStateConfigs) Doing() string { return "get the NMStateConfig manifests" }
+
 // Dependencies implements asset.Asset.
 func (*NMStateConfigs) Dependencies() []asset.Asset {
 	return []asset.Asset{&InstallConfig{}, &AgentHosts{}}
@@ -122,6 +125,9 @@ type RendezvousIP struct {
 
 // Name implements asset.Asset.
 func (*RendezvousIP) Name() string { return "Rendezvous IP" }
+
+// Doing implements asset.Described.
+func (*RendezvousIP) Doing() string { return "choose the rendezvous IP" }
 
 // Dependencies implements asset.Asset.
 func (*RendezvousIP) Dependencies() []asset.Asset {
@@ -217,6 +223,10 @@ type (
 
 // Name implements asset.Asset.
 func (*ZTPManifest[T, K]) Name() string { return specOf[T, K]().name }
+
+// Doing implements asset.Described: a ZTP manifest is read from its file
+// in cluster-manifests/, or generated for it.
+func (*ZTPManifest[T, K]) Doing() string { return "get " + specOf[T, K]().file }
 
 // Dependencies implements asset.Asset.
 func (*ZTPManifest[T, K]) Dependencies() []asset.Asset { return specOf[T, K]().parents }

@@ -1,0 +1,38 @@
+package agent
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+)
+
+// Every asset read from the user's files says, in its errors, what it was
+// doing ("cannot read agent-config.yaml: ..."), never its graph name
+// ("failed to load Agent Config"), as do the rendezvous IP's (issue 22
+// item 9).
+func TestLoadersAreDescribed(t *testing.T) {
+	seen := map[reflect.Type]bool{}
+	var walk func(a asset.Asset)
+	walk = func(a asset.Asset) {
+		if seen[reflect.TypeOf(a)] {
+			return
+		}
+		seen[reflect.TypeOf(a)] = true
+		if _, ok := a.(asset.Loader); ok {
+			_, described := a.(asset.Described)
+			assert.True(t, described, "%s (%T) is read from the asset directory but does not say what it does (asset.Described)", a.Name(), a)
+		}
+		for _, p := range a.Dependencies() {
+			walk(p)
+		}
+	}
+	for _, a := range AllTargets() {
+		walk(a)
+	}
+	assert.Greater(t, len(seen), 10)
+	_, ok := any(&RendezvousIP{}).(asset.Described)
+	assert.True(t, ok)
+}
