@@ -410,7 +410,7 @@ func (r *resolver) resolveURLLocked(ctx context.Context, raw string, f fetch, wa
 			return hit(), nil
 		}
 	} else {
-		r.log.Warn("No checksum known for the base ISO URL; it will be downloaded again and not verified. Publish "+raw+".sha256 or pass its sha256 to verify it and reuse the cached copy", "url", raw)
+		r.log.Warn("No checksum known for the base ISO URL: it is downloaded, used unverified and removed from the cache again (a copy that cannot be verified is never reused). Publish "+raw+".sha256 or pass --base-iso-sha256 to verify it and keep it cached", "url", raw)
 	}
 	r.log.Info("Downloading base ISO", "url", raw, "cache", f.final, "sha256", wantFrom)
 	sum, err := r.download(ctx, f)
@@ -597,6 +597,18 @@ func (r *resolver) locked(ctx context.Context, path, want string, hit func() Res
 	if after, err := os.Stat(res.Path); err != nil || !os.SameFile(before, after) {
 		lk.release()
 		return Result{}, fmt.Errorf("base ISO %s was replaced by another run while it was being verified; run again", res.Path)
+	}
+	if want == "" && !res.Verified && res.Path == path {
+		// Downloaded with no checksum to verify it by, the file can never
+		// be reused (a later run downloads it again): it is removed once
+		// the caller is done with it, not left in the cache.
+		r.opts.KeepLock(func() {
+			if err := os.Remove(path); err == nil {
+				r.log.Debug("removed the unverified base ISO download from the cache", "path", path)
+			}
+			lk.release()
+		})
+		return res, nil
 	}
 	r.opts.KeepLock(lk.release)
 	return res, nil

@@ -417,6 +417,24 @@ func TestResolveExplicitURL(t *testing.T) {
 		_, err = Resolve(context.Background(), opts)
 		require.NoError(t, err)
 		assert.Equal(t, int64(2*len(content)), srv.bytesServed())
+		// so, handed to a caller that holds it while it builds, it is
+		// removed from the cache once released (not 2 GiB left for ever)
+		var release func()
+		opts.KeepLock = func(r func()) { release = r }
+		res, err = Resolve(context.Background(), opts)
+		require.NoError(t, err)
+		assert.FileExists(t, res.Path, "kept while in use")
+		require.NotNil(t, release)
+		release()
+		assert.NoFileExists(t, res.Path)
+		// a verified download stays cached
+		opts.BaseISOSHA256, release = sum, nil
+		res, err = Resolve(context.Background(), opts)
+		require.NoError(t, err)
+		assert.True(t, res.Verified)
+		require.NotNil(t, release)
+		release()
+		assert.FileExists(t, res.Path)
 	})
 
 	t.Run("stream checksum for the stream's file name", func(t *testing.T) {
