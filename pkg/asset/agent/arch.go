@@ -19,6 +19,9 @@ type Architecture struct {
 // Name implements asset.Asset.
 func (*Architecture) Name() string { return "CPU Architecture" }
 
+// Doing implements asset.Described.
+func (*Architecture) Doing() string { return "determine the CPU architecture" }
+
 // Dependencies implements asset.Asset.
 func (*Architecture) Dependencies() []asset.Asset { return []asset.Asset{&InfraEnv{}} }
 

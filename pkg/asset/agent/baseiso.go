@@ -80,6 +80,9 @@ func (*ImageOptions) Volatile() {}
 // Name implements asset.Asset.
 func (*ImageOptions) Name() string { return "Image Options" }
 
+// Doing implements asset.Described.
+func (*ImageOptions) Doing() string { return "take the image options" }
+
 // Dependencies implements asset.Asset.
 func (*ImageOptions) Dependencies() []asset.Asset { return nil }
 

@@ -20,6 +20,9 @@ type AuthConfig struct {
 // Name implements asset.Asset. wait-for reads it from the state by this name.
 func (*AuthConfig) Name() string { return "Agent Auth Config" }
 
+// Doing implements asset.Described.
+func (*AuthConfig) Doing() string { return "generate the install's API keys and tokens" }
+
 // Dependencies implements asset.Asset.
 func (*AuthConfig) Dependencies() []asset.Asset { return nil }
 
@@ -42,6 +45,9 @@ type SignerCAs struct {
 // Name implements asset.Asset.
 func (*SignerCAs) Name() string { return "TLS Signer CAs" }
 
+// Doing implements asset.Described.
+func (*SignerCAs) Doing() string { return "generate the install's TLS signer CAs" }
+
 // Dependencies implements asset.Asset.
 func (*SignerCAs) Dependencies() []asset.Asset { return nil }
 
@@ -63,6 +69,9 @@ type KubeadminPassword struct {
 
 // Name implements asset.Asset.
 func (*KubeadminPassword) Name() string { return "Kubeadmin Password" }
+
+// Doing implements asset.Described.
+func (*KubeadminPassword) Doing() string { return "generate the kubeadmin password" }
 
 // Dependencies implements asset.Asset.
 func (*KubeadminPassword) Dependencies() []asset.Asset { return nil }
@@ -89,6 +98,9 @@ type AdminKubeconfig struct {
 
 // Name implements asset.Asset.
 func (*AdminKubeconfig) Name() string { return "Admin Kubeconfig" }
+
+// Doing implements asset.Described.
+func (*AdminKubeconfig) Doing() string { return "write the admin kubeconfig" }
 
 // Dependencies implements asset.Asset.
 func (*AdminKubeconfig) Dependencies() []asset.Asset {
@@ -123,6 +135,9 @@ type InfraEnvID struct {
 
 // Name implements asset.Asset.
 func (*InfraEnvID) Name() string { return "InfraEnv ID" }
+
+// Doing implements asset.Described.
+func (*InfraEnvID) Doing() string { return "generate the InfraEnv ID" }
 
 // Dependencies implements asset.Asset.
 func (*InfraEnvID) Dependencies() []asset.Asset { return nil }

@@ -27,6 +27,11 @@ type HostNetworkFiles struct {
 // Name implements asset.Asset.
 func (*HostNetworkFiles) Name() string { return "Host Network Config" }
 
+// Doing implements asset.Described.
+func (*HostNetworkFiles) Doing() string {
+	return "build the hosts' network configuration (NetworkManager keyfiles)"
+}
+
 // Dependencies implements asset.Asset.
 func (*HostNetworkFiles) Dependencies() []asset.Asset { return []asset.Asset{&AgentManifests{}} }
 
@@ -59,6 +64,9 @@ type KernelArgs struct {
 
 // Name implements asset.Asset.
 func (*KernelArgs) Name() string { return "Agent Kernel Arguments" }
+
+// Doing implements asset.Described.
+func (*KernelArgs) Doing() string { return "build the kernel arguments" }
 
 // Dependencies implements asset.Asset.
 func (*KernelArgs) Dependencies() []asset.Asset {
@@ -93,6 +101,9 @@ type AgentIgnition struct {
 
 // Name implements asset.Asset.
 func (*AgentIgnition) Name() string { return "Agent Installer Ignition" }
+
+// Doing implements asset.Described.
+func (*AgentIgnition) Doing() string { return "build the Ignition config" }
 
 // Dependencies implements asset.Asset.
 func (*AgentIgnition) Dependencies() []asset.Asset {
@@ -264,6 +275,9 @@ type OSImage struct {
 
 // Name implements asset.Asset.
 func (*OSImage) Name() string { return "OS Image" }
+
+// Doing implements asset.Described.
+func (*OSImage) Doing() string { return "determine the RHCOS image the hosts install" }
 
 // Dependencies implements asset.Asset.
 func (*OSImage) Dependencies() []asset.Asset {

@@ -68,6 +68,9 @@ type AgentISO struct {
 // Name implements asset.Asset.
 func (*AgentISO) Name() string { return "Agent Installer ISO" }
 
+// Doing implements asset.Described.
+func (*AgentISO) Doing() string { return "build the agent ISO" }
+
 // Dependencies implements asset.Asset.
 func (*AgentISO) Dependencies() []asset.Asset {
 	return []asset.Asset{&AgentIgnition{}, &KernelArgs{}, &Architecture{}, &ImageOptions{}, &BaseISO{}, &ISOType{}}

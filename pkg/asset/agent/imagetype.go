@@ -38,6 +38,9 @@ type ISOType struct {
 // Name implements asset.Asset.
 func (*ISOType) Name() string { return "Agent ISO Type" }
 
+// Doing implements asset.Described.
+func (*ISOType) Doing() string { return "choose the ISO type (full or minimal)" }
+
 // Dependencies implements asset.Asset.
 func (*ISOType) Dependencies() []asset.Asset {
 	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &AgentManifests{}}

@@ -255,6 +255,9 @@ type ReleaseOptions struct {
 // Name implements asset.Asset.
 func (*ReleaseOptions) Name() string { return "Release Options" }
 
+// Doing implements asset.Described.
+func (*ReleaseOptions) Doing() string { return "take the release options" }
+
 // Dependencies implements asset.Asset.
 func (*ReleaseOptions) Dependencies() []asset.Asset { return nil }
 

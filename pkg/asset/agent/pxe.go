@@ -70,6 +70,9 @@ type PXEFiles struct {
 // Name implements asset.Asset.
 func (*PXEFiles) Name() string { return "Agent Installer PXE Files" }
 
+// Doing implements asset.Described.
+func (*PXEFiles) Doing() string { return "build the PXE files" }
+
 // Dependencies implements asset.Asset: the same parents as AgentISO.
 func (*PXEFiles) Dependencies() []asset.Asset {
 	return []asset.Asset{&AgentIgnition{}, &KernelArgs{}, &Architecture{}, &ImageOptions{}, &BaseISO{}, &ISOType{}}

@@ -22,6 +22,9 @@ type AgentHosts struct {
 // Name implements asset.Asset.
 func (*AgentHosts) Name() string { return "Agent Hosts" }
 
+// Doing implements asset.Described.
+func (*AgentHosts) Doing() string { return "read the hosts" }
+
 // Dependencies implements asset.Asset.
 func (*AgentHosts) Dependencies() []asset.Asset {
 	return []asset.Asset{&InstallConfig{}, &AgentConfig{}}
