@@ -205,6 +205,7 @@ where it comes from.`,
 	root.AddCommand(newConfigCmd(g))
 	root.AddCommand(newServeCmd(g))
 	root.AddCommand(newBootCmd(g))
+	root.AddCommand(newNodeImageCmd(g))
 	devCmd(root).AddCommand(newDevMakeTestISOCmd(g))
 	return root
 }

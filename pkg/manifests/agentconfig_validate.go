@@ -266,3 +266,12 @@ func macFix(s string) string {
 	}
 	return ": write it as 6 hex octets separated by colons, XX:XX:XX:XX:XX:XX"
 }
+
+// ValidateHosts checks hosts[] entries as agent-config.yaml's are checked,
+// for another file with the same hosts[] layout (nodes-config.yaml of
+// node-image); errors name file and lines.
+func ValidateHosts(file string, hosts []AgentHost, lines Lines) error {
+	e := newErrs(file, lines)
+	validateHostEntries(e, hosts)
+	return e.err()
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
+	"github.com/seed-a052040e/agentiso/pkg/release"
 )
 
 // Reporter is how the image assets show what they do: the command supplies
@@ -122,9 +123,13 @@ func (*BaseISO) Volatile() {}
 
 // Generate implements asset.Asset.
 func (a *BaseISO) Generate(ctx context.Context, p asset.Parents) error {
-	rel := asset.Get[*ReleasePayload](p)
-	cpu := asset.Get[*Architecture](p).Arch
-	o := asset.Get[*ImageOptions](p)
+	return a.resolve(ctx, asset.Get[*ReleasePayload](p), asset.Get[*Architecture](p).Arch, asset.Get[*ImageOptions](p),
+		func() (*release.Client, error) { return ReleaseClient(p) })
+}
+
+// resolve finds the base ISO of release rel for cpu; client builds the
+// registry client for the payload's machine-os-images image.
+func (a *BaseISO) resolve(ctx context.Context, rel *ReleasePayload, cpu string, o *ImageOptions, client func() (*release.Client, error)) error {
 	opts := baseiso.Options{
 		BaseISO: o.BaseISO, BaseISOSHA256: o.BaseISOSHA256, Mirror: o.OSImageMirror, Offline: o.Offline,
 		CacheDir: o.CacheDir, Arch: cpu, Progress: o.Report.Progress, IsTTY: o.Report.TTY, Logger: o.Report.Log, Stream: rel.Stream,
@@ -140,7 +145,7 @@ func (a *BaseISO) Generate(ctx context.Context, p asset.Parents) error {
 		spec := rel.MachineOSImages
 		opts.Registry = &baseiso.RegistrySource{Image: spec, Preferred: rel.ReadFromMirror(),
 			Stream: func(ctx context.Context, fn func(io.Reader, int64) error) error {
-				c, err := ReleaseClient(p)
+				c, err := client()
 				if err != nil {
 					return err
 				}

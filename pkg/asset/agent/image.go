@@ -55,6 +55,7 @@ type AgentISO struct {
 	Rootfs string `json:"rootfs,omitempty"`
 
 	arch         string
+	private      bool
 	config       []byte
 	size         ignition.Size
 	kargs        []string
@@ -337,13 +338,22 @@ func (a *AgentISO) stage(ctx context.Context, dst string) (asset.Staged, error) 
 	}
 	defer f.Close()
 	update, finish := a.report.writeProgress(filepath.Base(dst))
-	st, err := isoeditor.WriteStaged(ctx, dst, img, isoeditor.WriteOptions{Perm: assetdir.Mode(a.File), Progress: update, HashRecords: a.records})
+	st, err := isoeditor.WriteStaged(ctx, dst, img, isoeditor.WriteOptions{Perm: a.perm(), Progress: update, HashRecords: a.records})
 	finish(err == nil)
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", dst, err)
 	}
 	a.result = st.Result
 	return st, nil
+}
+
+// perm is the ISO's mode: it holds the pull secret and the tokens, so
+// 0600 whatever its name (a node ISO may be named with -o).
+func (a *AgentISO) perm() os.FileMode {
+	if a.private {
+		return assetdir.Private
+	}
+	return assetdir.Mode(a.File)
 }
 
 // Result describes the ISO as the last Persist wrote it (nil before).

@@ -132,6 +132,12 @@ func (a *ReleasePayload) Generate(ctx context.Context, p asset.Parents) error {
 	if err != nil {
 		return fmt.Errorf("release image %s: %w", req.PullSpec, err)
 	}
+	return a.resolve(ctx, c, req)
+}
+
+// resolve reads the payload of req through c.
+func (a *ReleasePayload) resolve(ctx context.Context, c *release.Client, req *ReleaseImage) error {
+	a.PullSpec = req.PullSpec
 	rel, err := c.Resolve(ctx, req.PullSpec)
 	if err != nil {
 		return fmt.Errorf("read release image %s (pass --offline with a release by digest and --release-version to build without a registry): %w", req.PullSpec, err)

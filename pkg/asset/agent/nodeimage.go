@@ -1,0 +1,275 @@
+package agent
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/credentials"
+	"github.com/seed-a052040e/agentiso/pkg/manifests"
+	"github.com/seed-a052040e/agentiso/pkg/nodejoin"
+	"github.com/seed-a052040e/agentiso/pkg/release"
+	"github.com/seed-a052040e/agentiso/pkg/releasepolicy"
+)
+
+// The node-image assets (docs/add-nodes.md): NodeImageOptions (the
+// command's) and the hosts (NodesConfigFile or the single-host flags) are
+// read; ClusterInfo reads the installed cluster over its API; the node
+// ISO is then built by the same machinery as the agent ISO (release
+// payload, base ISO, Ignition builder in its add-nodes mode), from the
+// cluster's own release, pull secret, mirrors, trust bundle and proxy.
+
+// NodeImageOptions are node-image create's choices, provided by the
+// command.
+type NodeImageOptions struct {
+	// Cluster is the installed cluster's API (a kubeapi client built from
+	// --kubeconfig). Not part of the value.
+	Cluster nodejoin.API `json:"-"`
+	// Source names where the cluster's credentials come from, for messages.
+	Source string `json:"source,omitempty"`
+	// Single is the host of the single-host flags (--mac-address ...);
+	// nil means nodes-config.yaml.
+	Single *nodejoin.NodesConfig `json:"-"`
+	// OutputName is -o/--output-name: the ISO's file name in --dir
+	// (default node.<arch>.iso).
+	OutputName string `json:"outputName,omitempty"`
+	// TokenLifetime is how long the ISO's assisted-service tokens are
+	// valid (upstream: 48 hours); 0 means DefaultNodeTokenLifetime.
+	TokenLifetime time.Duration `json:"-"`
+	// Now is the clock, for tests; nil means time.Now.
+	Now func() time.Time `json:"-"`
+}
+
+// DefaultNodeTokenLifetime is how long a node ISO's tokens stay valid, as
+// upstream's add-nodes tokens (the exp claim): the ISO must then be built
+// again.
+const DefaultNodeTokenLifetime = 48 * time.Hour
+
+// Volatile implements asset.Volatile.
+func (*NodeImageOptions) Volatile() {}
+
+// Name implements asset.Asset.
+func (*NodeImageOptions) Name() string { return "Node Image Options" }
+
+// Dependencies implements asset.Asset.
+func (*NodeImageOptions) Dependencies() []asset.Asset { return nil }
+
+// Generate implements asset.Asset: nothing provided.
+func (*NodeImageOptions) Generate(context.Context, asset.Parents) error { return nil }
+
+// NodesConfigFile is nodes-config.yaml in the asset directory, when there.
+type NodesConfigFile struct {
+	Config *nodejoin.NodesConfig `json:"-"`
+}
+
+// Name implements asset.Asset.
+func (*NodesConfigFile) Name() string { return "Nodes Config" }
+
+// Dependencies implements asset.Asset.
+func (*NodesConfigFile) Dependencies() []asset.Asset { return nil }
+
+// Volatile implements asset.Volatile: read on every run.
+func (*NodesConfigFile) Volatile() {}
+
+// Generate implements asset.Asset: there is no nodes-config.yaml.
+func (*NodesConfigFile) Generate(context.Context, asset.Parents) error { return nil }
+
+// Load implements asset.Loader.
+func (a *NodesConfigFile) Load(d asset.Dir) (bool, error) {
+	b, ok, err := readOptional(d, nodejoin.NodesConfigFile)
+	if !ok || err != nil {
+		return false, err
+	}
+	nc, err := nodejoin.ParseNodesConfig(b)
+	if err != nil {
+		return false, err
+	}
+	a.Config = nc
+	return true, nil
+}
+
+// NodeHosts are the hosts to add: the single-host flags' when given (then
+// nodes-config.yaml is not used, as oc adm node-image create), else
+// nodes-config.yaml's.
+type NodeHosts struct {
+	Config *nodejoin.NodesConfig `json:"-"`
+}
+
+// Name implements asset.Asset.
+func (*NodeHosts) Name() string { return "Nodes To Add" }
+
+// Doing implements asset.Described.
+func (*NodeHosts) Doing() string { return "find the hosts to add" }
+
+// Dependencies implements asset.Asset.
+func (*NodeHosts) Dependencies() []asset.Asset {
+	return []asset.Asset{&NodeImageOptions{}, &NodesConfigFile{}}
+}
+
+// Volatile implements asset.Volatile.
+func (*NodeHosts) Volatile() {}
+
+// Generate implements asset.Asset.
+func (a *NodeHosts) Generate(_ context.Context, p asset.Parents) error {
+	if s := asset.Get[*NodeImageOptions](p).Single; s != nil {
+		a.Config = s
+		return nil
+	}
+	if f := asset.Get[*NodesConfigFile](p).Config; f != nil {
+		a.Config = f
+		return nil
+	}
+	return fmt.Errorf("no hosts to add: write %s in the directory (hosts as in agent-config.yaml), or give one host with --mac-address", nodejoin.NodesConfigFile)
+}
+
+// ClusterInfo is what the installed cluster says of itself, read over
+// its API (nodejoin.Inspect), after the refusals: a platform that is not
+// on-prem, a new host whose name, MAC or IP belongs to a node.
+type ClusterInfo struct {
+	Warnings
+	Info *nodejoin.ClusterInfo `json:"-"`
+}
+
+// Name implements asset.Asset.
+func (*ClusterInfo) Name() string { return "Installed Cluster" }
+
+// Doing implements asset.Described.
+func (*ClusterInfo) Doing() string { return "read the installed cluster" }
+
+// Dependencies implements asset.Asset.
+func (*ClusterInfo) Dependencies() []asset.Asset {
+	return []asset.Asset{&NodeImageOptions{}, &NodeHosts{}}
+}
+
+// Volatile implements asset.Volatile: the cluster is read on every run.
+func (*ClusterInfo) Volatile() {}
+
+// Generate implements asset.Asset.
+func (a *ClusterInfo) Generate(ctx context.Context, p asset.Parents) error {
+	o := asset.Get[*NodeImageOptions](p)
+	if o.Cluster == nil {
+		return errors.New("no cluster to read: pass --kubeconfig (or set $KUBECONFIG) with the installed cluster's credentials")
+	}
+	nc := asset.Get[*NodeHosts](p).Config
+	ci, err := nodejoin.Inspect(ctx, o.Cluster, nodejoin.InspectOptions{Arch: nc.CPUArchitecture, SSHKey: nc.SSHKey})
+	if err != nil {
+		return err
+	}
+	if err := nodejoin.CheckHosts(ci, nc.NewHosts()); err != nil {
+		return fmt.Errorf("%s: these hosts cannot be added:\n%w", nodejoin.NodesConfigFile, err)
+	}
+	a.Warn = append(a.Warn, ci.Notes...)
+	a.Info = ci
+	return nil
+}
+
+// installConfig is the cluster as an install-config, so that the
+// install's generators (ZTP manifests, registries.conf, the registry
+// client) serve the node ISO too.
+func (a *ClusterInfo) installConfig() *manifests.InstallConfig {
+	ci := a.Info
+	ic := &manifests.InstallConfig{APIVersion: "v1", Metadata: manifests.ObjectMeta{Name: ci.ClusterName, Namespace: "cluster0"},
+		BaseDomain: ci.BaseDomain, PullSecret: ci.PullSecret, SSHKey: ci.SSHKey, FIPS: ci.FIPS,
+		AdditionalTrustBundle: ci.TrustBundle, ControlPlane: &manifests.MachinePool{Name: "master", Architecture: ci.Arch},
+		Networking: &manifests.Networking{}}
+	if ci.Proxy != nil {
+		ic.Proxy = &manifests.Proxy{HTTPProxy: ci.Proxy.HTTPProxy, HTTPSProxy: ci.Proxy.HTTPSProxy, NoProxy: ci.Proxy.NoProxy}
+	}
+	for _, m := range append(append([]nodejoin.Mirror{}, ci.DigestMirrors...), ci.LegacyMirrors...) {
+		ic.ImageDigestSources = append(ic.ImageDigestSources, manifests.ImageDigestSource{Source: m.Source, Mirrors: m.Mirrors})
+	}
+	for _, n := range ci.MachineNetworks {
+		ic.Networking.MachineNetwork = append(ic.Networking.MachineNetwork, manifests.MachineNetwork{CIDR: n})
+	}
+	return ic
+}
+
+func (a *ClusterInfo) releaseClient() (*release.Client, error) {
+	return release.New(ReleaseClientOptions(a.installConfig(), a.Info.PullSecret, a.Info.TrustBundle, a.Info.Arch))
+}
+
+// NodeRelease is the cluster's release (ClusterVersion), read from its
+// payload through the cluster's mirrors with the cluster's pull secret,
+// and checked against the release policy.
+type NodeRelease struct {
+	ReleasePayload
+	Support releasepolicy.Support `json:"-"`
+}
+
+// Name implements asset.Asset.
+func (*NodeRelease) Name() string { return "Cluster Release Payload" }
+
+// Doing implements asset.Described.
+func (*NodeRelease) Doing() string { return "read the cluster's release payload" }
+
+// Dependencies implements asset.Asset.
+func (*NodeRelease) Dependencies() []asset.Asset { return []asset.Asset{&ClusterInfo{}} }
+
+// Volatile implements asset.Volatile.
+func (*NodeRelease) Volatile() {}
+
+// Generate implements asset.Asset.
+func (a *NodeRelease) Generate(ctx context.Context, p asset.Parents) error {
+	ci := asset.Get[*ClusterInfo](p)
+	c, err := ci.releaseClient()
+	if err != nil {
+		return fmt.Errorf("release image %s: %w", ci.Info.ReleaseImage, err)
+	}
+	if err := a.resolve(ctx, c, &ReleaseImage{PullSpec: ci.Info.ReleaseImage, Origin: "the cluster's ClusterVersion"}); err != nil {
+		return err
+	}
+	if a.Version != ci.Info.Version {
+		return fmt.Errorf("the cluster's release image %s is OpenShift %s, but its ClusterVersion says %s", ci.Info.ReleaseImage, a.Version, ci.Info.Version)
+	}
+	s, err := releasepolicy.For(a.Version)
+	if err != nil {
+		return fmt.Errorf("the cluster runs %s: %w", a.Version, err)
+	}
+	a.Support = s
+	if w := s.Warning(); w != "" {
+		a.Warn = append(a.Warn, w)
+	}
+	return nil
+}
+
+// NodeAuthConfig are the node ISO's assisted-service key and tokens; they
+// expire (the exp claim), as upstream's add-nodes tokens.
+type NodeAuthConfig struct {
+	credentials.AuthConfig
+}
+
+// Name implements asset.Asset.
+func (*NodeAuthConfig) Name() string { return "Node Image Auth Config" }
+
+// Dependencies implements asset.Asset.
+func (*NodeAuthConfig) Dependencies() []asset.Asset { return []asset.Asset{&NodeImageOptions{}} }
+
+// Volatile implements asset.Volatile: new tokens for every ISO.
+func (*NodeAuthConfig) Volatile() {}
+
+// Generate implements asset.Asset.
+func (a *NodeAuthConfig) Generate(_ context.Context, p asset.Parents) error {
+	o := asset.Get[*NodeImageOptions](p)
+	now, life := time.Now, o.TokenLifetime
+	if o.Now != nil {
+		now = o.Now
+	}
+	if life <= 0 {
+		life = DefaultNodeTokenLifetime
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	ac, err := credentials.NewAuthConfig(rand.Reader, key, now().Add(life))
+	if err != nil {
+		return err
+	}
+	a.AuthConfig = *ac
+	return nil
+}

@@ -1,0 +1,245 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/seed-a052040e/agentiso/pkg/arch"
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+	"github.com/seed-a052040e/agentiso/pkg/baseiso"
+	"github.com/seed-a052040e/agentiso/pkg/ignition"
+	"github.com/seed-a052040e/agentiso/pkg/manifests"
+	"github.com/seed-a052040e/agentiso/pkg/nmstate"
+	"github.com/seed-a052040e/agentiso/pkg/nodejoin"
+	"github.com/seed-a052040e/agentiso/pkg/release"
+)
+
+// nodeZeroIP is the add-nodes ISO's rendezvous IP: every new host is its
+// own node zero and installs alone (upstream: the addnodes case of the
+// installer's agent ignition).
+const nodeZeroIP = "127.0.0.1"
+
+// NodeIgnition is the node ISO's Ignition config: the agent ISO's, in the
+// add-nodes mode, from the installed cluster and the hosts to add.
+type NodeIgnition struct {
+	Config []byte        `json:"-"`
+	Size   ignition.Size `json:"-"`
+	Arch   string        `json:"-"`
+	FIPS   bool          `json:"-"`
+}
+
+// Name implements asset.Asset.
+func (*NodeIgnition) Name() string { return "Node Image Ignition" }
+
+// Dependencies implements asset.Asset.
+func (*NodeIgnition) Dependencies() []asset.Asset {
+	return []asset.Asset{&ClusterInfo{}, &NodeHosts{}, &NodeRelease{}, &NodeAuthConfig{}, &InfraEnvID{}}
+}
+
+// Volatile implements asset.Volatile: built from the cluster as it is now.
+func (*NodeIgnition) Volatile() {}
+
+// Generate implements asset.Asset.
+func (a *NodeIgnition) Generate(_ context.Context, p asset.Parents) error {
+	cia := asset.Get[*ClusterInfo](p)
+	ci := cia.Info
+	nc := asset.Get[*NodeHosts](p).Config
+	rel := asset.Get[*NodeRelease](p)
+	auth := asset.Get[*NodeAuthConfig](p)
+	ic := cia.installConfig()
+
+	hosts := make([]manifests.Host, len(nc.Hosts))
+	for i, h := range nc.Hosts {
+		if h.Role == "" {
+			h.Role = "worker"
+		}
+		hosts[i] = manifests.Host{AgentHost: h, File: nodesConfigFile, Path: fmt.Sprintf("hosts[%d]", i)}
+	}
+	st, err := baseiso.ParseStream(rel.StreamJSON())
+	if err != nil {
+		return fmt.Errorf("RHCOS stream metadata of release %s: %w", rel.PullSpec, err)
+	}
+	art, err := baseiso.LiveISO(st, ci.Arch)
+	if err != nil {
+		return fmt.Errorf("release %s: %w", rel.PullSpec, err)
+	}
+	pub, err := auth.PublicKeyPEM()
+	if err != nil {
+		return err
+	}
+	in := ignition.Input{
+		ClusterName: ci.ClusterName, BaseDomain: ci.BaseDomain,
+		ReleaseImage: rel.Pinned, ReleaseVersion: rel.Version, Arch: rel.Arch,
+		OSImages:     []ignition.OSImage{{CPUArchitecture: art.Arch, URL: art.URL, Version: art.Release, OpenshiftVersion: rel.Version}},
+		RendezvousIP: nodeZeroIP, InfraEnvID: asset.Get[*InfraEnvID](p).ID, ImageType: fullISO,
+		WorkerAgents:    len(hosts),
+		RegistriesConf:  []byte(manifests.GenerateRegistriesConf(ic.MirrorSources())),
+		CABundle:        []byte(ci.TrustBundle),
+		PullSecret:      ci.PullSecret,
+		SSHKey:          ci.SSHKey,
+		MachineNetworks: ci.MachineNetworks,
+		Auth: ignition.Auth{PublicKeyPEM: string(pub), AgentToken: auth.AgentAuthToken,
+			UserToken: auth.UserAuthToken, WatcherToken: auth.WatcherAuthToken},
+		AddNodes: &ignition.AddNodes{ClusterID: ci.ClusterID, ClusterName: ci.ClusterName, APIDNSName: ci.APIDNSName,
+			UserManagedNetworking: ci.UserManagedNetworking(), IgnitionEndpointURL: ci.IgnitionEndpoint,
+			IgnitionEndpointCA: ci.IgnitionCA, Chrony: ci.Chrony},
+	}
+	if ci.Proxy != nil {
+		in.Proxy = &ignition.Proxy{HTTPProxy: ci.Proxy.HTTPProxy, HTTPSProxy: ci.Proxy.HTTPSProxy, NoProxy: ci.Proxy.NoProxy}
+	}
+	if in.ZTPManifests, err = nodeZTPManifests(ic, hosts); err != nil {
+		return err
+	}
+	for i, h := range hosts {
+		ih := ignition.Host{Hostname: h.Hostname, Role: h.Role, InstallerArgs: h.InstallerArgs, IgnitionConfigOverride: h.IgnitionConfigOverride}
+		var ifaces []nmstate.HostInterface
+		for _, itf := range h.Interfaces {
+			ih.MACs = append(ih.MACs, manifests.NormalizeMAC(itf.MACAddress))
+			ifaces = append(ifaces, nmstate.HostInterface{Name: itf.Name, MACAddress: itf.MACAddress})
+		}
+		if h.RootDeviceHints != nil {
+			b, err := yaml.Marshal(h.RootDeviceHints)
+			if err != nil {
+				return fmt.Errorf("%s: hosts[%d]: rootDeviceHints: %w", nodesConfigFile, i, err)
+			}
+			ih.RootDeviceHintsYAML = b
+		}
+		in.Hosts = append(in.Hosts, ih)
+		if h.HasNetworkConfig() {
+			y, err := yaml.JSONToYAML(h.NetworkConfig)
+			if err != nil {
+				return fmt.Errorf("%s: hosts[%d].networkConfig: %w", nodesConfigFile, i, err)
+			}
+			files, err := nmstate.HostFiles(i, y, ifaces)
+			if err != nil {
+				return fmt.Errorf("%s: hosts[%d].networkConfig: %w", nodesConfigFile, i, err)
+			}
+			for _, f := range files {
+				in.NetworkFiles = append(in.NetworkFiles, ignition.NetworkFile{Path: f.Path, Mode: 0o600, Contents: f.Contents})
+			}
+		}
+	}
+	cfg, size, err := ignition.Build(in)
+	if err != nil {
+		return fmt.Errorf("build ignition: %w", err)
+	}
+	b, err := ignition.MarshalIndent(cfg)
+	if err != nil {
+		return err
+	}
+	a.Config, a.Size, a.Arch, a.FIPS = b, size, ci.Arch, ci.FIPS
+	return nil
+}
+
+const nodesConfigFile = nodejoin.NodesConfigFile
+
+// nodeZTPManifests are the manifests agent-installer-client
+// registerInfraEnv reads in the add-nodes workflow: the InfraEnv, its pull
+// secret and the hosts' NMStateConfigs.
+func nodeZTPManifests(ic *manifests.InstallConfig, hosts []manifests.Host) ([]ignition.Manifest, error) {
+	var out []ignition.Manifest
+	for file, o := range map[string]any{
+		assetdir.InfraEnv:   manifests.GenerateInfraEnv(ic, nil, nodeZeroIP),
+		assetdir.PullSecret: manifests.GeneratePullSecret(ic),
+	} {
+		b, err := marshalYAML(o)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		out = append(out, ignition.Manifest{FileName: path.Base(file), Contents: b})
+	}
+	if nm := manifests.GenerateNMStateConfigs(ic, hosts); len(nm) > 0 {
+		b, err := marshalNMStateConfigs(nm)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ignition.Manifest{FileName: path.Base(assetdir.NMStateConfig), Contents: b})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].FileName < out[j].FileName })
+	return out, nil
+}
+
+// NodeBaseISO is the RHCOS live ISO of the cluster's release, found as
+// the agent ISO's base (ImageOptions: --base-iso, the cache, the stream,
+// the payload in a mirror).
+type NodeBaseISO struct {
+	BaseISO
+}
+
+// Name implements asset.Asset.
+func (*NodeBaseISO) Name() string { return "Node Image Base ISO" }
+
+// Dependencies implements asset.Asset.
+func (*NodeBaseISO) Dependencies() []asset.Asset {
+	return []asset.Asset{&NodeRelease{}, &ClusterInfo{}, &ImageOptions{}}
+}
+
+// Generate implements asset.Asset.
+func (a *NodeBaseISO) Generate(ctx context.Context, p asset.Parents) error {
+	ci := asset.Get[*ClusterInfo](p)
+	return a.resolve(ctx, &asset.Get[*NodeRelease](p).ReleasePayload, ci.Info.Arch, asset.Get[*ImageOptions](p),
+		func() (*release.Client, error) { return ci.releaseClient() })
+}
+
+// NodeISO is node.<arch>.iso (or -o's name): the base ISO with the node
+// Ignition config embedded, streamed as the agent ISO is.
+type NodeISO struct {
+	AgentISO
+}
+
+// Name implements asset.Asset.
+func (*NodeISO) Name() string { return "Node Image ISO" }
+
+// Dependencies implements asset.Asset.
+func (*NodeISO) Dependencies() []asset.Asset {
+	return []asset.Asset{&NodeIgnition{}, &NodeBaseISO{}, &ImageOptions{}, &NodeImageOptions{}}
+}
+
+// Generate implements asset.Asset.
+func (a *NodeISO) Generate(_ context.Context, p asset.Parents) error {
+	ign := asset.Get[*NodeIgnition](p)
+	o := asset.Get[*ImageOptions](p)
+	a.arch, a.private = ign.Arch, true
+	name := asset.Get[*NodeImageOptions](p).OutputName
+	if name != "" && (name != path.Base(name) || strings.ContainsAny(name, `/\`) || name == "." || name == ".." || strings.HasPrefix(name, ".")) {
+		return fmt.Errorf("--output-name %q: give a plain file name; the ISO is written in --dir", name)
+	}
+	a.File = NodeISOName(name, ign.Arch)
+	a.Base = asset.Get[*NodeBaseISO](p).Path
+	a.config, a.size = ign.Config, ign.Size
+	a.kargs = nil
+	if ign.FIPS {
+		a.kargs = []string{"fips=1"}
+	}
+	a.reset, a.report = o.ResetBaseISO, o.Report
+	_, f, custom, err := a.edit()
+	if err != nil {
+		return err
+	}
+	f.Close()
+	if len(custom) > 0 {
+		a.report.log().Info("Resetting the customised base ISO: its embedded Ignition config and appended kernel arguments are dropped", "base", a.Base)
+	}
+	return nil
+}
+
+// NodeISOName is the node ISO's file name: name when given, else
+// node.<arch>.iso (as oc adm node-image create).
+func NodeISOName(name, cpu string) string {
+	if name != "" {
+		return name
+	}
+	if a, err := arch.Normalize(cpu); err == nil {
+		cpu = a
+	}
+	return "node." + cpu + ".iso"
+}
+
+// NodeImageTargets are what node-image create writes: the node ISO.
+func NodeImageTargets() []asset.Asset { return []asset.Asset{&NodeISO{}} }

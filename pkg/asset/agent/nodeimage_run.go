@@ -1,0 +1,96 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/fsutil"
+	"github.com/seed-a052040e/agentiso/pkg/kubeapi"
+	"github.com/seed-a052040e/agentiso/pkg/nodejoin"
+)
+
+// NodeImageRequest is node-image create's command line.
+type NodeImageRequest struct {
+	// Kubeconfig is the installed cluster's kubeconfig; Context its
+	// context ("" for current-context).
+	Kubeconfig, Context string
+	// The single-host flags; MAC "" means nodes-config.yaml.
+	MAC, CPUArchitecture, SSHKeyPath, Hostname, RootDeviceHint, NetworkConfigPath string
+	// OutputName is -o.
+	OutputName string
+	// Image are the base ISO choices, as create image's.
+	Image *ImageOptions
+}
+
+// maxSmallInput bounds the SSH key and NMState files of the flags.
+const maxSmallInput = 1 << 20
+
+// CreateNodeImage builds and writes the node ISO into the store's
+// directory: it reads the cluster, checks the hosts, and writes nothing
+// when anything fails.
+func CreateNodeImage(ctx context.Context, s *asset.Store, r NodeImageRequest) (*NodeISO, error) {
+	if r.Kubeconfig == "" {
+		return nil, fmt.Errorf("no kubeconfig: pass --kubeconfig (or set $KUBECONFIG) with the installed cluster's credentials")
+	}
+	cfg, err := kubeapi.LoadKubeconfig(r.Kubeconfig, r.Context)
+	if err != nil {
+		return nil, err
+	}
+	o := &NodeImageOptions{Cluster: kubeapi.New(cfg, 0), Source: cfg.Source, OutputName: r.OutputName}
+	if o.Single, err = r.single(); err != nil {
+		return nil, err
+	}
+	if err := s.Provide(o); err != nil {
+		return nil, err
+	}
+	img := r.Image
+	if img == nil {
+		img = &ImageOptions{}
+	}
+	if err := s.Provide(img); err != nil {
+		return nil, err
+	}
+	for _, t := range NodeImageTargets() {
+		if _, err := s.Fetch(ctx, t); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.Persist(ctx, NodeImageTargets()...); err != nil {
+		return nil, err
+	}
+	return asset.Fetch[*NodeISO](ctx, s)
+}
+
+// single is the host of the single-host flags, nil without --mac-address
+// (oc adm node-image create: the flags need --mac-address, and with it
+// nodes-config.yaml is not used).
+func (r NodeImageRequest) single() (*nodejoin.NodesConfig, error) {
+	if r.MAC == "" {
+		for flag, v := range map[string]string{"cpu-architecture": r.CPUArchitecture, "ssh-key-path": r.SSHKeyPath, "hostname": r.Hostname,
+			"root-device-hint": r.RootDeviceHint, "network-config-path": r.NetworkConfigPath} {
+			if v != "" {
+				return nil, fmt.Errorf("--%s needs --mac-address: the single-host flags describe the host with that MAC (without them, hosts come from %s)", flag, nodejoin.NodesConfigFile)
+			}
+		}
+		return nil, nil
+	}
+	var key string
+	if r.SSHKeyPath != "" {
+		b, err := fsutil.ReadRegular(r.SSHKeyPath, maxSmallInput)
+		if err != nil {
+			return nil, fmt.Errorf("--ssh-key-path: %w", err)
+		}
+		key = strings.TrimSpace(string(b))
+	}
+	var nmc []byte
+	if r.NetworkConfigPath != "" {
+		b, err := fsutil.ReadRegular(r.NetworkConfigPath, maxSmallInput)
+		if err != nil {
+			return nil, fmt.Errorf("--network-config-path: %w", err)
+		}
+		nmc = b
+	}
+	return nodejoin.SingleHost(r.MAC, r.Hostname, r.RootDeviceHint, nmc, r.CPUArchitecture, key)
+}

@@ -1,0 +1,188 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coreos/ignition/v2/config/v3_2/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/seed-a052040e/agentiso/internal/testcluster"
+	"github.com/seed-a052040e/agentiso/internal/testiso"
+	"github.com/seed-a052040e/agentiso/internal/testrelease"
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/credentials"
+	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
+	"github.com/seed-a052040e/agentiso/pkg/kubeapi"
+)
+
+const nodesConfig = `hosts:
+- hostname: worker-1
+  interfaces:
+  - name: eth0
+    macAddress: 52:54:00:00:00:31
+  networkConfig:
+    interfaces:
+    - name: eth0
+      type: ethernet
+      state: up
+      mac-address: 52:54:00:00:00:31
+      ipv4:
+        enabled: true
+        address: [{ip: 192.168.111.31, prefix-length: 24}]
+`
+
+// nodeImageEnv is an installed cluster whose release is in a test registry.
+func nodeImageEnv(t *testing.T, mutate func(*testcluster.Options)) (*testcluster.Cluster, *kubeapi.Client, string) {
+	t.Helper()
+	r := testrelease.StartRegistry(t, testrelease.RegistryOptions{})
+	img, err := testrelease.Payload{Version: "4.20.3"}.Image()
+	require.NoError(t, err)
+	dg, err := r.Push("ocp/release", "4.20.3-x86_64", img)
+	require.NoError(t, err)
+	o := testcluster.Default()
+	o.ReleaseImage = r.Host + "/ocp/release@" + dg
+	o.PullSecret = string(r.PullSecret())
+	o.TrustBundle = string(r.CAPEM)
+	if mutate != nil {
+		mutate(&o)
+	}
+	c, err := testcluster.Start(o)
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	cfg, err := kubeapi.ParseKubeconfig(c.Kubeconfig(), t.TempDir(), "")
+	require.NoError(t, err)
+	base := filepath.Join(t.TempDir(), "base.iso")
+	_, err = testiso.WriteFile(base, testiso.Options{Size: 4 << 20})
+	require.NoError(t, err)
+	return c, kubeapi.New(cfg, 10*time.Second), base
+}
+
+func nodeStore(t *testing.T, api *kubeapi.Client, base string, files map[string]string, opts agent.NodeImageOptions) (*asset.Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	for n, d := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), []byte(d), 0o644))
+	}
+	s, err := asset.NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	opts.Cluster = api
+	require.NoError(t, s.Provide(&opts))
+	require.NoError(t, s.Provide(&agent.ImageOptions{BaseISO: base}))
+	return s, dir
+}
+
+func TestNodeImageFromTheCluster(t *testing.T) {
+	_, api, base := nodeImageEnv(t, nil)
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	s, dir := nodeStore(t, api, base, map[string]string{"nodes-config.yaml": nodesConfig}, agent.NodeImageOptions{Now: func() time.Time { return now }})
+	require.NoError(t, buildNodeImage(s))
+
+	out := filepath.Join(dir, "node.x86_64.iso")
+	fi, err := os.Stat(out)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "the ISO holds the pull secret")
+	ign, err := asset.Fetch[*agent.NodeIgnition](context.Background(), s)
+	require.NoError(t, err)
+	edited, f, err := isoeditor.OpenFile(out)
+	require.NoError(t, err)
+	got, err := edited.EmbeddedIgnition()
+	f.Close()
+	require.NoError(t, err)
+	assert.Equal(t, ign.Config, got)
+
+	var cfg types.Config
+	require.NoError(t, json.Unmarshal(ign.Config, &cfg))
+	env := string(ignitionFile(t, cfg, "/etc/assisted/rendezvous-host.env"))
+	assert.Contains(t, env, "NODE_ZERO_IP=127.0.0.1\n")
+	assert.Contains(t, env, "WORKFLOW_TYPE=addnodes\n")
+	assert.Equal(t, "CLUSTER_ID=0d6c8d5e-6c2e-4a61-9f39-2b5c1d7e1a10\nCLUSTER_NAME=ostest\nCLUSTER_API_VIP_DNS_NAME=api.ostest.example.com\n",
+		string(ignitionFile(t, cfg, "/etc/assisted/add-nodes.env")))
+	assert.Contains(t, string(ignitionFile(t, cfg, "/usr/local/share/assisted-service/assisted-service.env")), `"version":"4.20.3"`)
+	assert.Contains(t, string(ignitionFile(t, cfg, "/etc/assisted/manifests/infraenv.yaml")), "name: ostest")
+	assert.Contains(t, string(ignitionFile(t, cfg, "/etc/assisted/manifests/nmstateconfig.yaml")), "192.168.111.31")
+	assert.Equal(t, "worker", string(ignitionFile(t, cfg, "/etc/assisted/hostconfig/worker-1/role")))
+	_, err = os.Stat(filepath.Join(dir, "auth"))
+	assert.True(t, os.IsNotExist(err), "no credentials are generated for an installed cluster")
+
+	// The tokens expire in 48 hours, as upstream's add-nodes tokens.
+	ua := ignitionEnvValue(t, env, "USER_AUTH_TOKEN")
+	parts := strings.Split(ua, ".")
+	require.Len(t, parts, 3)
+	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+	require.NoError(t, err)
+	var claims credentials.Claims
+	require.NoError(t, json.Unmarshal(raw, &claims))
+	exp, ok := claims.Expiry()
+	require.True(t, ok)
+	assert.Equal(t, now.Add(48*time.Hour), exp.UTC())
+}
+
+func ignitionEnvValue(t *testing.T, env, key string) string {
+	t.Helper()
+	for _, l := range strings.Split(env, "\n") {
+		if v, ok := strings.CutPrefix(l, key+"="); ok {
+			return v
+		}
+	}
+	t.Fatalf("%s not in %q", key, env)
+	return ""
+}
+
+func TestNodeImageRefusals(t *testing.T) {
+	for name, tc := range map[string]struct {
+		mutate func(*testcluster.Options)
+		deny   func(*testcluster.Cluster)
+		hosts  string
+		want   string
+	}{
+		"missing permission": {deny: func(c *testcluster.Cluster) { c.Deny("list", testcluster.Nodes) },
+			want: `may not list nodes (API group "") cluster-wide: grant it list on nodes in API group "" cluster-wide`},
+		"cloud platform": {mutate: func(o *testcluster.Options) { o.Platform = "AWS" }, want: `the cluster's platform is "AWS"`},
+		"name taken":     {hosts: strings.Replace(nodesConfig, "worker-1", "worker-0", 1), want: `hostname "worker-0" is already the name of a node`},
+		"MAC taken":      {hosts: strings.ReplaceAll(nodesConfig, "00:31", "00:20"), want: "MAC address 52:54:00:00:00:20 already belongs to node master-0"},
+		"IP taken":       {hosts: strings.Replace(nodesConfig, "192.168.111.31", "192.168.111.22", 1), want: "IP address 192.168.111.22 is already the address of node master-2"},
+		"master role":    {hosts: strings.Replace(nodesConfig, "- hostname: worker-1\n", "- hostname: worker-1\n  role: master\n", 1), want: "node-image adds worker nodes only"},
+		"no hosts":       {hosts: "-", want: "no hosts to add: write nodes-config.yaml"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, api, base := nodeImageEnv(t, tc.mutate)
+			if tc.deny != nil {
+				tc.deny(c)
+			}
+			files := map[string]string{"nodes-config.yaml": nodesConfig}
+			switch tc.hosts {
+			case "-":
+				files = nil
+			case "":
+			default:
+				files["nodes-config.yaml"] = tc.hosts
+			}
+			s, dir := nodeStore(t, api, base, files, agent.NodeImageOptions{})
+			err := buildNodeImage(s)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			_, serr := os.Stat(filepath.Join(dir, "node.x86_64.iso"))
+			assert.True(t, os.IsNotExist(serr), "nothing written on failure")
+		})
+	}
+}
+
+func buildNodeImage(s *asset.Store) error {
+	for _, a := range agent.NodeImageTargets() {
+		if _, err := s.Fetch(context.Background(), a); err != nil {
+			return err
+		}
+	}
+	return s.Persist(context.Background(), agent.NodeImageTargets()...)
+}
