@@ -1,6 +1,12 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"flag"
 	"os"
 	"strings"
@@ -24,7 +30,8 @@ func clusterScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, ar
 			}
 			fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
 			platform := fs.String("platform", "BareMetal", "Infrastructure platform type")
-			var denies []string
+			var denies, csrs []string
+			fs.Func("csr", "name:node: a pending client CSR of that node", func(s string) error { csrs = append(csrs, s); return nil })
 			fs.Func("deny", "verb:resource[:namespace[:name]] to deny", func(s string) error { denies = append(denies, s); return nil })
 			ts.Check(fs.Parse(args))
 			if fs.NArg() != 1 {
@@ -55,6 +62,15 @@ func clusterScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, ar
 					r.Name = p[3]
 				}
 				c.Deny(p[0], r)
+			}
+			for _, cs := range csrs {
+				name, node, _ := strings.Cut(cs, ":")
+				key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+				ts.Check(err)
+				der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "system:node:" + node}}, key)
+				ts.Check(err)
+				ts.Check(c.AddCSR(name, "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper", "kubernetes.io/kube-apiserver-client-kubelet",
+					pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})))
 			}
 			ts.Check(os.WriteFile(ts.MkAbs(fs.Arg(0)), c.Kubeconfig(), 0o600))
 		},

@@ -19,7 +19,7 @@ pod on the cluster, no oc. See docs/add-nodes.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	c.AddCommand(newNodeImageCreateCmd(g))
+	c.AddCommand(newNodeImageCreateCmd(g), newNodeImageMonitorCmd(g))
 	return c
 }
 

@@ -169,3 +169,9 @@ func (c *Cluster) stream() string {
 	b, _ := json.Marshal(obj{"stream": "rhcos-" + o.Version, "architectures": archs})
 	return string(b)
 }
+
+// AddCSR stores a pending CertificateSigningRequest with the PEM request.
+func (c *Cluster) AddCSR(name, username, signer string, requestPEM []byte) error {
+	return c.Put(Named(CSRs, name), obj{"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+		"metadata": obj{"name": name}, "spec": obj{"request": requestPEM, "signerName": signer, "username": username}, "status": obj{}})
+}

@@ -1,6 +1,7 @@
 // Package nodejoin reads what adding nodes to an installed cluster needs
 // from that cluster's API (the same objects as upstream's node-joiner,
-// docs/add-nodes.md) and refuses clusters and hosts it cannot add.
+// docs/add-nodes.md), refuses clusters and hosts it cannot add, and follows
+// the new hosts' certificate signing requests until they are nodes.
 package nodejoin
 
 import (

@@ -1,0 +1,274 @@
+package nodejoin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/seed-a052040e/agentiso/pkg/kubeapi"
+)
+
+var rCSRs = kubeapi.Resource{Group: "certificates.k8s.io", Version: "v1", Resource: "certificatesigningrequests"}
+
+// Cluster is the part of the cluster's API the monitor uses.
+type Cluster interface {
+	API
+	Update(ctx context.Context, r kubeapi.Resource, sub string, body, out any) error
+}
+
+// MonitorOptions configure Monitor.
+type MonitorOptions struct {
+	Cluster Cluster
+	// IPs are the addresses of the hosts being added.
+	IPs []string
+	// Names, when known (nodes-config.yaml), map an IP to its host name.
+	Names map[string]string
+	// ApproveCSRs approves the pending CSRs that match a host being added
+	// (MatchCSR); without it they are only shown.
+	ApproveCSRs bool
+	// Interval between polls (0: 10s); Timeout of the whole watch (0: 1h).
+	Interval, Timeout time.Duration
+	// Resolve names an IP by reverse DNS; nil uses the system resolver,
+	// each look-up bounded to 5s.
+	Resolve func(ctx context.Context, ip string) string
+	Log     *slog.Logger
+}
+
+// HostStatus is one host's state in the report.
+type HostStatus struct {
+	IP       string   `json:"ip"`
+	Name     string   `json:"name,omitempty"`
+	Node     bool     `json:"node"`
+	Ready    bool     `json:"ready"`
+	Pending  []string `json:"pendingCSRs,omitempty"`
+	Approved []string `json:"approvedCSRs,omitempty"`
+}
+
+// MonitorReport is the outcome (node-image monitor --report).
+type MonitorReport struct {
+	Hosts []*HostStatus `json:"hosts"`
+	// Complete is true when every host is a Ready node.
+	Complete bool   `json:"complete"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Monitor follows the hosts until each is a Ready node of the cluster,
+// showing (and with ApproveCSRs approving) their CSRs on the way. The
+// report is returned also on error (timeout, interruption).
+func Monitor(ctx context.Context, o MonitorOptions) (*MonitorReport, error) {
+	if o.Interval <= 0 {
+		o.Interval = 10 * time.Second
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = time.Hour
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Resolve == nil {
+		o.Resolve = reverseDNS
+	}
+	rep := &MonitorReport{}
+	for _, ip := range o.IPs {
+		if !ValidIP(ip) {
+			return nil, fmt.Errorf("--ip-addresses: %q is not an IP address", ip)
+		}
+		rep.Hosts = append(rep.Hosts, &HostStatus{IP: ip, Name: o.Names[ip]})
+	}
+	if len(rep.Hosts) == 0 {
+		return nil, fmt.Errorf("--ip-addresses: give the addresses of the hosts being added")
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	m := &monitor{o: o, rep: rep, shown: map[string]bool{}}
+	for {
+		if err := m.poll(ctx); err != nil && ctx.Err() == nil {
+			rep.Error = err.Error()
+			return rep, err
+		}
+		if rep.Complete {
+			return rep, nil
+		}
+		select {
+		case <-ctx.Done():
+			err := fmt.Errorf("after %s, not every host is a Ready node: %s", o.Timeout, m.waitingFor())
+			if ctx.Err() == context.Canceled {
+				err = ctx.Err()
+			}
+			rep.Error = err.Error()
+			return rep, err
+		case <-time.After(o.Interval):
+		}
+	}
+}
+
+type monitor struct {
+	o     MonitorOptions
+	rep   *MonitorReport
+	shown map[string]bool
+}
+
+func (m *monitor) waitingFor() string {
+	var w []string
+	for _, h := range m.rep.Hosts {
+		if !h.Ready {
+			n := h.IP
+			if h.Name != "" {
+				n = h.Name + " (" + h.IP + ")"
+			}
+			w = append(w, n)
+		}
+	}
+	return strings.Join(w, ", ")
+}
+
+type nodeItem struct {
+	Metadata struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Status struct {
+		Addresses []struct {
+			Type    string `json:"type"`
+			Address string `json:"address"`
+		} `json:"addresses"`
+		Conditions []struct {
+			Type   string `json:"type"`
+			Status string `json:"status"`
+		} `json:"conditions"`
+	} `json:"status"`
+}
+
+func (m *monitor) poll(ctx context.Context) error {
+	var nodes struct {
+		Items []nodeItem `json:"items"`
+	}
+	if err := getPerm(ctx, m.o.Cluster, rNodes, "the nodes", &nodes); err != nil {
+		return err
+	}
+	complete := true
+	for _, h := range m.rep.Hosts {
+		for _, n := range nodes.Items {
+			for _, a := range n.Status.Addresses {
+				if a.Type == "InternalIP" && sameIP(a.Address, h.IP) {
+					h.Node, h.Name = true, n.Metadata.Name
+					for _, c := range n.Status.Conditions {
+						if c.Type == "Ready" {
+							ready := c.Status == "True"
+							if ready && !h.Ready {
+								m.o.Log.Info(fmt.Sprintf("Node %s (%s) is Ready", h.Name, h.IP))
+							}
+							h.Ready = ready
+						}
+					}
+				}
+			}
+		}
+		if h.Name == "" {
+			h.Name = m.o.Resolve(ctx, h.IP)
+		}
+		complete = complete && h.Ready
+	}
+	m.rep.Complete = complete
+	if complete {
+		return nil
+	}
+	return m.csrs(ctx)
+}
+
+func (m *monitor) csrs(ctx context.Context) error {
+	var l struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := getPerm(ctx, m.o.Cluster, rCSRs, "the certificate signing requests", &l); err != nil {
+		return err
+	}
+	var joining []JoiningHost
+	byName := map[string]*HostStatus{}
+	for _, h := range m.rep.Hosts {
+		h.Pending = nil
+		if h.Name != "" {
+			joining = append(joining, JoiningHost{Name: h.Name, IP: h.IP})
+			byName[strings.ToLower(h.Name)] = h
+		}
+	}
+	for _, raw := range l.Items {
+		var o csrObject
+		if err := json.Unmarshal(raw, &o); err != nil {
+			continue
+		}
+		c, err := parseCSR(o)
+		if err != nil || !c.Pending {
+			continue
+		}
+		jh, ok, _ := MatchCSR(c, joining)
+		if !ok {
+			continue
+		}
+		h := byName[strings.ToLower(jh.Name)]
+		if !m.o.ApproveCSRs {
+			h.Pending = append(h.Pending, c.Name)
+			if !m.shown[c.Name] {
+				m.shown[c.Name] = true
+				m.o.Log.Warn(fmt.Sprintf("CSR %s of node %s (%s) is pending: approve it (agentiso node-image monitor --approve-csrs, or oc adm certificate approve %s)", c.Name, jh.Name, jh.IP, c.Name))
+			}
+			continue
+		}
+		if err := approve(ctx, m.o.Cluster, raw, c.Name); err != nil {
+			return err
+		}
+		h.Approved = append(h.Approved, c.Name)
+		m.o.Log.Info(fmt.Sprintf("Approved CSR %s of node %s (%s)", c.Name, jh.Name, jh.IP))
+	}
+	for _, h := range m.rep.Hosts {
+		sort.Strings(h.Pending)
+	}
+	return nil
+}
+
+// approve adds the Approved condition to the CSR, as oc adm certificate
+// approve does, through its approval subresource.
+func approve(ctx context.Context, c Cluster, raw json.RawMessage, name string) error {
+	var o map[string]any
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return err
+	}
+	st, _ := o["status"].(map[string]any)
+	if st == nil {
+		st = map[string]any{}
+	}
+	conds, _ := st["conditions"].([]any)
+	st["conditions"] = append(conds, map[string]any{"type": "Approved", "status": "True", "reason": "AgentisoNodeImageApprove",
+		"message": "approved by agentiso node-image monitor: the request of a host being added"})
+	o["status"] = st
+	r := rCSRs
+	r.Name = name
+	if err := c.Update(ctx, r, "approval", o, nil); err != nil {
+		var se *kubeapi.StatusError
+		if errors.As(err, &se) && se.Code == 403 {
+			return fmt.Errorf("cannot approve CSR %s: %s", name, se.Permission())
+		}
+		return fmt.Errorf("cannot approve CSR %s: %w", name, err)
+	}
+	return nil
+}
+
+func getPerm(ctx context.Context, api API, r kubeapi.Resource, why string, out any) error {
+	in := &inspector{api: api}
+	return in.get(ctx, r, why, out)
+}
+
+func reverseDNS(ctx context.Context, ip string) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	names, err := net.DefaultResolver.LookupAddr(ctx, ip)
+	if err != nil || len(names) == 0 {
+		return ""
+	}
+	return strings.TrimSuffix(names[0], ".")
+}
