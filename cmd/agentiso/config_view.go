@@ -92,7 +92,12 @@ func viewConfig(cmd *cobra.Command, g *globals, args []string) (*config.View, er
 			own = append(own, s)
 			return
 		}
-		fs.AddFlag(f)
+		// Two commands may give one shorthand to different flags (-o is
+		// config view's --output and node-image create's --output-name):
+		// the view lists settings by name only.
+		c := *f
+		c.Shorthand = ""
+		fs.AddFlag(&c)
 	}
 	if len(args) == 0 {
 		cmd.InheritedFlags().VisitAll(add)

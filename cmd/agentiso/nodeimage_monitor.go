@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -52,8 +51,8 @@ refused permission (named), or when --timeout passes first; 130 on Ctrl-C.
 	f.StringVar(&r.Context, "context", "", "kubeconfig context to use (default its current-context)")
 	f.StringSliceVar(&r.IPs, "ip-addresses", nil, "IP addresses of the hosts being added, comma-separated")
 	f.BoolVar(&r.ApproveCSRs, "approve-csrs", false, "approve the pending CSRs of the hosts being added (only theirs)")
-	f.DurationVar(&r.Timeout, "timeout", time.Hour, "give up after this long")
-	f.DurationVar(&r.Interval, "interval", 10*time.Second, "time between polls of the cluster")
+	f.DurationVar(&r.Timeout, "timeout", 0, "give up after this long (0: one hour)")
+	f.DurationVar(&r.Interval, "interval", 0, "time between polls of the cluster (0: 10s)")
 	f.BoolVar(&r.Report, "report", false, "write report.json in --dir")
 	return c
 }
