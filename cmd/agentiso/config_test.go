@@ -1,8 +1,10 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 
@@ -33,16 +35,38 @@ func TestDocumentedEnvNames(t *testing.T) {
 }
 
 // config view shows no empty or zero default: every setting whose default
-// is "", 0 or [] says what it means, resolved.
+// is "", 0 or [] says what it means for its command, resolved.
 func TestEveryEmptyDefaultIsExplained(t *testing.T) {
 	means := defaultMeanings()
-	visitConfigFlags(newRootCmd(&globals{}), nil, func(f *pflag.Flag) {
-		if !layeredFlag(f) {
+	root := newRootCmd(&globals{})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if !layeredCommand(c) {
 			return
 		}
-		switch f.DefValue {
-		case "", "0", "0s", "[]":
-			assert.NotEmpty(t, means[f.Name], "--%s: its default %q says nothing; add what it means to defaultMeanings", f.Name, f.DefValue)
+		command := strings.TrimPrefix(c.CommandPath(), root.Name()+" ")
+		check := func(f *pflag.Flag) {
+			if !layeredFlag(f) {
+				return
+			}
+			switch f.DefValue {
+			case "", "0", "0s", "[]":
+				assert.NotEmpty(t, meaningOf(means, command, f.Name), "%s --%s: its default %q says nothing; add what it means to defaultMeanings", command, f.Name, f.DefValue)
+			}
 		}
-	})
+		c.Flags().VisitAll(check)
+		c.PersistentFlags().VisitAll(check)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// A command's own meaning of a shared flag wins over the flag's.
+func TestMeaningOfCommandFirst(t *testing.T) {
+	means := map[string]string{"timeout": "wait-for's", "node-image monitor/timeout": "monitor's"}
+	assert.Equal(t, "monitor's", meaningOf(means, "node-image monitor", "timeout"))
+	assert.Equal(t, "wait-for's", meaningOf(means, "wait-for install-complete", "timeout"))
+	assert.Empty(t, meaningOf(means, "wait-for install-complete", "interval"))
 }

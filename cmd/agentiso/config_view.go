@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -126,7 +127,7 @@ func viewConfig(cmd *cobra.Command, g *globals, args []string) (*config.View, er
 			continue
 		}
 		if s.Source == config.FromDefault {
-			s.Means = means[s.Key]
+			s.Means = meaningOf(means, strings.TrimPrefix(command, cmd.Root().Name()+" "), s.Key)
 		}
 		kept = append(kept, s)
 	}

@@ -12,7 +12,7 @@ import (
 func newNodeImageCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "node-image",
-		Short: "Add nodes to an installed cluster (day 2): build their ISO from the cluster's own configuration",
+		Short: "Day 2: add nodes to an installed cluster from an ISO built from its own configuration",
 		Long: `Day 2: add worker nodes to an installed on-prem cluster from a bootable ISO,
 as oc adm node-image does, but from this workstation with a kubeconfig: no
 pod on the cluster, no oc. See docs/add-nodes.md.`,
@@ -28,7 +28,7 @@ func newNodeImageCreateCmd(g *globals) *cobra.Command {
 	var io imageOptions
 	c := &cobra.Command{
 		Use:   "create",
-		Short: "Build the ISO that adds the hosts of nodes-config.yaml (or --mac-address) to the cluster",
+		Short: "Build the ISO that adds nodes-config.yaml's hosts (or --mac-address) to the cluster",
 		Long: `Read the installed cluster over its API with the kubeconfig's credentials
 (ClusterVersion, cluster-config-v1, the pull secret, proxy, trust bundle,
 mirror sets, infrastructure, machine configs, boot images, nodes: the list

@@ -32,7 +32,10 @@ Exit status: 0 when every host is a Ready node; 1 on a usage error, a
 refused permission (named), or when --timeout passes first; 130 on Ctrl-C.
 --report writes report.json in --dir, also after a failure.`,
 		Example: `  agentiso node-image monitor --kubeconfig kc --ip-addresses 192.168.111.83
-  agentiso node-image monitor --kubeconfig kc --ip-addresses 192.168.111.83,192.168.111.84 --approve-csrs --report`,
+
+  # Two hosts; approve their CSRs; write report.json in --dir
+  agentiso node-image monitor --kubeconfig kc --ip-addresses 192.168.111.83,192.168.111.84 \
+      --approve-csrs --report`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if r.Kubeconfig == "" {

@@ -58,15 +58,21 @@ type MonitorReport struct {
 	Error    string `json:"error,omitempty"`
 }
 
+// The defaults of MonitorOptions' Interval and Timeout.
+const (
+	DefaultMonitorInterval = 10 * time.Second
+	DefaultMonitorTimeout  = time.Hour
+)
+
 // Monitor follows the hosts until each is a Ready node of the cluster,
 // showing (and with ApproveCSRs approving) their CSRs on the way. The
 // report is returned also on error (timeout, interruption).
 func Monitor(ctx context.Context, o MonitorOptions) (*MonitorReport, error) {
 	if o.Interval <= 0 {
-		o.Interval = 10 * time.Second
+		o.Interval = DefaultMonitorInterval
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = time.Hour
+		o.Timeout = DefaultMonitorTimeout
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
