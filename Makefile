@@ -124,6 +124,7 @@ LIVE_SET ?= ci
 
 e2e-live: build
 	bash hack/live-deps.sh
+	bash hack/redfish-deps.sh
 	bash hack/build-live-fixture.sh
 	@if [ "$(LIVE_UPSTREAM)" != standins ]; then \
 		bash hack/upstream-deps.sh && \
@@ -160,6 +161,7 @@ MATRIX_TIMEOUT ?= 240m
 
 e2e-live-matrix: build
 	bash hack/live-deps.sh
+	bash hack/redfish-deps.sh
 	bash hack/build-live-fixture.sh
 	AGENTISO_LIVE_MATRIX=1 AGENTISO_LIVE_BIN=$(abspath $(BIN)) \
 		$(GO) test -tags e2elive -count=1 -timeout $(MATRIX_TIMEOUT) -v -run '^TestLiveMatrix$$' ./test/live/

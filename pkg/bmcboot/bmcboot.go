@@ -87,7 +87,7 @@ func hosts(ctx context.Context, o Options) ([]Host, error) {
 	}
 	bm := ic.Config.Platform.BareMetal
 	if bm == nil {
-		return nil, fmt.Errorf("%s: platform is not baremetal: agentiso boot reads the hosts' BMCs from platform.baremetal.hosts[].bmc", assetdir.InstallConfig)
+		return nil, fmt.Errorf("%s: platform is not baremetal: agentiso boot reads the hosts' BMCs from platform.baremetal.hosts[].bmc, which only the baremetal platform has (a single-node cluster is platform none: boot its ISO through the BMC's own console)", assetdir.InstallConfig)
 	}
 	want := map[string]bool{}
 	for _, n := range o.Hosts {

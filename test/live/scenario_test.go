@@ -48,6 +48,11 @@ type scenario struct {
 	// IPv4, subdomains included): what the real assisted-service's domain
 	// validations resolve on the hosts.
 	dns map[string]string
+	// boot, when set, boots the hosts instead of the test (each VMConfig's
+	// ISO is the built agent ISO) and returns them by name
+	// (serve_boot_test.go: through agentiso serve + boot and the Redfish
+	// emulator).
+	boot func(ctx context.Context, t *testing.T, l *lab, net *Network, dir string, vcs []VMConfig) (map[string]*VM, error)
 }
 
 // result is what a run observed.
@@ -208,6 +213,7 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 		require.NoError(t, err)
 		defer d.Close()
 	}
+	var vcs []VMConfig
 	for _, h := range sc.hosts {
 		vc := VMConfig{Name: h.name, ISO: iso, MACs: h.macs, MemoryMiB: memoryMiB(), CPUs: cpus(), KVM: l.kvm, Timeout: deadline + time.Minute}
 		if l.up != nil {
@@ -219,10 +225,24 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 				vc.MemoryMiB = max(vc.MemoryMiB, nodeZeroMemoryMiB())
 			}
 		}
-		vm, err := StartVM(ctx, net, dir, vc)
-		require.NoError(t, err)
-		defer vm.Stop()
-		vms[h.name] = vm
+		vcs = append(vcs, vc)
+	}
+	if sc.boot != nil {
+		booted, err := sc.boot(ctx, t, l, net, dir, vcs)
+		for name, vm := range booted {
+			defer vm.Stop()
+			vms[name] = vm
+		}
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		for _, vc := range vcs {
+			vm, err := StartVM(ctx, net, dir, vc)
+			require.NoError(t, err)
+			defer vm.Stop()
+			vms[vc.Name] = vm
+		}
 	}
 	bootStart := time.Now()
 	ctx, cancelBoot := context.WithTimeout(ctx, deadline)
