@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/seed-a052040e/agentiso/internal/redact"
 	"github.com/seed-a052040e/agentiso/internal/termsafe"
@@ -345,7 +346,7 @@ func (t *table) set(i int, state, info string) {
 		}
 		msg := "host " + t.hosts[i].Name + ": " + state
 		if state == "failed" {
-			msg += ": " + info
+			msg += " (below)"
 		}
 		t.o.Log.Log(context.Background(), lv, termsafe.String(msg), attrs...)
 		return
@@ -369,23 +370,32 @@ func (t *table) drawLocked() {
 	}
 	w := 4
 	for _, h := range t.hosts {
-		w = max(w, len(h.Name))
+		w = max(w, utf8.RuneCountInString(h.Name))
 	}
-	fmt.Fprintf(&b, "\x1b[2K%-*s  %-40s  %s\n", w, "HOST", "BMC", "STATE")
+	fmt.Fprintf(&b, "\x1b[2K%s  %s  %s\n", pad("HOST", w), pad("BMC", 40), "STATE")
 	for i, h := range t.hosts {
 		s := t.state[i]
 		if t.state[i] == "failed" {
 			s = "failed (below)"
 		}
-		fmt.Fprintf(&b, "\x1b[2K%-*s  %-40s  %s\n", w, termsafe.String(h.Name), trim(h.Addr.String(), 40), s)
+		fmt.Fprintf(&b, "\x1b[2K%s  %s  %s\n", pad(termsafe.String(h.Name), w), pad(trim(h.Addr.String(), 40), 40), s)
 	}
 	t.drawn = len(t.hosts) + 1
 	_, _ = io.WriteString(t.o.Table, b.String())
 }
 
+// trim shortens s to n characters, the last one an ellipsis.
 func trim(s string, n int) string {
-	if len(s) > n {
-		return s[:n-1] + "…"
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// pad fills s with spaces to n characters (fmt pads by bytes).
+func pad(s string, n int) string {
+	if c := utf8.RuneCountInString(s); c < n {
+		return s + strings.Repeat(" ", n-c)
 	}
 	return s
 }

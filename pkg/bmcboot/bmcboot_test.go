@@ -11,9 +11,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -166,4 +168,40 @@ func TestMediaServerIgnoringRanges(t *testing.T) {
 	err = Run(context.Background(), Options{Dir: dir, URL: serveDir(t, other)})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "serves another ISO (sha256 "+hex.EncodeToString(sum[:]))
+}
+
+// On a terminal the hosts are one table redrawn in place: a header and a
+// row per host, the cursor moved up over the previous drawing, the final
+// state of each host in the last drawing, no credentials.
+func TestLiveTable(t *testing.T) {
+	_, h1 := emulator(t, redfishsim.Options{Username: "admin", Password: "pw1", Systems: []redfishsim.System{{ID: "1"}}})
+	_, h2 := emulator(t, redfishsim.Options{Username: "admin", Password: "pw2", Systems: []redfishsim.System{{ID: "1"}}})
+	dir := writeDir(t, []hostSpec{
+		{"master-0", "52:54:00:00:00:01", "redfish-virtualmedia+http://" + h1 + "/redfish/v1/Systems/1", "admin", "pw1"},
+		{"master-long-name-1", "52:54:00:00:00:02", "redfish-virtualmedia+http://" + h2 + "/redfish/v1/Systems/1", "admin", "Wrong-pw"},
+	})
+	var tb bytes.Buffer
+	err := Run(context.Background(), Options{Dir: dir, URL: serveDir(t, dir), Table: &tb, Live: true})
+	require.Error(t, err)
+	out := tb.String()
+	assert.Contains(t, out, "\x1b[3A", "the table is redrawn in place")
+	last := out[strings.LastIndex(out, "\x1b[3A"):]
+	assert.Regexp(t, `HOST +BMC +STATE`, last)
+	assert.Regexp(t, `master-0 +http://`+strings.ReplaceAll(h1, ".", `\.`)+`/redfish/v1/Syste… +booting from the ISO`, last)
+	assert.Regexp(t, `master-long-name-1 +http://.* +failed \(below\)`, last)
+	assert.NotContains(t, out, "Wrong-pw")
+	assert.NotContains(t, out, "pw1")
+	// The STATE column lines up (the ellipsis is one character, three bytes).
+	var cols []int
+	plain := regexp.MustCompile(`\x1b\[[0-9]*[AK]`).ReplaceAllString(last, "")
+	for _, l := range strings.Split(strings.TrimSpace(plain), "\n") {
+		for _, w := range []string{"STATE", "booting", "failed"} {
+			if i := strings.Index(l, w); i >= 0 {
+				cols = append(cols, utf8.RuneCountInString(l[:i]))
+			}
+		}
+	}
+	require.Len(t, cols, 3)
+	assert.Equal(t, cols[0], cols[1])
+	assert.Equal(t, cols[0], cols[2])
 }
