@@ -3,6 +3,7 @@ package bmcboot
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -191,7 +192,13 @@ func checkMedia(ctx context.Context, o Options, isoURL, sum, user, pass string) 
 	if user != "" {
 		req.SetBasicAuth(user, pass)
 	}
-	hc := &http.Client{Transport: o.Transport, Timeout: 20 * time.Second}
+	tr := o.Transport
+	if tr == nil {
+		// As the BMCs will: directly, never through the workstation's proxy.
+		tr = &http.Transport{Proxy: nil, TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: 20 * time.Second,
+			TLSClientConfig: &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}} //nolint:gosec // only the range support and the ETag are checked; BMCs commonly do not verify either
+	}
+	hc := &http.Client{Transport: tr, Timeout: 20 * time.Second}
 	resp, err := hc.Do(req)
 	if err != nil {
 		return fmt.Errorf("the ISO at %s cannot be read from here (is agentiso serve running?): %v", isoURL, unwrapURL(err))
