@@ -20,6 +20,10 @@ func newServeCmd(g *globals) *cobra.Command {
   /boot-artifacts/agent.<arch>.ipxe          the iPXE script
   and each one's .sha256
 
+With bootArtifactsBaseURL in agent-config.yaml, the boot-artifacts/ files
+are also served at its path (e.g. /boot/), where iPXE and a minimal ISO
+fetch them.
+
 Each file is served only if its content matches its .sha256 (checked at
 start, and again if the file changes while serving): the inputs, auth/,
 agent.ign, the state and anything else in --dir are never served, and no

@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
@@ -69,7 +73,8 @@ func Run(ctx context.Context, o RunOptions) error {
 		}
 	}
 	lg.Info("verifying the files to serve against their .sha256", "dir", o.Dir)
-	srv, err := New(Options{Dir: o.Dir, User: o.User, Password: pass, Log: lg})
+	bootPath := bootArtifactsPath(ctx, o.Dir, lg)
+	srv, err := New(Options{Dir: o.Dir, User: o.User, Password: pass, Log: lg, BootPath: bootPath})
 	if err != nil {
 		return err
 	}
@@ -122,6 +127,9 @@ func Run(ctx context.Context, o RunOptions) error {
 		}
 		lg.Info("serving "+base+"/"+f.Path, attrs...)
 	}
+	if len(srv.Aliases()) > 0 {
+		lg.Info("the boot artifacts are also served at "+base+bootPath+"/ (the path of bootArtifactsBaseURL in agent-config.yaml)", "files", len(srv.Aliases()))
+	}
 	lg.Info("listening on "+base+" (Ctrl-C stops)", "bind", ln.Addr().String())
 	if o.Ready != nil {
 		o.Ready(ln.Addr(), scheme)
@@ -146,4 +154,35 @@ func displayHost(a net.Addr) string {
 		return net.JoinHostPort(h, fmt.Sprint(ta.Port))
 	}
 	return ta.String()
+}
+
+// bootArtifactsPath is the URL path of agent-config.yaml's
+// bootArtifactsBaseURL ("" when there is none, or when it is the
+// boot-artifacts/ directory's own path): the iPXE script and a minimal
+// ISO's root file system URL point there.
+func bootArtifactsPath(ctx context.Context, dir string, lg *slog.Logger) string {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return ""
+	}
+	st, err := asset.NewStore(dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return ""
+	}
+	ac, err := asset.Fetch[*agent.AgentConfig](ctx, st)
+	if err != nil {
+		lg.Warn("agent-config.yaml is not readable: the boot artifacts are served at /"+assetdir.BootArtifactsDir+"/ only", "reason", err)
+		return ""
+	}
+	if ac.Config == nil || ac.Config.BootArtifactsBaseURL == "" {
+		return ""
+	}
+	u, err := url.Parse(ac.Config.BootArtifactsBaseURL)
+	if err != nil {
+		return ""
+	}
+	p := strings.TrimSuffix(path.Clean("/"+u.Path), "/")
+	if p == "" || p == "/"+assetdir.BootArtifactsDir {
+		return ""
+	}
+	return p
 }

@@ -375,3 +375,25 @@ func FuzzParseSumLine(f *testing.F) {
 		}
 	})
 }
+
+func TestBootArtifactsAlsoAtBootArtifactsBaseURLPath(t *testing.T) {
+	dir, _ := assetDir(t)
+	_, hs := newTestServer(t, Options{Dir: dir, BootPath: "/boot"})
+	resp, body := get(t, http.MethodGet, hs.URL+"/boot/agent.x86_64-rootfs.img", nil)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "rootfs", string(body))
+	resp, _ = get(t, http.MethodGet, hs.URL+"/boot-artifacts/agent.x86_64-rootfs.img", nil)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	for _, p := range []string{"/boot/", "/boot/agent.x86_64.iso", "/boot/../auth/kubeconfig", "/boot/agent.x86_64-vmlinuz"} {
+		resp, _ = get(t, http.MethodGet, hs.URL+p, nil)
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode, p)
+	}
+
+	// The path comes from agent-config.yaml's bootArtifactsBaseURL.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "agent-config.yaml"), []byte("apiVersion: v1beta1\nkind: AgentConfig\nrendezvousIP: 192.168.122.10\nbootArtifactsBaseURL: http://10.0.0.1:8080/pxe/boot/\n"), 0o600))
+	assert.Equal(t, "/pxe/boot", bootArtifactsPath(context.Background(), dir, slog.New(slog.DiscardHandler)))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "agent-config.yaml"), []byte("apiVersion: v1beta1\nkind: AgentConfig\nrendezvousIP: 192.168.122.10\nbootArtifactsBaseURL: http://10.0.0.1:8080/boot-artifacts\n"), 0o600))
+	assert.Equal(t, "", bootArtifactsPath(context.Background(), dir, slog.New(slog.DiscardHandler)))
+	assert.Equal(t, "", bootArtifactsPath(context.Background(), filepath.Join(dir, "missing"), slog.New(slog.DiscardHandler)))
+	assert.NoDirExists(t, filepath.Join(dir, "missing"))
+}

@@ -13,11 +13,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/seed-a052040e/agentiso/internal/termsafe"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
 // Options configure a Server.
@@ -29,6 +31,11 @@ type Options struct {
 	User, Password string
 	// Log receives one line per request and the server's events.
 	Log *slog.Logger
+	// BootPath, when set, is a second URL path (such as "/boot") at which
+	// the boot-artifacts/ files are served too: the path of agent-config's
+	// bootArtifactsBaseURL, which the iPXE script and a minimal ISO fetch
+	// them from.
+	BootPath string
 }
 
 // Server serves the verified boot media of one asset directory.
@@ -40,8 +47,13 @@ type Server struct {
 	mu      sync.Mutex
 	files   map[string]*File
 	order   []string
+	aliases []string
 	skipped []Skipped
 }
+
+// Aliases returns the URL paths the boot artifacts are also served at
+// (Options.BootPath).
+func (s *Server) Aliases() []string { return s.aliases }
 
 // New opens the asset directory and verifies the files to serve. It fails
 // when there is nothing to serve, naming what it found and refused.
@@ -71,10 +83,22 @@ func New(o Options) (*Server, error) {
 	if o.User != "" {
 		s.user, s.pass = []byte(o.User), []byte(o.Password)
 	}
+	bp := ""
+	if o.BootPath != "" && o.BootPath != "/" {
+		bp = path.Clean("/" + o.BootPath)
+		if bp != o.BootPath && bp+"/" != o.BootPath || strings.Contains(o.BootPath, "..") {
+			root.Close()
+			return nil, fmt.Errorf("boot artifacts path %q is not a clean URL path", o.BootPath)
+		}
+	}
 	for i := range served {
-		f := served[i]
-		s.files["/"+f.Path] = &f
+		f := &served[i]
+		s.files["/"+f.Path] = f
 		s.order = append(s.order, f.Path)
+		if rest, ok := strings.CutPrefix(f.Path, assetdir.BootArtifactsDir+"/"); ok && bp != "" {
+			s.files[bp+"/"+rest] = f
+			s.aliases = append(s.aliases, bp+"/"+rest)
+		}
 	}
 	return s, nil
 }
