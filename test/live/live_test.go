@@ -472,7 +472,7 @@ func liveScenarios(t *testing.T, l *lab, only map[string]bool) {
 	})
 	// The hosts booted only through agentiso serve + boot and a Redfish
 	// BMC emulator per host (serve_boot_test.go).
-	serveBootScenarios(t, l)
+	serveBootScenarios(l, run)
 	// Negative controls only the real components can see (issue 20, item
 	// 6): each is written into the built ISO, past agentiso's own checks.
 	if l.up == nil {

@@ -51,11 +51,12 @@ func serveBootInstallConfig(bmcs []string) string {
 // bmcAddr is the listen address of host i's BMC.
 func bmcAddr(i int) string { return fmt.Sprintf("%s:%d", BridgeIP, 8001+i) }
 
-// serveBootScenarios registers the serve-boot scenario and its negative
-// controls.
-func serveBootScenarios(t *testing.T, l *lab) {
-	t.Run("serve-boot-negative", func(t *testing.T) { serveBootNegative(t, l) })
-	t.Run("serve-boot", func(t *testing.T) {
+// serveBootScenarios declares, through liveScenarios' run, the serve-boot
+// scenario and its negative controls (both in the full set only: the ci
+// set's time is spent).
+func serveBootScenarios(l *lab, run func(name string, f func(t *testing.T))) {
+	run("serve-boot-negative", func(t *testing.T) { serveBootNegative(t, l) })
+	run("serve-boot", func(t *testing.T) {
 		requireQemuCurl(t)
 		var addrs []string
 		for i := range 2 {
@@ -233,7 +234,7 @@ func serveBootNegative(t *testing.T, l *lab) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	out, err := exec.CommandContext(ctx, l.bin, "dev", "make-test-iso", "-o", filepath.Join(dir, "agent.x86_64.iso"), "--size", "16MiB").CombinedOutput()
+	out, err := exec.CommandContext(ctx, l.bin, "dev", "make-test-iso", "--output-file", filepath.Join(dir, "agent.x86_64.iso"), "--size", "16MiB").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	iso, err := os.ReadFile(filepath.Join(dir, "agent.x86_64.iso"))
 	require.NoError(t, err)
