@@ -56,7 +56,16 @@ service)
 	# "/usr/bin/initdb -D /tmp/postgres/data"`). Debian's package-made
 	# cluster is removed, and PostgreSQL's JIT (libLLVM, loaded only to
 	# compile a query: without it queries run uncompiled).
+	# /run/postgresql, owned by postgres, is in the image as RHEL's
+	# postgresql-server package ships it: release-4.18's start_db.sh starts
+	# PostgreSQL without -k, so its socket goes to the compiled-in
+	# /var/run/postgresql (4.19+ pass -k /tmp). mmdebstrap empties /run at
+	# its cleanup; --skip=cleanup/run keeps it, and a hook empties /run but
+	# for this directory.
 	hooks=(
+		--skip=cleanup/run
+		--customize-hook='find "$1/run" -mindepth 1 -maxdepth 1 ! -name lock -exec rm -rf {} +'
+		--customize-hook='chroot "$1" install -d -o postgres -g postgres -m 2775 /run/postgresql'
 		--customize-hook='for p in pg_ctl initdb postgres createuser createdb; do ln -sf /usr/lib/postgresql/15/bin/$p "$1/usr/bin/$p"; done'
 		--customize-hook='chroot "$1" install -d -o postgres -g postgres /tmp/postgres /tmp/postgres/data'
 		--customize-hook='chroot "$1" su -s /bin/sh postgres -c "/usr/bin/initdb -D /tmp/postgres/data" >/dev/null'
