@@ -17,17 +17,6 @@ import (
 	"github.com/seed-a052040e/agentiso/test/live/mirror"
 )
 
-// Matrix markers in docs/e2e.md: TestLiveMatrix rewrites what is between them.
-const (
-	matrixBegin = "<!-- live-matrix:begin (make e2e-live-matrix writes this table) -->"
-	matrixEnd   = "<!-- live-matrix:end -->"
-)
-
-// matrixRow is one branch's result.
-type matrixRow struct {
-	branch, commit, result, said string
-}
-
 // TestLiveMatrix runs one SNO scenario (static bond, mirror, no proxy)
 // against the real assisted-service, client and agent of every branch of
 // the upstream lock file (hack/build-upstream.sh --list, or
@@ -143,33 +132,4 @@ func agentisoRefuses(t *testing.T, bin, version string) (string, bool) {
 		return "", false
 	}
 	return firstLine(fmt.Errorf("%s", strings.TrimSpace(string(out)))), true
-}
-
-// writeMatrix replaces the table between the markers of doc.
-func writeMatrix(doc string, rows []matrixRow, at time.Time) error {
-	b, err := os.ReadFile(doc)
-	if err != nil {
-		return err
-	}
-	s := string(b)
-	i, j := strings.Index(s, matrixBegin), strings.Index(s, matrixEnd)
-	if i < 0 || j < i {
-		return fmt.Errorf("%s: no %q ... %q markers", doc, matrixBegin, matrixEnd)
-	}
-	var tb strings.Builder
-	fmt.Fprintf(&tb, "%s\n\nRun %s (`make e2e-live-matrix`, one SNO scenario per branch).\n\n", matrixBegin, at.UTC().Format("2006-01-02 15:04 MST"))
-	tb.WriteString("| branch | upstream commit | result | what the real programs (or agentiso) said |\n|---|---|---|---|\n")
-	for _, r := range rows {
-		commit := r.commit
-		if len(commit) > 12 {
-			commit = commit[:12]
-		}
-		fmt.Fprintf(&tb, "| %s | %s | %s | %s |\n", r.branch, commit, r.result, strings.ReplaceAll(r.said, "|", "\\|"))
-	}
-	out := s[:i] + tb.String() + "\n" + s[j:]
-	tmp := doc + ".tmp"
-	if err := os.WriteFile(tmp, []byte(out), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, doc)
 }
