@@ -37,7 +37,8 @@ rewrites your input files.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	output.AddPersistentFlag(c, &g.format, "what was written (each file with its size and sha256) and the release")
-	c.AddCommand(newCreateClusterManifestsCmd(g), newCreateAgentConfigTemplateCmd(g), newCreateIgnitionCmd(g), newCreateImageCmd(g), newCreatePXEFilesCmd(g))
+	c.AddCommand(newCreateClusterManifestsCmd(g), newCreateAgentConfigTemplateCmd(g), newCreateIgnitionCmd(g), newCreateImageCmd(g), newCreatePXEFilesCmd(g),
+		newCreateUnconfiguredIgnitionCmd(g), newCreateUnconfiguredImageCmd(g), newCreateConfigImageCmd(g))
 	return c
 }
 

@@ -29,6 +29,9 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 	for k, v := range clusterScriptCmds() {
 		cmds[k] = v
 	}
+	for k, v := range configImageScriptCmds() {
+		cmds[k] = v
+	}
 	return cmds
 }
 

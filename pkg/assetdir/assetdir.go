@@ -54,6 +54,19 @@ const (
 	DevSim = StateDir + "/dev-sim.json"
 )
 
+// The generic ISO and the config image (docs/unconfigured.md).
+const (
+	// UnconfiguredIgnition is the generic ISO's Ignition config, as
+	// upstream names it.
+	UnconfiguredIgnition = "unconfigured-agent.ign"
+	// ConfigImage is the config image, as upstream names it.
+	ConfigImage = "agentconfig.noarch.iso"
+)
+
+// UnconfiguredISO is the generic ISO's path for a CPU architecture (RPM
+// spelling). Its checksum is UnconfiguredISO(arch) + ".sha256".
+func UnconfiguredISO(cpu string) string { return "agent-unconfigured." + cpu + ".iso" }
+
 // AgentISO is the agent ISO's path for a CPU architecture (RPM spelling).
 // Its checksum is AgentISO(arch) + ".sha256".
 func AgentISO(cpu string) string { return "agent." + cpu + ".iso" }
@@ -93,18 +106,22 @@ func IPXEScript(cpu string) string { return BootArtifactsDir + "/agent." + cpu +
 
 // private are the files that hold a secret: the pull secret, the
 // InfraEnv (proxy credentials), the AgentClusterInstall (install-config
-// overrides), agent.ign, the credentials, the state, and the
-// agent-config.yaml template (a user's copy may hold BMC credentials).
+// overrides), agent.ign, the credentials, the state, the
+// agent-config.yaml template (a user's copy may hold BMC credentials), the
+// generic ISO's config (the pull secret) and the config image (the pull
+// secret, tokens, CA keys).
 var private = map[string]bool{
 	AgentConfig: true, PullSecret: true, InfraEnv: true, AgentClusterInstall: true,
 	AgentIgnition: true, Kubeconfig: true, KubeadminPassword: true, State: true,
+	UnconfiguredIgnition: true, ConfigImage: true,
 }
 
 // Mode is the mode agentiso writes the file at path with: Private for a
 // file that holds a secret and for an agent ISO and a PXE initrd (they
 // embed the pull secret and tokens), Public for the others.
 func Mode(path string) fs.FileMode {
-	if private[path] || strings.HasPrefix(path, HubDir+"/") || (strings.HasPrefix(path, "agent.") && strings.HasSuffix(path, ".iso")) ||
+	if private[path] || strings.HasPrefix(path, HubDir+"/") ||
+		((strings.HasPrefix(path, "agent.") || strings.HasPrefix(path, "agent-unconfigured.")) && strings.HasSuffix(path, ".iso")) ||
 		(strings.HasPrefix(path, BootArtifactsDir+"/agent.") && strings.HasSuffix(path, "-"+PXEInitrd)) {
 		return Private
 	}

@@ -35,6 +35,10 @@ func TestModes(t *testing.T) {
 		BootArtifact("x86_64", PXEKernel):             0o644,
 		IPXEScript("x86_64"):                          0o644,
 		HubHost("master-0"):                           0o600,
+		UnconfiguredIgnition:                          0o600,
+		ConfigImage:                                   0o600,
+		UnconfiguredISO("x86_64"):                     0o600,
+		UnconfiguredISO("x86_64") + ".sha256":         0o644,
 	} {
 		assert.Equal(t, want, Mode(path), path)
 	}

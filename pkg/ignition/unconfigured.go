@@ -168,3 +168,8 @@ func (in *Input) validateUnconfigured(p *problems) {
 		}
 	}
 }
+
+// ReleaseCPU is the CPU architecture a release's config names
+// (CPU_ARCH): x86_64, aarch64, ppc64le, s390x or multi; Go names are
+// accepted.
+func ReleaseCPU(a string) (string, error) { return releaseArch(a) }

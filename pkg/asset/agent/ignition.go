@@ -37,10 +37,18 @@ func (*HostNetworkFiles) Dependencies() []asset.Asset { return []asset.Asset{&Ag
 
 // Generate implements asset.Asset.
 func (a *HostNetworkFiles) Generate(_ context.Context, p asset.Parents) error {
-	for i, n := range asset.Get[*AgentManifests](p).NMStateConfigs {
+	files, err := networkFiles(asset.Get[*AgentManifests](p).NMStateConfigs)
+	a.Files = files
+	return err
+}
+
+// networkFiles renders the NMStateConfigs' keyfiles, host by host.
+func networkFiles(configs []manifests.NMStateConfig) ([]ignition.NetworkFile, error) {
+	var out []ignition.NetworkFile
+	for i, n := range configs {
 		y, err := yaml.JSONToYAML(n.Spec.Config)
 		if err != nil {
-			return fmt.Errorf("%s: document %d (%s): spec.config: %w", assetdir.NMStateConfig, i+1, n.Metadata.Name, err)
+			return nil, fmt.Errorf("%s: document %d (%s): spec.config: %w", assetdir.NMStateConfig, i+1, n.Metadata.Name, err)
 		}
 		ifaces := make([]nmstate.HostInterface, len(n.Spec.Interfaces))
 		for j, itf := range n.Spec.Interfaces {
@@ -48,13 +56,13 @@ func (a *HostNetworkFiles) Generate(_ context.Context, p asset.Parents) error {
 		}
 		files, err := nmstate.HostFiles(i, y, ifaces)
 		if err != nil {
-			return fmt.Errorf("static network config of %s (host %d): %w", n.Metadata.Name, i, err)
+			return nil, fmt.Errorf("static network config of %s (host %d): %w", n.Metadata.Name, i, err)
 		}
 		for _, f := range files {
-			a.Files = append(a.Files, ignition.NetworkFile{Path: f.Path, Mode: 0o600, Contents: f.Contents})
+			out = append(out, ignition.NetworkFile{Path: f.Path, Mode: 0o600, Contents: f.Contents})
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // KernelArgs are appended to the live ISO's kernel command line.

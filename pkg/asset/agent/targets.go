@@ -34,8 +34,27 @@ func PXETargets() []asset.Asset {
 	return []asset.Asset{&PXEFiles{}, &RendezvousIP{}, &AdminKubeconfig{}, &KubeadminPassword{}}
 }
 
+// UnconfiguredIgnitionTargets are what `create unconfigured-ignition`
+// writes: the generic ISO's config, and no credentials (it has none).
+func UnconfiguredIgnitionTargets() []asset.Asset {
+	return []asset.Asset{&UnconfiguredIgnition{}}
+}
+
+// UnconfiguredImageTargets are what `create unconfigured-image` writes:
+// the generic ISO.
+func UnconfiguredImageTargets() []asset.Asset {
+	return []asset.Asset{&UnconfiguredISO{}}
+}
+
+// ConfigImageTargets are what `create config-image` writes: the config
+// image and the credentials that go with it, as `create image`.
+func ConfigImageTargets() []asset.Asset {
+	return []asset.Asset{&ConfigImage{}, &RendezvousIP{}, &AdminKubeconfig{}, &KubeadminPassword{}}
+}
+
 // AllTargets lists the root assets of every command, for `agentiso graph`.
 func AllTargets() []asset.Asset {
 	return []asset.Asset{&AgentManifests{}, &RegistriesConf{}, &CABundle{}, &ExtraManifests{},
-		&AgentIgnition{}, &AgentISO{}, &PXEFiles{}, &AdminKubeconfig{}, &KubeadminPassword{}, &RendezvousIP{}}
+		&AgentIgnition{}, &AgentISO{}, &PXEFiles{}, &AdminKubeconfig{}, &KubeadminPassword{}, &RendezvousIP{},
+		&UnconfiguredIgnition{}, &UnconfiguredISO{}, &ConfigImage{}}
 }

@@ -11,9 +11,10 @@ import (
 )
 
 // The graph `agentiso graph` draws ends at the images: every asset is on
-// the path to the agent ISO, except its sibling the PXE files and the admin
-// kubeconfig written beside them, and nothing is derived from an image.
-// Every command's targets are in the graph.
+// the path to the agent ISO, except its sibling the PXE files, the admin
+// kubeconfig written beside them, the config image and the generic ISO
+// with what only it needs, and nothing is derived from an image. Every
+// command's targets are in the graph.
 func TestGraphEndsAtTheImages(t *testing.T) {
 	children := map[reflect.Type][]reflect.Type{}
 	names := map[reflect.Type]string{}
@@ -40,7 +41,7 @@ func TestGraphEndsAtTheImages(t *testing.T) {
 		}
 	}
 	sort.Strings(sinks)
-	assert.Equal(t, []string{"Admin Kubeconfig", "Agent Installer ISO", "Agent Installer PXE Files"}, sinks,
+	assert.Equal(t, []string{"Admin Kubeconfig", "Agent Config ISO", "Agent Installer ISO", "Agent Installer PXE Files", "Agent Installer Unconfigured ISO"}, sinks,
 		"the graph's ends are the images and the admin kubeconfig written beside them")
 
 	// Ancestors of the ISO.
@@ -56,14 +57,16 @@ func TestGraphEndsAtTheImages(t *testing.T) {
 		}
 	}
 	up(&AgentISO{})
-	offPath := map[string]bool{"Admin Kubeconfig": true, "Agent Installer PXE Files": true}
+	offPath := map[string]bool{"Admin Kubeconfig": true, "Agent Installer PXE Files": true, "Agent Config ISO": true,
+		"Agent Installer Unconfigured ISO": true, "Agent Installer Unconfigured Ignition": true, "Unconfigured Inputs": true}
 	for typ, n := range names {
 		if !offPath[n] {
 			assert.True(t, onPath[typ], "%s is in the graph but not on the path to the agent ISO", n)
 		}
 	}
 
-	for _, targets := range [][]asset.Asset{ClusterManifestsTargets(), IgnitionTargets(), ImageTargets(), PXETargets()} {
+	for _, targets := range [][]asset.Asset{ClusterManifestsTargets(), IgnitionTargets(), ImageTargets(), PXETargets(),
+		UnconfiguredIgnitionTargets(), UnconfiguredImageTargets(), ConfigImageTargets()} {
 		for _, a := range targets {
 			assert.Contains(t, names, reflect.TypeOf(a), "%s, a command's target, is not in agentiso graph", a.Name())
 		}

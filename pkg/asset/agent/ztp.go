@@ -134,14 +134,19 @@ func (*RendezvousIP) Doing() string { return "choose the rendezvous IP" }
 
 // Dependencies implements asset.Asset.
 func (*RendezvousIP) Dependencies() []asset.Asset {
-	return []asset.Asset{&AgentConfig{}, &AgentHosts{}, &NMStateConfigs{}}
+	return []asset.Asset{&AgentConfig{}, &AgentHosts{}, &NMStateConfigs{}, &Workflow{}}
 }
 
-// Generate implements asset.Asset.
+// Generate implements asset.Asset. The generic ISO's flow takes only
+// agent-config's rendezvousIP, and none is fine there.
 func (a *RendezvousIP) Generate(_ context.Context, p asset.Parents) error {
 	configured := ""
 	if ac := asset.Get[*AgentConfig](p).Config; ac != nil {
 		configured = ac.RendezvousIP
+	}
+	if asset.Get[*Workflow](p).Unconfigured {
+		a.IP = normalIP(configured)
+		return nil
 	}
 	ip, err := manifests.ChooseRendezvousIP(configured, asset.Get[*AgentHosts](p).Hosts, asset.Get[*NMStateConfigs](p).Configs)
 	if err != nil {

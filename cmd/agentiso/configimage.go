@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+)
+
+func newCreateConfigImageCmd(g *globals) *cobra.Command {
+	o := &ignitionOptions{}
+	c := &cobra.Command{
+		Use:   "config-image",
+		Short: "Build the config image that configures hosts booted from the generic ISO",
+		Long: `Build the config image: a small ISO (volume label agent_configimage) that
+carries this cluster's configuration for hosts booted from the generic ISO
+('agentiso create unconfigured-image'). Attach it to each host (virtual
+media, USB, a second CD); the host checks it and installs.
+
+Reads the same inputs as 'create image', validated the same way; needs no
+base ISO. The release must be the generic ISO's: a host refuses a config
+image for another release, architecture or rendezvous IP, and a corrupted
+one, saying why in its journal and on its console.
+
+Writes into --dir:
+  agentconfig.noarch.iso    the config image (0600: pull secret, tokens, CA keys)
+  auth/kubeconfig           admin kubeconfig of the new cluster (0600)
+  auth/kubeadmin-password   console password (0600)
+  rendezvousIP              the node-zero address
+
+Credentials are generated once and kept in .agentiso/state.json, as for
+'create image'. Mirrors, the trust bundle and NTP sources stay with the
+generic ISO. See docs/unconfigured.md.`,
+		Example: `  agentiso create config-image --dir site \
+      --release-image quay.io/openshift-release-dev/ocp-release@sha256:<digest>
+  # attach site/agentconfig.noarch.iso to every host booted from the generic ISO, then:
+  agentiso wait-for install-complete --dir site`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runCreateConfigImage(cmd.Context(), g, o)
+		},
+	}
+	addReleaseFlags(c.Flags(), &o.release, true)
+	c.Flags().BoolVar(&o.regenerate, regenerateCredentialsFlag, false, "generate new keys, tokens, CAs and password, replacing those in auth/ and the state")
+	return c
+}
+
+func runCreateConfigImage(ctx context.Context, g *globals, o *ignitionOptions) error {
+	s, err := openStore(g, o.release)
+	if err != nil {
+		return err
+	}
+	if err := guardCredentials(s, o.regenerate); err != nil {
+		return err
+	}
+	targets := agent.ConfigImageTargets()
+	if err := fetchAll(ctx, g, s, targets...); err != nil {
+		return err
+	}
+	rip, err := asset.Fetch[*agent.RendezvousIP](ctx, s)
+	if err != nil {
+		return err
+	}
+	g.log.Info("The rendezvous host IP (node0 IP) is " + rip.IP)
+	if err := s.Persist(ctx, targets...); err != nil {
+		return err
+	}
+	ci, err := asset.Fetch[*agent.ConfigImage](ctx, s)
+	if err != nil {
+		return err
+	}
+	g.log.Info("Config image created in: "+filepath.Join(g.dir, assetdir.ConfigImage), "files", ci.Members, "bytes", ci.Size(),
+		"release", ci.Info.ReleaseImage)
+	g.log.Warn(fmt.Sprintf("The config image carries the pull secret and install credentials; it is readable only by you (0%o). Keep it private.", assetdir.Mode(assetdir.ConfigImage)))
+	return nil
+}
