@@ -83,6 +83,7 @@ pkgs=(
   podman catatonit crun runc conmon containernetworking-plugins golang-github-containers-common iptables
   network-manager chrony iproute2 iputils-ping jq curl ca-certificates openssl
   open-iscsi checkpolicy semodule-utils
+  cpio
 )
 # The bare Debian system is cached separately (a tar, keyed by suite, mirror
 # and package list), so that changing only the customization below does not

@@ -238,9 +238,12 @@ func TestLoadConfigImageStaticNetwork(t *testing.T) {
 	require.NoError(t, os.MkdirAll(h.path("sys/ens3"), 0o755))
 	require.NoError(t, os.WriteFile(h.path("sys/ens3/address"), []byte("52:54:01:aa:aa:a2\n"), 0o644))
 	require.NoError(t, os.MkdirAll(h.path("nm"), 0o755))
+	h.fake("nmcli", `[ "$1" = -t ] && printf '%s\n' 'bond0:/etc/NetworkManager/system-connections/bond0.nmconnection' 'Wired connection 1:/run/NetworkManager/system-connections/x.nmconnection'; exit 0`)
 	out, err := h.run("/usr/local/bin/load-config-image.sh", "--archive", configArchive(t, full, infoOf(full)))
 	require.NoError(t, err, out)
 	assert.Contains(t, h.calls(), "systemctl restart NetworkManager.service\n")
+	assert.Contains(t, h.calls(), "nmcli --wait 60 connection up bond0\n")
+	assert.NotContains(t, h.calls(), "connection up Wired")
 	assert.FileExists(t, h.path("nm/ens3.nmconnection"), out)
 }
 

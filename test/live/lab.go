@@ -221,6 +221,7 @@ type VM struct {
 	cmd     *exec.Cmd
 	done    chan error
 	cancel  context.CancelFunc
+	qmp     string // QMP socket, with VMConfig.ConfigCD
 }
 
 // VMConfig describes a guest.
@@ -239,6 +240,10 @@ type VMConfig struct {
 	// size (an installation disk for the real assisted-service's disk
 	// eligibility rules); nothing is written to it.
 	DiskGiB int
+	// ConfigCD gives the guest a second, empty CD drive and a QMP socket
+	// to insert media into it (VM.InsertCD), as an operator attaches the
+	// config image through a BMC's virtual media.
+	ConfigCD bool
 }
 
 // StartVM starts a guest in the background.
@@ -269,6 +274,11 @@ func StartVM(ctx context.Context, net *Network, dir string, c VMConfig) (*VM, er
 	}
 	if c.UUID != "" {
 		args = append(args, "-uuid", c.UUID)
+	}
+	qmp := ""
+	if c.ConfigCD {
+		qmp = filepath.Join(dir, c.Name+"-qmp.sock")
+		args = append(args, "-qmp", "unix:"+qmp+",server=on,wait=off", "-drive", "if=ide,media=cdrom,id="+configCDDrive)
 	}
 	if c.DiskGiB > 0 {
 		disk := filepath.Join(dir, c.Name+"-disk.img")
@@ -308,7 +318,7 @@ func StartVM(ctx context.Context, net *Network, dir string, c VMConfig) (*VM, er
 		stderr.Close()
 		return nil, fmt.Errorf("start qemu for %s: %w", c.Name, err)
 	}
-	vm := &VM{Name: c.Name, Console: console, Reports: reports, Journal: journal, cmd: cmd, done: make(chan error, 1), cancel: cancel}
+	vm := &VM{Name: c.Name, Console: console, Reports: reports, Journal: journal, cmd: cmd, done: make(chan error, 1), cancel: cancel, qmp: qmp}
 	go func() { vm.done <- cmd.Wait(); stderr.Close() }()
 	return vm, nil
 }

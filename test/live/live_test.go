@@ -433,6 +433,23 @@ func liveScenarios(t *testing.T, l *lab, only map[string]bool) {
 		require.NoError(t, err)
 		t.Logf("mirror manifest/blob requests: %d", len(res.pulls))
 	})
+	// The generic ISO (docs/unconfigured.md): the same SNO host (no proxy)
+	// boots an ISO without any cluster in it and waits; a corrupted config
+	// image and another cluster's are refused with a journal line; its own
+	// brings it to the same state as sno-bond-static-proxy, up to the
+	// install.
+	t.Run("unconfigured-config-image", func(t *testing.T) {
+		sc := sno
+		sc.name, sc.proxy, sc.unconfigured, sc.deadline = "unconfigured-config-image", false, true, 16*time.Minute
+		if l.up != nil {
+			// The lab's ntp-synced lowering (LowerRequirements) edits
+			// assisted-service.env, which the config image carries.
+			sc.agentConfig += "disabledHostValidations:\n  - ntp-synced\n"
+		}
+		res, err := l.run(t, sc)
+		require.NoError(t, err)
+		t.Logf("mirror manifest/blob requests: %d", len(res.pulls))
+	})
 	// issue 10, item 1: podman refuses --rm together with --restart, so
 	// apply-host-config fails and the install never starts.
 	run("negative/apply-host-config-rm", func(t *testing.T) {

@@ -39,6 +39,9 @@ type scenario struct {
 	proxy         bool
 	partial       bool // not every host boots: the install cannot start
 	bootOnly      bool // stop once the hosts are up and agent.service runs from the mirror's images
+	// unconfigured boots the generic ISO instead of the agent ISO and
+	// attaches config images to node zero (unconfigured_test.go).
+	unconfigured bool
 	// tamper edits the agent ISO before the boot (negative controls); dir
 	// is the scenario's asset directory (agentiso's state).
 	tamper func(iso, dir string, m *mirror.Mirror) error
@@ -183,13 +186,20 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	}
 	// --offline: agentiso itself never contacts a registry here; a release by
 	// digest then needs its version.
-	args := []string{"create", "image", "--dir", dir, "--offline", "--base-iso", l.fixture,
-		"--release-image", release, "--release-version", m.Version}
-	out, err := exec.CommandContext(ctx, l.bin, args...).CombinedOutput()
-	if err != nil {
-		return nil, fmt.Errorf("agentiso %s: %w\n%s", strings.Join(args, " "), err, out)
-	}
 	iso := filepath.Join(dir, "agent.x86_64.iso")
+	var cdSteps []cdStep
+	if sc.unconfigured {
+		if iso, cdSteps, err = l.buildUnconfigured(ctx, dir, m); err != nil {
+			return nil, err
+		}
+	} else {
+		args := []string{"create", "image", "--dir", dir, "--offline", "--base-iso", l.fixture,
+			"--release-image", release, "--release-version", m.Version}
+		out, err := exec.CommandContext(ctx, l.bin, args...).CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("agentiso %s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+	}
 	if l.up != nil {
 		lowered, err := LowerRequirements(iso, labRequirements)
 		require.NoError(t, err)
@@ -215,7 +225,8 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	}
 	var vcs []VMConfig
 	for _, h := range sc.hosts {
-		vc := VMConfig{Name: h.name, ISO: iso, MACs: h.macs, MemoryMiB: memoryMiB(), CPUs: cpus(), KVM: l.kvm, Timeout: deadline + time.Minute}
+		vc := VMConfig{Name: h.name, ISO: iso, MACs: h.macs, MemoryMiB: memoryMiB(), CPUs: cpus(), KVM: l.kvm, Timeout: deadline + time.Minute,
+			ConfigCD: sc.unconfigured}
 		if l.up != nil {
 			// The real service checks the installation disk; node zero
 			// also holds the service's images (tmpfs), PostgreSQL and the
@@ -317,6 +328,16 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 			t.Logf("%s: %d pull(s) failed for a while (mirror not answering in time) and were retried by the scripts", sc.name, res.transient)
 		}
 	}()
+
+	// 0. The generic ISO: the hosts wait for their configuration, refuse
+	// the wrong config images and take the right one.
+	if len(cdSteps) > 0 {
+		for _, h := range sc.hosts {
+			if err := attachConfigImages(ctx, t, vms[h.name], cdSteps); err != nil {
+				return fail(err)
+			}
+		}
+	}
 
 	// 1. Node zero starts the installation; every host comes up as
 	// configured. A unit that fails or restarts ends the wait at once.

@@ -1,0 +1,175 @@
+//go:build e2elive
+
+package live
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+	"github.com/seed-a052040e/agentiso/test/live/mirror"
+)
+
+// The generic ISO flow (docs/unconfigured.md): the hosts boot an ISO built
+// from the cluster's InfraEnv, pull secret, ClusterImageSet and mirror
+// configuration alone; the lab then attaches config images to node zero's
+// second CD drive, as an operator would through virtual media.
+
+// cdStep is one medium put into node zero's second CD drive, and the line
+// its journal must print for it.
+type cdStep struct {
+	name, path, want string
+}
+
+// loaderPrefix starts every line the generic ISO's loader prints.
+const loaderPrefix = "agent-check-config-image: "
+
+// run runs agentiso with args, or says what it printed.
+func (l *lab) agentiso(ctx context.Context, args ...string) error {
+	out, err := exec.CommandContext(ctx, l.bin, args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("agentiso %s: %w\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// buildUnconfigured writes the generic ISO (from dir's own manifests, in
+// dir/factory) and the config images: a corrupted one, one of another
+// cluster (another release), and dir's own, attached in that order.
+func (l *lab) buildUnconfigured(ctx context.Context, dir string, m *mirror.Mirror) (string, []cdStep, error) {
+	rel := []string{"--offline", "--release-image", m.ReleaseImage, "--release-version", m.Version}
+	if err := l.agentiso(ctx, append([]string{"create", "cluster-manifests", "--dir", dir}, rel...)...); err != nil {
+		return "", nil, err
+	}
+	factory := filepath.Join(dir, "factory")
+	for _, f := range []string{assetdir.InfraEnv, assetdir.PullSecret, assetdir.ClusterImageSet, assetdir.RegistriesConf, assetdir.CABundle} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			return "", nil, err
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(factory, f)), 0o755); err != nil {
+			return "", nil, err
+		}
+		if err := os.WriteFile(filepath.Join(factory, f), b, 0o600); err != nil {
+			return "", nil, err
+		}
+	}
+	// The factory knows the rendezvous IP: a config image must name it.
+	if err := os.WriteFile(filepath.Join(factory, assetdir.AgentConfig), []byte("apiVersion: v1beta1\nkind: AgentConfig\nrendezvousIP: 192.168.111.80\n"), 0o600); err != nil {
+		return "", nil, err
+	}
+	if err := l.agentiso(ctx, append([]string{"create", "unconfigured-image", "--dir", factory, "--base-iso", l.fixture}, rel...)...); err != nil {
+		return "", nil, err
+	}
+	if err := l.agentiso(ctx, append([]string{"create", "config-image", "--dir", dir}, rel...)...); err != nil {
+		return "", nil, err
+	}
+	good := filepath.Join(dir, assetdir.ConfigImage)
+
+	// Another cluster's: the same inputs for another release.
+	other := filepath.Join(dir, "other")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		return "", nil, err
+	}
+	for _, f := range []string{assetdir.InstallConfig, assetdir.AgentConfig} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			return "", nil, err
+		}
+		if err := os.WriteFile(filepath.Join(other, f), b, 0o600); err != nil {
+			return "", nil, err
+		}
+	}
+	i := strings.LastIndex(m.ReleaseImage, "@sha256:") + len("@sha256:")
+	otherRelease := m.ReleaseImage[:i] + strings.Repeat("0", 64)
+	if err := l.agentiso(ctx, "create", "config-image", "--dir", other, "--offline", "--release-image", otherRelease, "--release-version", m.Version); err != nil {
+		return "", nil, err
+	}
+
+	// A corrupted one: a byte of config.gz's compressed data flipped.
+	iso, err := os.ReadFile(good)
+	if err != nil {
+		return "", nil, err
+	}
+	at := bytes.Index(iso[16*2048:], []byte{0x1f, 0x8b, 0x08})
+	if at < 0 {
+		return "", nil, fmt.Errorf("%s: no gzip stream found", good)
+	}
+	at += 16*2048 + 200
+	iso[at] ^= 0xff
+	corrupt := filepath.Join(dir, "corrupt-"+assetdir.ConfigImage)
+	if err := os.WriteFile(corrupt, iso, 0o600); err != nil {
+		return "", nil, err
+	}
+	steps := []cdStep{
+		{"a corrupted config image", corrupt, loaderPrefix + "refused the config image on /dev/sr1: config.gz is corrupt"},
+		{"another cluster's config image (another release)", filepath.Join(other, assetdir.ConfigImage),
+			loaderPrefix + "refused the config image on /dev/sr1: it is for another cluster: its RELEASE_IMAGE is " + otherRelease},
+		{"the cluster's config image", good, loaderPrefix + "installed the configuration of cluster live.lab.test"},
+	}
+	return filepath.Join(factory, assetdir.UnconfiguredISO("x86_64")), steps, nil
+}
+
+// attachConfigImages waits until the host says it waits for its
+// configuration, then puts each step's image into its second CD drive and
+// waits for the line the step expects in its journal.
+func attachConfigImages(ctx context.Context, t *testing.T, vm *VM, steps []cdStep) error {
+	waitLine := func(from int, want string) (string, int, error) {
+		for {
+			j := vm.ReadJournal()
+			if from <= len(j) {
+				if i := bytes.Index(j[from:], []byte(want)); i >= 0 {
+					end := bytes.IndexByte(j[from+i:], '\n')
+					if end < 0 {
+						end = len(j) - from - i
+					}
+					return string(j[from+i : from+i+end]), from + i + end, nil
+				}
+				// A refusal this step did not expect ends the wait.
+				if i := bytes.Index(j[from:], []byte(loaderPrefix+"refused")); i >= 0 && !strings.Contains(want, "refused") {
+					end := bytes.IndexByte(j[from+i:], '\n')
+					if end < 0 {
+						end = len(j) - from - i
+					}
+					return "", 0, fmt.Errorf("the host refused the image: %s", j[from+i:from+i+end])
+				}
+			}
+			if vm.Exited() {
+				return "", 0, fmt.Errorf("the guest stopped while waiting for %q", want)
+			}
+			select {
+			case <-ctx.Done():
+				return "", 0, fmt.Errorf("no %q in the journal before the deadline", want)
+			case <-time.After(2 * time.Second):
+			}
+		}
+	}
+	_, pos, err := waitLine(0, loaderPrefix+"waiting for the config image")
+	if err != nil {
+		return fmt.Errorf("%s: the generic ISO never said it waits for the config image: %w", vm.Name, err)
+	}
+	t.Logf("%s: waits for its configuration", vm.Name)
+	for _, s := range steps {
+		if err := vm.EjectCD(ctx); err != nil {
+			return err
+		}
+		pos = len(vm.ReadJournal())
+		if err := vm.InsertCD(ctx, s.path); err != nil {
+			return err
+		}
+		line, end, err := waitLine(pos, s.want)
+		if err != nil {
+			return fmt.Errorf("%s, after attaching %s: %w", vm.Name, s.name, err)
+		}
+		pos = end
+		t.Logf("%s: attached %s: %s", vm.Name, s.name, strings.TrimSpace(line))
+	}
+	return nil
+}
