@@ -53,7 +53,7 @@ func TestRoundTrip(t *testing.T) {
 
 // TestHostToolsReadIt reads the image with the tools the host uses:
 // blkid finds the label, GNU cpio lists absolute names and sha256sum
-// checks the sums, as load-config-image.sh does.
+// checks the sums, as agent-config-image-wait.sh does.
 func TestHostToolsReadIt(t *testing.T) {
 	for _, tool := range []string{"blkid", "cpio", "sha256sum", "xorriso"} {
 		if _, err := exec.LookPath(tool); err != nil {

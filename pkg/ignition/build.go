@@ -122,9 +122,6 @@ type builder struct {
 	// raw keeps every file's contents as given (before encoding), for the
 	// config image (ConfigImageFiles).
 	raw []File
-	// skip, when set, leaves out the files of data/agent it is true for
-	// (the generic ISO leaves out what the config image brings).
-	skip func(path string) bool
 }
 
 // File is one file of the config with its plain contents.
@@ -155,9 +152,6 @@ func build(in *Input) (*builder, types.Config, Size, error) {
 		threshold = DefaultCompressThreshold
 	}
 	b := &builder{threshold: threshold, seen: map[string]bool{}}
-	if in.Unconfigured {
-		b.skip = InConfigImage
-	}
 
 	src := data.Agent()
 	if err := b.addTree(src, "files", td); err != nil {
@@ -546,9 +540,6 @@ func (b *builder) addTree(src fs.FS, root string, td *templateData) error {
 			return err
 		}
 		dest = "/" + strings.TrimPrefix(strings.TrimPrefix(dest, root), "/")
-		if b.skip != nil && b.skip(dest) {
-			return nil
-		}
 		mode, appendTo := treeFileMode(dest)
 		return b.addFile(dest, mode, contents, false, appendTo)
 	})

@@ -71,18 +71,34 @@ func TestUnconfiguredContents(t *testing.T) {
 			files := filePaths(cfg)
 			for _, p := range []string{"/etc/assisted/manifests/pull-secret.yaml", "/etc/assisted/manifests/cluster-image-set.yaml",
 				"/etc/assisted/manifests/infraenv.yaml", PreNetworkScript, "/usr/local/bin/oci-eval-user-data.sh",
-				UnconfiguredEnvPath, "/usr/local/bin/load-config-image.sh", "/usr/local/bin/set-node-zero.sh"} {
+				UnconfiguredEnvPath, "/usr/local/bin/agent-config-image-wait.sh", "/usr/local/bin/set-node-zero.sh"} {
 				assert.True(t, files[p], "missing %s", p)
 			}
-			// Nothing of a cluster: no credentials, no rendezvous env, no
-			// cluster manifests, no services' env.
+			// The files of data/agent are all there, as upstream's (the
+			// config image replaces those that name the cluster), with no
+			// cluster in them.
+			for _, p := range []string{"/etc/issue", "/etc/multipath.conf", "/etc/containers/containers.conf",
+				"/etc/NetworkManager/conf.d/clientid.conf", "/root/.docker/config.json", "/root/assisted.te",
+				"/usr/local/bin/agent-config-image-wait.sh", "/usr/local/bin/agent-gather", "/usr/local/bin/extract-agent.sh",
+				"/usr/local/bin/get-container-images.sh", "/usr/local/bin/set-hostname.sh", "/usr/local/bin/start-agent.sh",
+				"/usr/local/bin/start-cluster-installation.sh", "/usr/local/bin/wait-for-assisted-service.sh",
+				"/usr/local/share/assisted-service/assisted-db.env", "/usr/local/share/assisted-service/assisted-service.env",
+				"/usr/local/share/start-cluster/start-cluster.env", "/usr/local/share/assisted-service/images.env",
+				"/etc/assisted/agent-installer.env", "/etc/motd.d/10-agent-installer"} {
+				assert.True(t, files[p], "missing %s", p)
+			}
+			env, _ := fileContents(t, cfg, "/usr/local/share/assisted-service/assisted-service.env")
+			assert.NotContains(t, string(env), "eyJ", "no token")
+			assert.NotContains(t, string(env), testInfraEnv)
+			// Nothing generated for a cluster: no rendezvous env, no
+			// credentials, no host settings, no cluster manifests.
 			for p := range files {
-				assert.False(t, InConfigImage(p) && !strings.HasPrefix(p, ManifestsDir+"/") && !strings.HasPrefix(p, NetworkDir+"/"),
-					"%s belongs to the config image", p)
+				for _, dir := range []string{TLSDir, HostConfigDir, HostnamesDir, ExtraManifestsDir, "/etc/assisted/config-image"} {
+					assert.False(t, strings.HasPrefix(p, dir+"/"), "%s names a cluster", p)
+				}
 			}
 			for _, p := range []string{RendezvousEnvPath, "/etc/assisted/manifests/agent-cluster-install.yaml",
-				"/etc/assisted/manifests/cluster-deployment.yaml", "/opt/agent/tls/kubeadmin-password.hash",
-				"/usr/local/share/assisted-service/assisted-service.env", "/root/.docker/config.json"} {
+				"/etc/assisted/manifests/cluster-deployment.yaml", "/etc/assisted/manifests/agent-config.yaml"} {
 				assert.False(t, files[p], "%s must not be in the generic ISO", p)
 			}
 			assert.Equal(t, tc.network, files["/etc/assisted/network/host0/eth0.nmconnection"])
@@ -93,7 +109,7 @@ func TestUnconfiguredContents(t *testing.T) {
 			for _, u := range EnabledUnits() {
 				assert.True(t, units[u], u)
 			}
-			env, _ := fileContents(t, cfg, UnconfiguredEnvPath)
+			env, _ = fileContents(t, cfg, UnconfiguredEnvPath)
 			assert.Equal(t, "RELEASE_IMAGE=quay.io/openshift-release-dev/ocp-release:4.19.3-x86_64\nRELEASE_VERSION=4.19.3\nCPU_ARCH=x86_64\nRENDEZVOUS_IP=192.168.111.80\n", string(env))
 			require.Len(t, cfg.Passwd.Users, 1)
 			assert.Nil(t, cfg.Passwd.Users[0].PasswordHash)
@@ -207,7 +223,7 @@ func infoOf(in Input) configimage.Info {
 func TestLoadConfigImageInstalls(t *testing.T) {
 	full := snoInput()
 	h := configHost(t, full)
-	out, err := h.run("/usr/local/bin/load-config-image.sh", "--archive", configArchive(t, full, infoOf(full)))
+	out, err := h.run("/usr/local/bin/agent-config-image-wait.sh", "--archive", configArchive(t, full, infoOf(full)))
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "agent-check-config-image: installed the configuration of cluster sno.example.com (release 4.19.3)")
 	fullCfg, _ := mustBuild(t, full)
@@ -226,7 +242,7 @@ func TestLoadConfigImageInstalls(t *testing.T) {
 	assert.Contains(t, h.calls(), "systemctl daemon-reload\n")
 	assert.NotContains(t, h.calls(), "restart NetworkManager", "no static networking in this config image")
 	// A second start finds the host configured.
-	out, err = h.run("/usr/local/bin/load-config-image.sh")
+	out, err = h.run("/usr/local/bin/agent-config-image-wait.sh")
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "configured already")
 }
@@ -239,7 +255,7 @@ func TestLoadConfigImageStaticNetwork(t *testing.T) {
 	require.NoError(t, os.WriteFile(h.path("sys/ens3/address"), []byte("52:54:01:aa:aa:a2\n"), 0o644))
 	require.NoError(t, os.MkdirAll(h.path("nm"), 0o755))
 	h.fake("nmcli", `[ "$1" = -t ] && printf '%s\n' 'bond0:/etc/NetworkManager/system-connections/bond0.nmconnection' 'Wired connection 1:/run/NetworkManager/system-connections/x.nmconnection'; exit 0`)
-	out, err := h.run("/usr/local/bin/load-config-image.sh", "--archive", configArchive(t, full, infoOf(full)))
+	out, err := h.run("/usr/local/bin/agent-config-image-wait.sh", "--archive", configArchive(t, full, infoOf(full)))
 	require.NoError(t, err, out)
 	assert.Contains(t, h.calls(), "systemctl restart NetworkManager.service\n")
 	assert.Contains(t, h.calls(), "nmcli --wait 60 connection up bond0\n")
@@ -289,7 +305,7 @@ func TestLoadConfigImageRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := configHost(t, full)
-			out, err := h.run("/usr/local/bin/load-config-image.sh", "--archive", tc.archive(t))
+			out, err := h.run("/usr/local/bin/agent-config-image-wait.sh", "--archive", tc.archive(t))
 			require.Error(t, err, out)
 			assert.Contains(t, out, "agent-check-config-image: refused the config image on ")
 			assert.Contains(t, out, tc.want)
