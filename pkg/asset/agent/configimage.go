@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
@@ -73,7 +74,7 @@ func (a *ConfigImage) Generate(_ context.Context, p asset.Parents) error {
 	a.iso, a.Members = buf.Bytes(), len(members)
 	// What stays with the generic ISO: a different value here has no
 	// effect on the host.
-	if regs := asset.Get[*RegistriesConf](p); regs.Mirrored {
+	if strings.Contains(asset.Get[*RegistriesConf](p).Conf, "[[registry.mirror]]") {
 		a.Warn = append(a.Warn, "the config image does not carry the mirror configuration (imageDigestSources, "+assetdir.RegistriesConf+"): the generic ISO's is used; build the generic ISO with the same mirrors")
 	}
 	if len(in.CABundle) > 0 {
