@@ -59,11 +59,9 @@ func runCreateUnconfiguredIgnition(ctx context.Context, g *globals, o *ignitionO
 	if err := fetchAll(ctx, g, s, targets...); err != nil {
 		return err
 	}
-	ign, err := asset.Fetch[*agent.UnconfiguredIgnition](ctx, s)
-	if err != nil {
+	if err := reportUnconfiguredIgnition(ctx, g, s); err != nil {
 		return err
 	}
-	g.log.Info("Ignition: " + ign.Size.String())
 	if err := s.Persist(ctx, targets...); err != nil {
 		return err
 	}
@@ -121,19 +119,29 @@ func runCreateUnconfiguredImage(ctx context.Context, g *globals, o *imageOptions
 	if err := fetchAll(ctx, g, s, agent.UnconfiguredIgnitionTargets()...); err != nil {
 		return err
 	}
-	targets := agent.UnconfiguredImageTargets()
-	if err := fetchAll(ctx, g, s, targets...); err != nil {
-		return err
-	}
-	if err := s.Persist(ctx, targets...); err != nil {
+	if err := reportUnconfiguredIgnition(ctx, g, s); err != nil {
 		return err
 	}
 	iso, err := asset.Fetch[*agent.UnconfiguredISO](ctx, s)
 	if err != nil {
 		return err
 	}
+	if err := s.Persist(ctx, agent.UnconfiguredImageTargets()...); err != nil {
+		return err
+	}
 	res := iso.Result()
 	g.log.Info("Generated ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "method", res.Method)
 	g.log.Warn("The generic ISO carries the pull secret; it is readable only by you (0600). It carries no cluster credentials.")
+	return nil
+}
+
+// reportUnconfiguredIgnition shows how much of the embed area the generic
+// ISO's config takes.
+func reportUnconfiguredIgnition(ctx context.Context, g *globals, s *asset.Store) error {
+	ign, err := asset.Fetch[*agent.UnconfiguredIgnition](ctx, s)
+	if err != nil {
+		return err
+	}
+	g.log.Info("Ignition: " + ign.Size.String())
 	return nil
 }
