@@ -12,8 +12,9 @@ import (
 )
 
 type ignitionOptions struct {
-	release    releaseFlags
-	regenerate bool
+	release     releaseFlags
+	regenerate  bool
+	interactive bool // create unconfigured-ignition only: refused
 }
 
 func newCreateIgnitionCmd(g *globals) *cobra.Command {

@@ -18,9 +18,8 @@ const unconfiguredInputs = `Reads from --dir (docs/unconfigured.md):
   cluster-manifests/nmstateconfig.yaml       optional static networking
   mirror/registries.conf, mirror/ca-bundle.crt   optional mirrors and CA
   agent-config.yaml                          optional, rendezvousIP only
-Refused: an install-config.yaml (the cluster goes on the config image), and
-in agent-config.yaml hosts, additionalNTPSources, bootArtifactsBaseURL and
-minimalISO. The interactive flavour (agent TUI, web UI) is not supported.`
+Refused: install-config.yaml, and agent-config.yaml hosts, additionalNTPSources,
+bootArtifactsBaseURL, minimalISO. No interactive flavour (agent TUI, web UI).`
 
 func newCreateUnconfiguredIgnitionCmd(g *globals) *cobra.Command {
 	o := &ignitionOptions{}
@@ -44,10 +43,14 @@ No auth/ and no rendezvousIP: the generic ISO has no credentials.`,
 		},
 	}
 	addReleaseFlags(c.Flags(), &o.release, true)
+	c.Flags().BoolVar(&o.interactive, "interactive", false, "not supported: upstream's interactive flow (agent TUI, web UI); refused with the reason")
 	return c
 }
 
 func runCreateUnconfiguredIgnition(ctx context.Context, g *globals, o *ignitionOptions) error {
+	if o.interactive {
+		return agent.ErrInteractiveUnsupported
+	}
 	s, err := openStore(g, o.release)
 	if err != nil {
 		return err

@@ -433,7 +433,9 @@ func (b *builder) addGenerated(in *Input) error {
 
 	// Root-only: it holds the agent and user JWTs, and every reader runs
 	// as root.
-	if !in.Unconfigured {
+	// The generic ISO carries it, without tokens, only when the rendezvous
+	// IP is known (as upstream); the config image replaces it.
+	if !in.Unconfigured || in.RendezvousIP != "" {
 		addf(RendezvousEnvPath, 0o600, rendezvousEnv(in), false)
 	}
 	for _, m := range in.ZTPManifests {

@@ -97,7 +97,13 @@ func TestUnconfiguredContents(t *testing.T) {
 					assert.False(t, strings.HasPrefix(p, dir+"/"), "%s names a cluster", p)
 				}
 			}
-			for _, p := range []string{RendezvousEnvPath, "/etc/assisted/manifests/agent-cluster-install.yaml",
+			// With the rendezvous IP known, rendezvous-host.env without
+			// tokens (as upstream); the config image replaces it.
+			renv, ok := fileContents(t, cfg, RendezvousEnvPath)
+			require.True(t, ok)
+			assert.Contains(t, string(renv), "NODE_ZERO_IP=192.168.111.80\n")
+			assert.Contains(t, string(renv), "PULL_SECRET_TOKEN=\nUSER_AUTH_TOKEN=\n")
+			for _, p := range []string{"/etc/assisted/manifests/agent-cluster-install.yaml",
 				"/etc/assisted/manifests/cluster-deployment.yaml", "/etc/assisted/manifests/agent-config.yaml"} {
 				assert.False(t, files[p], "%s must not be in the generic ISO", p)
 			}
@@ -116,6 +122,15 @@ func TestUnconfiguredContents(t *testing.T) {
 			assert.Equal(t, []types.SSHAuthorizedKey{testSSHKey}, cfg.Passwd.Users[0].SSHAuthorizedKeys)
 		})
 	}
+}
+
+func TestUnconfiguredWithoutRendezvousIP(t *testing.T) {
+	in := unconfiguredOf(snoInput())
+	in.RendezvousIP = ""
+	cfg, _ := mustBuild(t, in)
+	assert.False(t, filePaths(cfg)[RendezvousEnvPath])
+	env, _ := fileContents(t, cfg, UnconfiguredEnvPath)
+	assert.NotContains(t, string(env), "RENDEZVOUS_IP")
 }
 
 func TestUnconfiguredRefusesClusterInput(t *testing.T) {
@@ -305,11 +320,13 @@ func TestLoadConfigImageRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := configHost(t, full)
+			before := h.read(RendezvousEnvPath)
 			out, err := h.run("/usr/local/bin/agent-config-image-wait.sh", "--archive", tc.archive(t))
 			require.Error(t, err, out)
 			assert.Contains(t, out, "agent-check-config-image: refused the config image on ")
 			assert.Contains(t, out, tc.want)
-			assert.NoFileExists(t, h.file(RendezvousEnvPath), "nothing is installed from a refused image")
+			assert.Equal(t, before, h.read(RendezvousEnvPath), "nothing is installed from a refused image")
+			assert.NoFileExists(t, h.file("/opt/agent/tls/kubeadmin-password.hash"))
 			assert.NoFileExists(t, h.file("/etc/assisted/config-image-loaded"))
 			issue := h.read("/etc/issue.d/60-config-image.issue")
 			assert.Contains(t, issue, "was refused: ")

@@ -20,6 +20,14 @@ import (
 // that name no cluster; the cluster's configuration comes later on the
 // config image (configimage.go).
 
+// ErrInteractiveUnsupported refuses upstream's interactive flavour of the
+// generic ISO (openshift/installer `agent create unconfigured-ignition
+// --interactive`): its flow needs programs of the release payload this ISO
+// does not run.
+var ErrInteractiveUnsupported = errors.New("the interactive flow (agent TUI and web UI on the rendezvous host, WORKFLOW_TYPE=install-interactive-disconnected) is not supported: " +
+	"it runs programs of the release payload that agentiso's ISO does not start, so its markers alone would give an ISO that waits forever; " +
+	"build the generic ISO without --interactive and configure the hosts with 'agentiso create config-image' (docs/unconfigured.md)")
+
 // Workflow is the flow a command builds for: the install flow (the
 // default), or the generic ISO's (Unconfigured), where no rendezvous IP
 // has to be known. The command provides it (asset.Store.Provide), as
@@ -180,9 +188,14 @@ func (a *UnconfiguredIgnition) Generate(_ context.Context, p asset.Parents) erro
 	}
 	collect(checkClusterImageSet(cis, rel))
 	collect(manifests.ValidateNMStateConfigs(nm.Configs, nm.lines))
-	collect(manifests.CheckNMStateConfigLabels(nm.Configs, nm.lines, ie.Manifest, ie.lines, !nm.user))
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid agent configuration: %w", errs)
+	}
+	// The InfraEnv registered is the config image's, when it brings one:
+	// a selector that does not match is a warning here (upstream accepts
+	// it), since only then would agent-installer-client refuse it.
+	if err := manifests.CheckNMStateConfigLabels(nm.Configs, nm.lines, ie.Manifest, ie.lines, !nm.user); err != nil {
+		a.Warn = append(a.Warn, err.Error()+" (the host keeps this nmstateconfig.yaml unless the config image brings its own, and agent-installer-client then refuses it)")
 	}
 	if px := ie.Manifest.Spec.Proxy; px != nil && (px.HTTPProxy != "" || px.HTTPSProxy != "") {
 		a.Warn = append(a.Warn, assetdir.InfraEnv+": spec.proxy is not used by the generic ISO: the proxy comes with the config image (install-config.yaml proxy), before anything is pulled")
