@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +26,8 @@ import (
 // cdStep is one medium put into node zero's second CD drive, and the line
 // its journal must print for it.
 type cdStep struct {
-	name, path, want string
+	name, path string
+	want       *regexp.Regexp
 }
 
 // loaderPrefix starts every line the generic ISO's loader prints.
@@ -108,11 +110,14 @@ func (l *lab) buildUnconfigured(ctx context.Context, dir string, m *mirror.Mirro
 	if err := os.WriteFile(corrupt, iso, 0o600); err != nil {
 		return "", nil, err
 	}
+	// The drive is the guest's second or third CD (/dev/sr1 or sr2: the
+	// machine has a default empty one too).
+	refused := regexp.QuoteMeta(loaderPrefix+"refused the config image on /dev/sr") + `\d+: `
 	steps := []cdStep{
-		{"a corrupted config image", corrupt, loaderPrefix + "refused the config image on /dev/sr1: config.gz is corrupt"},
+		{"a corrupted config image", corrupt, regexp.MustCompile(refused + regexp.QuoteMeta("config.gz is corrupt"))},
 		{"another cluster's config image (another release)", filepath.Join(other, assetdir.ConfigImage),
-			loaderPrefix + "refused the config image on /dev/sr1: it is for another cluster: its RELEASE_IMAGE is " + otherRelease},
-		{"the cluster's config image", good, loaderPrefix + "installed the configuration of cluster live.lab.test"},
+			regexp.MustCompile(refused + regexp.QuoteMeta("it is for another cluster: its RELEASE_IMAGE is "+otherRelease))},
+		{"the cluster's config image", good, regexp.MustCompile(regexp.QuoteMeta(loaderPrefix + "installed the configuration of cluster live.lab.test"))},
 	}
 	return filepath.Join(factory, assetdir.UnconfiguredISO("x86_64")), steps, nil
 }
@@ -121,24 +126,23 @@ func (l *lab) buildUnconfigured(ctx context.Context, dir string, m *mirror.Mirro
 // configuration, then puts each step's image into its second CD drive and
 // waits for the line the step expects in its journal.
 func attachConfigImages(ctx context.Context, t *testing.T, vm *VM, steps []cdStep) error {
-	waitLine := func(from int, want string) (string, int, error) {
+	refusal := regexp.MustCompile(regexp.QuoteMeta(loaderPrefix+"refused") + ".*")
+	waitLine := func(from int, want *regexp.Regexp) (string, int, error) {
 		for {
 			j := vm.ReadJournal()
 			if from <= len(j) {
-				if i := bytes.Index(j[from:], []byte(want)); i >= 0 {
-					end := bytes.IndexByte(j[from+i:], '\n')
-					if end < 0 {
-						end = len(j) - from - i
+				if loc := want.FindIndex(j[from:]); loc != nil {
+					end := from + loc[1]
+					if i := bytes.IndexByte(j[end:], '\n'); i >= 0 {
+						end += i
 					}
-					return string(j[from+i : from+i+end]), from + i + end, nil
+					return string(j[from+loc[0] : end]), end, nil
 				}
 				// A refusal this step did not expect ends the wait.
-				if i := bytes.Index(j[from:], []byte(loaderPrefix+"refused")); i >= 0 && !strings.Contains(want, "refused") {
-					end := bytes.IndexByte(j[from+i:], '\n')
-					if end < 0 {
-						end = len(j) - from - i
+				if !strings.Contains(want.String(), "refused") {
+					if line := refusal.Find(j[from:]); line != nil {
+						return "", 0, fmt.Errorf("the host refused the image: %s", line)
 					}
-					return "", 0, fmt.Errorf("the host refused the image: %s", j[from+i:from+i+end])
 				}
 			}
 			if vm.Exited() {
@@ -151,7 +155,7 @@ func attachConfigImages(ctx context.Context, t *testing.T, vm *VM, steps []cdSte
 			}
 		}
 	}
-	_, pos, err := waitLine(0, loaderPrefix+"waiting for the config image")
+	_, pos, err := waitLine(0, regexp.MustCompile(regexp.QuoteMeta(loaderPrefix+"waiting for the config image")))
 	if err != nil {
 		return fmt.Errorf("%s: the generic ISO never said it waits for the config image: %w", vm.Name, err)
 	}
