@@ -155,7 +155,7 @@ func attachConfigImages(ctx context.Context, t *testing.T, vm *VM, steps []cdSte
 			}
 		}
 	}
-	_, pos, err := waitLine(0, regexp.MustCompile(regexp.QuoteMeta(loaderPrefix+"waiting for the config image")))
+	_, _, err := waitLine(0, regexp.MustCompile(regexp.QuoteMeta(loaderPrefix+"waiting for the config image")))
 	if err != nil {
 		return fmt.Errorf("%s: the generic ISO never said it waits for the config image: %w", vm.Name, err)
 	}
@@ -164,15 +164,14 @@ func attachConfigImages(ctx context.Context, t *testing.T, vm *VM, steps []cdSte
 		if err := vm.EjectCD(ctx); err != nil {
 			return err
 		}
-		pos = len(vm.ReadJournal())
+		pos := len(vm.ReadJournal())
 		if err := vm.InsertCD(ctx, s.path); err != nil {
 			return err
 		}
-		line, end, err := waitLine(pos, s.want)
+		line, _, err := waitLine(pos, s.want)
 		if err != nil {
 			return fmt.Errorf("%s, after attaching %s: %w", vm.Name, s.name, err)
 		}
-		pos = end
 		t.Logf("%s: attached %s: %s", vm.Name, s.name, strings.TrimSpace(line))
 	}
 	return nil
