@@ -303,7 +303,7 @@ func TestLoadConfigImageRefuses(t *testing.T) {
 			b[len(b)/2] ^= 0xff
 			require.NoError(t, os.WriteFile(p, b, 0o600))
 			return p
-		}, "config.gz is corrupt (gzip:"},
+		}, "config.gz is corrupt: invalid compressed data--crc error"},
 		{"not-gzip", func(t *testing.T) string {
 			p := filepath.Join(t.TempDir(), "config.gz")
 			require.NoError(t, os.WriteFile(p, []byte("hello"), 0o600))
