@@ -209,9 +209,10 @@ func configHost(t *testing.T, full Input) *scriptHost {
 	requireTool(t, "cpio")
 	genCfg, _ := mustBuild(t, unconfiguredOf(full))
 	h := newScriptHost(t, genCfg)
-	for _, name := range []string{"usermod", "systemctl", "nm-online", "agetty"} {
+	for _, name := range []string{"usermod", "nm-online", "agetty"} {
 		h.fake(name, "exit 0")
 	}
+	h.fake("systemctl", `[ "$1" = is-failed ] && exit 1; exit 0`)
 	return h
 }
 
@@ -255,7 +256,8 @@ func TestLoadConfigImageInstalls(t *testing.T) {
 	assert.FileExists(t, h.file("/etc/assisted/config-image-loaded"))
 	assert.Contains(t, h.calls(), "usermod --password "+testHash+" core\n")
 	assert.Contains(t, h.calls(), "systemctl daemon-reload\n")
-	assert.NotContains(t, h.calls(), "restart NetworkManager", "no static networking in this config image")
+	assert.NotContains(t, h.calls(), "restart NetworkManager.service", "no static networking in this config image")
+	assert.Contains(t, h.calls(), "systemctl is-failed --quiet NetworkManager-wait-online.service\n")
 	// A second start finds the host configured.
 	out, err = h.run("/usr/local/bin/agent-config-image-wait.sh")
 	require.NoError(t, err, out)
@@ -274,8 +276,22 @@ func TestLoadConfigImageStaticNetwork(t *testing.T) {
 	require.NoError(t, err, out)
 	assert.Contains(t, h.calls(), "systemctl restart NetworkManager.service\n")
 	assert.Contains(t, h.calls(), "nmcli --wait 60 connection up bond0\n")
+	assert.NotContains(t, h.calls(), "restart NetworkManager-wait-online", "it had not failed")
 	assert.NotContains(t, h.calls(), "connection up Wired")
 	assert.FileExists(t, h.path("nm/ens3.nmconnection"), out)
+}
+
+// TestLoadConfigImageWaitOnlineAgain: a host without network before its
+// configuration saw NetworkManager-wait-online fail at boot; once
+// configured, it is run again.
+func TestLoadConfigImageWaitOnlineAgain(t *testing.T) {
+	full := snoInput()
+	h := configHost(t, full)
+	h.fake("systemctl", `[ "$1" = is-failed ] && exit 0; exit 0`)
+	out, err := h.run("/usr/local/bin/agent-config-image-wait.sh", "--archive", configArchive(t, full, infoOf(full)))
+	require.NoError(t, err, out)
+	assert.Contains(t, h.calls(), "systemctl restart NetworkManager-wait-online.service\n")
+	assert.Contains(t, out, "checking again that the network is online")
 }
 
 func TestLoadConfigImageRefuses(t *testing.T) {
