@@ -438,7 +438,8 @@ func liveScenarios(t *testing.T, l *lab, only map[string]bool) {
 	// image and another cluster's are refused with a journal line; its own
 	// brings it to the same state as sno-bond-static-proxy, up to the
 	// install.
-	t.Run("unconfigured-config-image", func(t *testing.T) {
+	// Full set only: ~12 minutes with the real components (docs/e2e.md).
+	run("unconfigured-config-image", func(t *testing.T) {
 		sc := sno
 		sc.name, sc.proxy, sc.unconfigured, sc.deadline = "unconfigured-config-image", false, true, 16*time.Minute
 		if l.up != nil {

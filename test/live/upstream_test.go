@@ -51,7 +51,9 @@ func liveBranches() []string {
 // The scenario sets (AGENTISO_LIVE_SET). "ci", the default, is what fits
 // .ci/run's time (docs/e2e.md "Cost"): every scenario on the first branch
 // but the three negative controls whose cause only stops the flow late,
-// and the SNO scenario on the others. "full" is every scenario on every
+// serve-boot and serve-boot-negative, and the generic ISO's
+// (unconfigured-config-image, about 12 minutes); the SNO scenario on the
+// others. "full" is every scenario on every
 // branch.
 const (
 	setCI   = "ci"
