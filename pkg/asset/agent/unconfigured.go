@@ -39,6 +39,9 @@ type Workflow struct {
 // Name implements asset.Asset.
 func (*Workflow) Name() string { return "Agent Workflow" }
 
+// Doing implements asset.Described.
+func (*Workflow) Doing() string { return "choose the install flow" }
+
 // Dependencies implements asset.Asset.
 func (*Workflow) Dependencies() []asset.Asset { return nil }
 
@@ -275,6 +278,9 @@ type UnconfiguredISO struct {
 
 // Name implements asset.Asset.
 func (*UnconfiguredISO) Name() string { return "Agent Installer Unconfigured ISO" }
+
+// Doing implements asset.Described.
+func (*UnconfiguredISO) Doing() string { return "build the generic ISO" }
 
 // Dependencies implements asset.Asset.
 func (*UnconfiguredISO) Dependencies() []asset.Asset {
