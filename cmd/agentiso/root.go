@@ -48,6 +48,11 @@ type globals struct {
 	settings map[string]config.Setting
 	// format is -o of the create commands.
 	format output.Format
+	// onFailure is called when a command fails, with the command run
+	// (cobra's, also when its line did not parse), the exit code and the
+	// error, before the error is shown: wait-for still prints its status
+	// object there.
+	onFailure []func(c *cobra.Command, code int, err error)
 }
 
 // exitError carries a specific process exit code up to run.
@@ -110,7 +115,18 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 	if g.logFile != nil {
 		_, _ = io.WriteString(g.logFile, console.Line(slog.LevelError, strings.TrimSpace(err.Error()), false))
 	}
-	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+	code := 1
+	var ee *exitError
+	cancelled := ctx.Err() != nil && errors.Is(err, context.Canceled)
+	if cancelled {
+		code = 130
+	} else if errors.As(err, &ee) {
+		code = ee.code
+	}
+	for _, f := range g.onFailure {
+		f(c, code, err)
+	}
+	if cancelled {
 		msg := "interrupted; nothing was left half-written"
 		var ie *baseiso.InterruptedError
 		if errors.As(err, &ie) {
@@ -120,11 +136,7 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 		return 130
 	}
 	_, _ = io.WriteString(errOut, console.Line(slog.LevelError, strings.TrimSpace(err.Error())+usageHint(c, err), console.Inspect(errOut).Colour))
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	return 1
+	return code
 }
 
 func newRootCmd(g *globals) *cobra.Command {

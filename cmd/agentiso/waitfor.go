@@ -25,6 +25,9 @@ type waitForOptions struct {
 	restURL        string
 	requestTimeout time.Duration
 	format         output.Format
+	// wrote is set once the wait's status object was printed: a failure
+	// before that prints one of its own (onFailure).
+	wrote bool
 }
 
 func newWaitForCmd(g *globals) *cobra.Command {
@@ -73,7 +76,14 @@ out, 6 installation failed or timed out, 130 interrupted (Ctrl-C).`,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				oo := *o
 				oo.target = target
-				return runWaitFor(cmd.Context(), g, oo)
+				st, err := waitFor(cmd.Context(), g, oo)
+				if st != nil && o.format != output.Text {
+					o.wrote = true
+					if werr := output.Write(g.out, o.format, st); werr != nil && err == nil {
+						err = werr
+					}
+				}
+				return err
 			},
 		}
 	}
@@ -90,31 +100,59 @@ admitted (90 minutes, --timeout). Prints how to log in at the end.
 Exit code 5 when bootstrap fails, 6 when the installation fails.`,
 			`  agentiso wait-for install-complete --dir mycluster`),
 	)
+	// A script given -o gets its object whatever ends the command: a
+	// usage error, a bad setting, missing inputs in --dir.
+	g.onFailure = append(g.onFailure, func(c *cobra.Command, code int, err error) {
+		if o.wrote || (c != cmd && c.Parent() != cmd) {
+			return
+		}
+		f := o.format
+		if f == output.Text {
+			f = output.FromArgs(g.args)
+		}
+		if f == output.Text {
+			return
+		}
+		target := ""
+		if c != cmd {
+			target = c.Name()
+		}
+		o.wrote = true
+		_ = output.Write(g.out, f, rendezvous.StatusBeforeWait(target, code, err))
+	})
 	return cmd
 }
 
+// runWaitFor waits for o.target, printing what it sees on standard error.
 func runWaitFor(ctx context.Context, g *globals, o waitForOptions) error {
+	_, err := waitFor(ctx, g, o)
+	return err
+}
+
+// waitFor is runWaitFor, and returns the wait's status too (none when it
+// failed before the wait began).
+func waitFor(ctx context.Context, g *globals, o waitForOptions) (*rendezvous.Status, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	if o.timeout < 0 || o.timeScale <= 0 {
-		return &exitError{code: 1, err: errors.New("--timeout must be positive and --time-scale greater than zero")}
+		return nil, &exitError{code: 1, err: errors.New("--timeout must be positive and --time-scale greater than zero")}
 	}
 	lvl, err := console.ParseLevel(g.logLevel)
 	if err != nil {
-		return &exitError{code: 1, err: err}
+		return nil, &exitError{code: 1, err: err}
 	}
 	in, err := loadWaitForInputs(g.dir, o.restURL, g.setting("rendezvous-url").Origin, rendezvous.BaseURL)
 	if err != nil {
-		return &exitError{code: 1, err: err}
+		return nil, &exitError{code: 1, err: err}
 	}
 	rest, err := rendezvous.NewClient(in.restURL, in.auth.WatcherAuthToken, o.requestTimeout, nil)
 	if err != nil {
-		return &exitError{code: 1, err: err}
+		return nil, &exitError{code: 1, err: err}
 	}
 	kube, err := rendezvous.NewKubeClient(in.kubeconfig, "", o.requestTimeout)
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("%s: %w", in.kubeconfigPath, err)}
+		return nil, &exitError{code: 1, err: fmt.Errorf("%s: %w", in.kubeconfigPath, err)}
 	}
 	var clock rendezvous.Clock = rendezvous.RealClock{}
 	if o.timeScale != 1 {
@@ -160,19 +198,15 @@ func runWaitFor(ctx context.Context, g *globals, o waitForOptions) error {
 		}
 	}
 	rep.Close(err == nil)
-	if o.format != output.Text {
-		if werr := output.Write(g.out, o.format, w.Status(o.target, err)); werr != nil && err == nil {
-			err = werr
-		}
-	}
+	st := w.Status(o.target, err)
 	var we *rendezvous.WaitError
 	switch {
 	case err == nil:
-		return nil
+		return &st, nil
 	case errors.Is(err, rendezvous.ErrInterrupted):
-		return &exitError{code: rendezvous.ExitInterrupted, err: err}
+		return &st, &exitError{code: rendezvous.ExitInterrupted, err: err}
 	case errors.As(err, &we):
-		return &exitError{code: we.ExitCode(), err: err}
+		return &st, &exitError{code: we.ExitCode(), err: err}
 	}
-	return &exitError{code: 1, err: err}
+	return &st, &exitError{code: 1, err: err}
 }

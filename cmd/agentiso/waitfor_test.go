@@ -69,13 +69,16 @@ func TestWaitForExitCodes(t *testing.T) {
 			require.NoError(t, err)
 			dir := initDir(t)
 			s := startDirSim(t, dir, sc, speed)
-			args := []string{"--dir", dir, "wait-for", sc.Expect.Command, "--time-scale", strconv.Itoa(speed)}
+			args := []string{"--dir", dir, "wait-for", sc.Expect.Command, "--time-scale", strconv.Itoa(speed), "-o", "json"}
 			if sc.Expect.Timeout != 0 {
 				args = append(args, "--timeout", time.Duration(sc.Expect.Timeout).String())
 			}
 			var out, errOut bytes.Buffer
 			code := run(args, nil, &out, &errOut)
 			assert.Equal(t, sc.Expect.ExitCode, code, errOut.String())
+			st := oneStatus(t, out.Bytes())
+			assert.Equal(t, code, st.ExitCode)
+			assert.Equal(t, sc.Expect.Command, st.Target)
 			if code == 0 && sc.Expect.Command == "install-complete" {
 				assert.Contains(t, errOut.String(), "export KUBECONFIG="+filepath.Join(dir, "auth/kubeconfig"))
 			}
@@ -84,6 +87,46 @@ func TestWaitForExitCodes(t *testing.T) {
 				assert.Equal(t, []string{rendezvous.WatcherHeader}, r.AuthHeaders)
 				assert.Equal(t, 200, r.Status)
 			}
+		})
+	}
+}
+
+// oneStatus decodes the one status object wait-for -o json printed: there
+// is exactly one, and nothing else.
+func oneStatus(t *testing.T, out []byte) rendezvous.Status {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.DisallowUnknownFields()
+	var st rendezvous.Status
+	require.NoError(t, dec.Decode(&st), "stdout: %s", out)
+	_, err := dec.Token()
+	require.ErrorIs(t, err, io.EOF, "more than one object on stdout: %s", out)
+	return st
+}
+
+// Whatever ends wait-for -o json before the wait begins, stdout holds one
+// status object with the error and the exit code the process exits with.
+func TestWaitForStatusWhenItFailsEarly(t *testing.T) {
+	dir := initDir(t)
+	for _, tc := range []struct {
+		name, target, err string
+		args              []string
+	}{
+		{"missing dir", "install-complete", "nowhere/rendezvousIP", []string{"--dir", filepath.Join(dir, "nowhere"), "wait-for", "install-complete", "-o", "json"}},
+		{"no target", "", "wait-for needs a target", []string{"--dir", dir, "wait-for", "-o", "json"}},
+		{"unknown target", "", `unknown command "install"`, []string{"--dir", dir, "wait-for", "install", "-o", "json"}},
+		{"unknown flag first", "bootstrap-complete", "unknown flag: --bogus", []string{"--dir", dir, "wait-for", "bootstrap-complete", "--bogus", "-o", "json"}},
+		{"bad timeout", "bootstrap-complete", "--timeout must be positive", []string{"--dir", dir, "wait-for", "bootstrap-complete", "-o", "json", "--timeout", "-1s"}},
+		{"bad log level", "bootstrap-complete", `invalid --log-level "loud"`, []string{"--dir", dir, "--log-level", "loud", "wait-for", "bootstrap-complete", "-o", "json"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(tc.args, nil, &out, &errOut)
+			assert.Equal(t, rendezvous.ExitUsage, code, errOut.String())
+			st := oneStatus(t, out.Bytes())
+			assert.Equal(t, rendezvous.Status{Target: tc.target, Result: rendezvous.ResultFailed, ExitCode: code, Error: st.Error}, st)
+			assert.Contains(t, st.Error, tc.err)
+			assert.Contains(t, errOut.String(), "ERROR "+st.Error, "the same error on stderr")
 		})
 	}
 }

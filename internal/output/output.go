@@ -142,3 +142,21 @@ func Write(w io.Writer, f Format, v any) error {
 	}
 	return fmt.Errorf("output: no encoding for format %q", f)
 }
+
+// FromArgs is the format asked for in args (-o, --output, or the --json
+// alias), read apart from the command's other flags: for a command whose
+// line failed to parse before -o was reached (an unknown flag before it),
+// and which still owes a script its object. Text when none, or none valid.
+func FromArgs(args []string) Format {
+	var f Format
+	fs := pflag.NewFlagSet("output", pflag.ContinueOnError)
+	fs.ParseErrorsAllowlist.UnknownFlags = true
+	fs.SetOutput(io.Discard)
+	fs.VarP(formatValue{&f}, Flag, "o", "")
+	fs.Var(aliasValue{&f, JSON}, "json", "")
+	fs.Lookup("json").NoOptDefVal = "true"
+	if err := fs.Parse(args); err != nil {
+		return Text
+	}
+	return f
+}

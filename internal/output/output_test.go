@@ -92,3 +92,23 @@ func TestWrite(t *testing.T) {
 	assert.Equal(t, "path: agent.x86_64.iso\nsize: 42\n", b.String())
 	assert.Error(t, Write(&b, Text, v))
 }
+
+// FromArgs finds -o in a command line that failed to parse before reaching
+// it, whatever stands around it.
+func TestFromArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want Format
+	}{
+		{nil, Text},
+		{[]string{"wait-for", "install-complete", "--bogus", "-o", "json"}, JSON},
+		{[]string{"--bogus", "value", "--output=yaml"}, YAML},
+		{[]string{"--dir", "d", "-ojson", "--x"}, JSON},
+		{[]string{"--json"}, JSON},
+		{[]string{"-o", "xml"}, Text},
+		{[]string{"--", "-o", "json"}, Text},
+		{[]string{"-o"}, Text},
+	} {
+		assert.Equal(t, tc.want, FromArgs(tc.args), tc.args)
+	}
+}

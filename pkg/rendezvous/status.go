@@ -93,3 +93,18 @@ func (w *Waiter) Status(target string, err error) Status {
 	}
 	return s
 }
+
+// StatusBeforeWait describes a wait that never began: the command line,
+// a setting or the inputs in --dir were wrong, so nothing was asked of any
+// API. err is the error the command ends with, code its exit code
+// (ExitUsage, or ExitInterrupted); target may be "" (no target given).
+func StatusBeforeWait(target string, code int, err error) Status {
+	s := Status{Target: target, Result: ResultFailed, ExitCode: code}
+	if code == ExitInterrupted {
+		s.Result = ResultInterrupted
+	}
+	if err != nil {
+		s.Error = err.Error()
+	}
+	return s
+}
