@@ -10,13 +10,12 @@ import (
 
 	"github.com/seed-a052040e/agentiso/internal/config"
 	"github.com/seed-a052040e/agentiso/internal/output"
-	"github.com/seed-a052040e/agentiso/internal/suggest"
 	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
 
 // configFlag names the config file; it is itself read from the command
 // line or $AGENTISO_CONFIG only.
-const configFlag = "config"
+const configFlag = config.FileKey
 
 // layered reports whether a flag can also be set through the environment
 // and the config file: all but --help, --config,
@@ -158,16 +157,7 @@ func (g *globals) setting(key string) config.Setting {
 // unknownEnv returns the AGENTISO_ variables of the environment that set
 // nothing, each with the variable it most likely misspells.
 func unknownEnv(root *cobra.Command) []config.IgnoredEnv {
-	keys := configKeys(root)
-	var names []string
-	for _, k := range append(keys, configFlag) {
-		names = append(names, config.EnvVar(k))
-	}
-	var out []config.IgnoredEnv
-	for _, n := range config.UnknownEnv(os.Environ(), keys) {
-		out = append(out, config.IgnoredEnv{Name: n, DidYouMean: suggest.Closest(n, names)})
-	}
-	return out
+	return config.UnknownEnv(os.Environ(), configKeys(root))
 }
 
 // warnMisspeltEnv warns about each AGENTISO_ variable that sets nothing but

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -116,7 +115,7 @@ func viewConfig(cmd *cobra.Command, g *globals, args []string) (*config.View, er
 	if err != nil {
 		return nil, err
 	}
-	v := config.NewView(g.configLoc, g.configLoaded, command, append(own, resolved...), os.Environ(), configKeys(cmd.Root()), configFlag)
+	v := config.NewView(g.configLoc, g.configLoaded, command, append(own, resolved...), unknownEnv(cmd.Root()))
 	means := defaultMeanings()
 	kept := v.Settings[:0]
 	for _, s := range v.Settings {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"github.com/seed-a052040e/agentiso/internal/suggest"
 )
 
 // EnvPrefix starts the environment variable of every key.
@@ -122,21 +124,36 @@ func (l *Layers) setting(f *pflag.Flag) Setting {
 	return s
 }
 
-// UnknownEnv returns, sorted, the AGENTISO_ variables of environ ("NAME=value"
-// entries, as os.Environ) that are not empty, set none of keys and are not
-// AGENTISO_CONFIG: most likely misspelt, as they are otherwise ignored.
-func UnknownEnv(environ []string, keys []string) []string {
-	known := map[string]bool{EnvVar("config"): true}
+// FileKey is the setting that names the config file: read from the
+// command line (--config) or $AGENTISO_CONFIG only, never from a file.
+const FileKey = "config"
+
+// IgnoredEnv is an AGENTISO_ variable no key reads, with the closest one.
+type IgnoredEnv struct {
+	Name       string `json:"name"`
+	DidYouMean string `json:"didYouMean,omitempty"`
+}
+
+// UnknownEnv returns, sorted by name, the AGENTISO_ variables of environ
+// ("NAME=value" entries, as os.Environ) that are not empty and set none of
+// keys nor the config file (FileKey): most likely misspelt, as they are
+// otherwise ignored. Each comes with the variable it most likely misspells,
+// if one is close. config view lists them; every command warns about the
+// misspelt ones.
+func UnknownEnv(environ []string, keys []string) []IgnoredEnv {
+	known := map[string]bool{EnvVar(FileKey): true}
+	names := []string{EnvVar(FileKey)}
 	for _, k := range keys {
 		known[EnvVar(k)] = true
+		names = append(names, EnvVar(k))
 	}
-	var out []string
+	var out []IgnoredEnv
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(name, EnvPrefix+"_") && !known[name] && value != "" {
-			out = append(out, name)
+			out = append(out, IgnoredEnv{Name: name, DidYouMean: suggest.Closest(name, names)})
 		}
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }

@@ -95,5 +95,10 @@ func mustNew(t *testing.T, f *File) *Layers {
 
 func TestUnknownEnv(t *testing.T) {
 	env := []string{"PATH=/bin", "AGENTISO_RELASE_IMAGE=x", "AGENTISO_OFFLINE=true", "AGENTISO_CONFIG=/etc/a.yaml", "AGENTISO_OFFLINE_=1", "XAGENTISO_Y=1", "AGENTISO_EMPTY="}
-	assert.Equal(t, []string{"AGENTISO_OFFLINE_", "AGENTISO_RELASE_IMAGE"}, UnknownEnv(env, []string{"release-image", "offline"}))
+	assert.Equal(t, []IgnoredEnv{{Name: "AGENTISO_OFFLINE_", DidYouMean: "AGENTISO_OFFLINE"}, {Name: "AGENTISO_RELASE_IMAGE", DidYouMean: "AGENTISO_RELEASE_IMAGE"}},
+		UnknownEnv(env, []string{"release-image", "offline"}))
+	// Close to nothing (another tool's variable): listed, with no suggestion.
+	assert.Equal(t, []IgnoredEnv{{Name: "AGENTISO_TESTSCRIPT_WORKDIR"}}, UnknownEnv([]string{"AGENTISO_TESTSCRIPT_WORKDIR=/tmp"}, []string{"offline"}))
+	// $AGENTISO_CONFIG is the config file's, and is suggested too.
+	assert.Equal(t, []IgnoredEnv{{Name: "AGENTISO_CONFG", DidYouMean: "AGENTISO_CONFIG"}}, UnknownEnv([]string{"AGENTISO_CONFG=a.yaml"}, []string{"offline"}))
 }

@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/seed-a052040e/agentiso/internal/redact"
-	"github.com/seed-a052040e/agentiso/internal/suggest"
 	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
 
@@ -44,19 +43,12 @@ type View struct {
 	IgnoredEnv []IgnoredEnv `json:"ignoredEnv,omitempty"`
 }
 
-// IgnoredEnv is an AGENTISO_ variable no key reads, with the closest one.
-type IgnoredEnv struct {
-	Name       string `json:"name"`
-	DidYouMean string `json:"didYouMean,omitempty"`
-}
-
 // NewView describes settings (the first of each key counts), their values
 // redacted, sorted by key, for command ("" for every command) with the
-// config file at loc (found: it was read). environ's AGENTISO_ variables
-// that set none of keys (nor the config file's, configKey) are listed with
-// the closest name.
-func NewView(loc Location, found bool, command string, settings []Setting, environ, keys []string, configKey string) *View {
-	v := &View{Command: command}
+// config file at loc (found: it was read), and the AGENTISO_ variables that
+// set nothing (UnknownEnv).
+func NewView(loc Location, found bool, command string, settings []Setting, ignored []IgnoredEnv) *View {
+	v := &View{Command: command, IgnoredEnv: ignored}
 	v.ConfigFile.Path, v.ConfigFile.From, v.ConfigFile.Found = loc.Path, loc.Origin, found
 	seen := map[string]bool{}
 	for _, s := range settings {
@@ -68,13 +60,6 @@ func NewView(loc Location, found bool, command string, settings []Setting, envir
 		v.Settings = append(v.Settings, ViewedSetting{Setting: s, Env: EnvVar(s.Key)})
 	}
 	sort.Slice(v.Settings, func(i, j int) bool { return v.Settings[i].Key < v.Settings[j].Key })
-	var names []string
-	for _, k := range append(append([]string{}, keys...), configKey) {
-		names = append(names, EnvVar(k))
-	}
-	for _, n := range UnknownEnv(environ, keys) {
-		v.IgnoredEnv = append(v.IgnoredEnv, IgnoredEnv{Name: n, DidYouMean: suggest.Closest(n, names)})
-	}
 	return v
 }
 
