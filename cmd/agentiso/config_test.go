@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -69,4 +70,14 @@ func TestMeaningOfCommandFirst(t *testing.T) {
 	assert.Equal(t, "monitor's", meaningOf(means, "node-image monitor", "timeout"))
 	assert.Equal(t, "wait-for's", meaningOf(means, "wait-for install-complete", "timeout"))
 	assert.Empty(t, meaningOf(means, "wait-for install-complete", "interval"))
+}
+
+// config view of a command shows the settings it declares for the commands
+// under it too (wait-for's --timeout, read by both its targets).
+func TestConfigViewOfAParentCommand(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"config", "view", "wait-for"}, nil, &out, &errOut)
+	assert.Equal(t, 0, code, errOut.String())
+	assert.Regexp(t, `(?m)^timeout +60m to bootstrap`, out.String())
+	assert.Regexp(t, `(?m)^rendezvous-url +http://`, out.String())
 }

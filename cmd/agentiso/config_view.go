@@ -108,7 +108,7 @@ func viewConfig(cmd *cobra.Command, g *globals, args []string) (*config.View, er
 			return nil, err
 		}
 		command = target.CommandPath()
-		target.Flags().VisitAll(add)
+		target.LocalFlags().VisitAll(add)
 		target.InheritedFlags().VisitAll(add)
 	}
 	resolved, err := g.layers.Resolve(fs)
