@@ -118,6 +118,9 @@ func validateHostEntries(e *errs, hosts []AgentHost) {
 			}
 		}
 		ifNames := map[string]bool{}
+		// badMAC are the interfaces whose MAC is reported invalid: a
+		// mismatch with the networkConfig would only repeat it.
+		badMAC := map[int]bool{}
 		for j, itf := range h.Interfaces {
 			ip := fmt.Sprintf("%s.interfaces[%d]", p, j)
 			if itf.Name == "" {
@@ -132,11 +135,13 @@ func validateHostEntries(e *errs, hosts []AgentHost) {
 			}
 			if strings.Contains(itf.MACAddress, "-") {
 				e.invalid(ip+".macAddress", itf.MACAddress, "MAC address %s is incorrectly formatted, use XX:XX:XX:XX:XX:XX format", itf.MACAddress)
+				badMAC[j] = true
 				continue
 			}
 			hw, err := net.ParseMAC(itf.MACAddress)
 			if err != nil || len(hw) != 6 {
 				e.invalid(ip+".macAddress", itf.MACAddress, "address %s: invalid MAC address%s", itf.MACAddress, macFix(itf.MACAddress))
+				badMAC[j] = true
 				continue
 			}
 			key := hw.String()
@@ -176,6 +181,9 @@ func validateHostEntries(e *errs, hosts []AgentHost) {
 			}
 		}
 		for _, c := range nc.MACConflicts(h.Interfaces) {
+			if badMAC[c.Table] {
+				continue
+			}
 			cfgPath := fmt.Sprintf("%s.networkConfig.interfaces[%d].mac-address", p, c.Config)
 			e.invalid(fmt.Sprintf("%s.interfaces[%d].macAddress", p, c.Table), c.TableMAC, "%s", macConflictDetail(c, e.where(cfgPath)))
 		}

@@ -108,6 +108,10 @@ func TestValidateAgentConfig(t *testing.T) {
 		{"bad role", []string{"role: master\n  interfaces", "role: bootstrap\n  interfaces"}, []string{"hosts[1].role: Forbidden: host role has incorrect value \"bootstrap\""}},
 		{"arbiter role accepted", []string{"role: master\n  interfaces", "role: arbiter\n  interfaces"}, nil},
 		{"bad MAC", []string{"52:54:00:00:00:02", "52:54:00:00:00"}, []string{`agent-config.yaml:25: hosts[1].interfaces[0].macAddress: Invalid value: "52:54:00:00:00": address 52:54:00:00:00: invalid MAC address: it has 5 octets, a MAC address has 6 (XX:XX:XX:XX:XX:XX)`}},
+		// One error, at the MAC written wrong: that it now differs from the
+		// networkConfig's mac-address only repeats it.
+		{"bad MAC also in networkConfig: no derived mismatch", []string{"    - name: eth0\n      type: ethernet\n      ipv4:\n        enabled: true\n        address:\n        - ip: 192.168.111.21", "    - name: eth0\n      type: ethernet\n      mac-address: 52:54:00:00:00:02\n      ipv4:\n        enabled: true\n        address:\n        - ip: 192.168.111.21", "macAddress: 52:54:00:00:00:02", "macAddress: 52:54:00:00:00"}, []string{
+			`agent-config.yaml:25: hosts[1].interfaces[0].macAddress: Invalid value: "52:54:00:00:00": address 52:54:00:00:00: invalid MAC address: it has 5 octets`}},
 		{"MAC with a one-digit octet", []string{"52:54:00:00:00:02", "52:54:0:00:00:02"}, []string{`invalid MAC address: each of the 6 octets is two hex digits ("0" is not), as 52:54:00:12:34:56`}},
 		{"MAC with a non-hex octet", []string{"52:54:00:00:00:02", "52:54:00:00:00:0g"}, []string{`invalid MAC address: "0g" is not a hex octet (digits 0-9 and a-f only)`}},
 		{"dash MAC", []string{"52:54:00:00:00:02", "52-54-00-00-00-02"}, []string{"MAC address 52-54-00-00-00-02 is incorrectly formatted, use XX:XX:XX:XX:XX:XX format"}},
