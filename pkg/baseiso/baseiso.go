@@ -374,7 +374,11 @@ func (r *resolver) resolvePath(p string) (Result, error) {
 		}
 		res.SHA256, res.Verified = sum, true
 	}
-	r.log.Info("Using base ISO", "path", abs, "verified", res.Verified)
+	if res.Verified {
+		r.log.Info("Using base ISO " + abs + ": its sha256 is the one given")
+	} else {
+		r.log.Info("Using base ISO " + abs + " as it is (no sha256 given to verify it by)")
+	}
 	return res, nil
 }
 
@@ -509,7 +513,7 @@ func (r *resolver) resolveStream(ctx context.Context) (Result, error) {
 	}
 
 	hit := func() Result {
-		r.log.Info("Using cached base ISO", "path", info.CachePath, "release", art.Release)
+		r.log.Info("Using cached base ISO", "path", info.CachePath, "rhcos", art.Release)
 		return Result{Path: info.CachePath, Source: SourceCache, SHA256: art.SHA256, Verified: true, Release: art.Release}
 	}
 	return r.locked(ctx, info.CachePath, art.SHA256, hit, func() (Result, error) { return r.resolveStreamLocked(ctx, art, info, src, source, hit) })
@@ -535,7 +539,7 @@ func (r *resolver) resolveStreamLocked(ctx context.Context, art Artifact, info F
 		r.log.Warn("Could not stream the base ISO from the release payload; trying its URL", "image", reg.Image, "err", err.Error())
 		regErr = err
 	}
-	r.log.Info("Downloading base ISO", "url", src, "cache", info.CachePath, "release", art.Release)
+	r.log.Info("Downloading base ISO", "url", src, "cache", info.CachePath, "rhcos", art.Release)
 	f := fetch{url: src, sha256: art.SHA256, final: info.CachePath, name: art.FileName}
 	sum, err := r.download(ctx, f)
 	if err != nil {

@@ -69,7 +69,7 @@ func (r *resolver) resolveRegistry(ctx context.Context, info FetchInfo) (Result,
 	if err != nil {
 		return Result{}, r.cacheWriteError(part, offset, -1, false, err)
 	}
-	r.log.Info("Streaming base ISO from the release payload", "image", reg.Image, "cache", info.CachePath, "release", info.Release, "resume_at", offset)
+	r.log.Info("Streaming base ISO from the release payload", "image", reg.Image, "cache", info.CachePath, "rhcos", info.Release, "resume_at", offset)
 	var finalErr error // a cache or size failure: not the registry's
 	err = reg.Stream(ctx, func(rd io.Reader, size int64) error {
 		if size > r.maxSize {

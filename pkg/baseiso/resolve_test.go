@@ -286,19 +286,26 @@ func TestResolveExplicitPath(t *testing.T) {
 	t.Run("plain", func(t *testing.T) {
 		o := opts
 		o.BaseISO = p
+		var logs bytes.Buffer
+		o.Logger = newTestLogger(&logs)
 		res, err := Resolve(context.Background(), o)
 		require.NoError(t, err)
 		// Without a checksum to verify, a local ISO is not read at all.
 		assert.Equal(t, Result{Path: p, Source: SourcePath}, res)
+		// Said in words, not "verified=false".
+		assert.Contains(t, logs.String(), `msg="Using base ISO `+p+` as it is (no sha256 given to verify it by)"`)
 	})
 	t.Run("file URL with checksum", func(t *testing.T) {
 		o := opts
 		o.BaseISO = "file://" + filepath.ToSlash(p)
 		o.BaseISOSHA256 = strings.ToUpper(sum)
+		var logs bytes.Buffer
+		o.Logger = newTestLogger(&logs)
 		res, err := Resolve(context.Background(), o)
 		require.NoError(t, err)
 		assert.True(t, res.Verified)
 		assert.Equal(t, p, res.Path)
+		assert.Contains(t, logs.String(), `msg="Using base ISO `+p+`: its sha256 is the one given"`)
 	})
 	t.Run("checksum mismatch", func(t *testing.T) {
 		o := opts
