@@ -45,6 +45,10 @@ const (
 	AuthDir           = "auth"
 	Kubeconfig        = AuthDir + "/kubeconfig"
 	KubeadminPassword = AuthDir + "/kubeadmin-password"
+	// NodeWatcherToken is the watcher token of the last node ISO
+	// (node-image create): node-image monitor reads the hosts' own
+	// assisted-service with it.
+	NodeWatcherToken = StateDir + "/node-watcher-token"
 	// StateDir holds State: what was generated from what, and the keys,
 	// tokens and CAs an ISO is built with.
 	StateDir = ".agentiso"
@@ -109,11 +113,11 @@ func IPXEScript(cpu string) string { return BootArtifactsDir + "/agent." + cpu +
 // overrides), agent.ign, the credentials, the state, the
 // agent-config.yaml template (a user's copy may hold BMC credentials), the
 // generic ISO's config (the pull secret) and the config image (the pull
-// secret, tokens, CA keys).
+// secret, tokens, CA keys) and the node ISO's watcher token.
 var private = map[string]bool{
 	AgentConfig: true, PullSecret: true, InfraEnv: true, AgentClusterInstall: true,
 	AgentIgnition: true, Kubeconfig: true, KubeadminPassword: true, State: true,
-	UnconfiguredIgnition: true, ConfigImage: true,
+	UnconfiguredIgnition: true, ConfigImage: true, NodeWatcherToken: true,
 }
 
 // Mode is the mode agentiso writes the file at path with: Private for a

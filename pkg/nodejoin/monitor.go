@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/seed-a052040e/agentiso/pkg/kubeapi"
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 )
 
 var rCSRs = kubeapi.Resource{Group: "certificates.k8s.io", Version: "v1", Resource: "certificatesigningrequests"}
@@ -37,7 +39,13 @@ type MonitorOptions struct {
 	// Resolve names an IP by reverse DNS; nil uses the system resolver,
 	// each look-up bounded to 5s.
 	Resolve func(ctx context.Context, ip string) string
-	Log     *slog.Logger
+	// Agent, when set, is the host at ip's own assisted-service (every
+	// add-nodes ISO runs one; read with the ISO's watcher token): its
+	// status, install stage and failing validations make the host table
+	// until the host is a node. Nil: the cluster side only.
+	Agent func(ip string) (AgentAPI, error)
+	// Reporter gets the messages and the host table; nil discards them.
+	Reporter rendezvous.Reporter
 }
 
 // HostStatus is one host's state in the report.
@@ -48,6 +56,9 @@ type HostStatus struct {
 	Ready    bool     `json:"ready"`
 	Pending  []string `json:"pendingCSRs,omitempty"`
 	Approved []string `json:"approvedCSRs,omitempty"`
+	// Agent is the host as its own assisted-service last said, nil when
+	// it never answered.
+	Agent *AgentStatus `json:"agent,omitempty"`
 }
 
 // MonitorReport is the outcome (node-image monitor --report).
@@ -74,8 +85,8 @@ func Monitor(ctx context.Context, o MonitorOptions) (*MonitorReport, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultMonitorTimeout
 	}
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
+	if o.Reporter == nil {
+		o.Reporter = rendezvous.NewPlainReporter(io.Discard, slog.LevelError)
 	}
 	if o.Resolve == nil {
 		o.Resolve = reverseDNS
@@ -92,18 +103,23 @@ func Monitor(ctx context.Context, o MonitorOptions) (*MonitorReport, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	m := &monitor{o: o, rep: rep, shown: map[string]bool{}}
+	m := &monitor{o: o, rep: rep, shown: map[string]bool{}, agents: map[string]*agentWatch{}}
 	for {
-		if err := m.poll(ctx); err != nil && ctx.Err() == nil {
+		err := m.poll(ctx)
+		if err == nil {
+			err = m.pollAgents(ctx)
+		}
+		if err != nil && ctx.Err() == nil {
 			rep.Error = err.Error()
 			return rep, err
 		}
+		m.table()
 		if rep.Complete {
 			return rep, nil
 		}
 		select {
 		case <-ctx.Done():
-			err := fmt.Errorf("after %s, not every host is a Ready node: %s", o.Timeout, m.waitingFor())
+			err := fmt.Errorf("after %s, not every host is a Ready node: %s: %w", o.Timeout, m.waitingFor(), ErrMonitorTimeout)
 			if ctx.Err() == context.Canceled {
 				err = ctx.Err()
 			}
@@ -114,11 +130,18 @@ func Monitor(ctx context.Context, o MonitorOptions) (*MonitorReport, error) {
 	}
 }
 
+// ErrMonitorTimeout is wrapped by Monitor's error when the timeout passed
+// with a host not yet a Ready node.
+var ErrMonitorTimeout = errors.New("timed out")
+
 type monitor struct {
-	o     MonitorOptions
-	rep   *MonitorReport
-	shown map[string]bool
+	o      MonitorOptions
+	rep    *MonitorReport
+	shown  map[string]bool
+	agents map[string]*agentWatch
 }
+
+func (m *monitor) log(l slog.Level, msg string) { m.o.Reporter.Log(l, msg) }
 
 func (m *monitor) waitingFor() string {
 	var w []string
@@ -167,7 +190,7 @@ func (m *monitor) poll(ctx context.Context) error {
 						if c.Type == "Ready" {
 							ready := c.Status == "True"
 							if ready && !h.Ready {
-								m.o.Log.Info(fmt.Sprintf("Node %s (%s) is Ready", h.Name, h.IP))
+								m.log(slog.LevelInfo, fmt.Sprintf("Node %s (%s) is Ready", h.Name, h.IP))
 							}
 							h.Ready = ready
 						}
@@ -221,7 +244,7 @@ func (m *monitor) csrs(ctx context.Context) error {
 			h.Pending = append(h.Pending, c.Name)
 			if !m.shown[c.Name] {
 				m.shown[c.Name] = true
-				m.o.Log.Warn(fmt.Sprintf("CSR %s of node %s (%s) is pending: approve it (agentiso node-image monitor --approve-csrs, or oc adm certificate approve %s)", c.Name, jh.Name, jh.IP, c.Name))
+				m.log(slog.LevelWarn, fmt.Sprintf("CSR %s of node %s (%s) is pending: approve it (agentiso node-image monitor --approve-csrs, or oc adm certificate approve %s)", c.Name, jh.Name, jh.IP, c.Name))
 			}
 			continue
 		}
@@ -229,7 +252,7 @@ func (m *monitor) csrs(ctx context.Context) error {
 			return err
 		}
 		h.Approved = append(h.Approved, c.Name)
-		m.o.Log.Info(fmt.Sprintf("Approved CSR %s of node %s (%s)", c.Name, jh.Name, jh.IP))
+		m.log(slog.LevelInfo, fmt.Sprintf("Approved CSR %s of node %s (%s)", c.Name, jh.Name, jh.IP))
 	}
 	for _, h := range m.rep.Hosts {
 		sort.Strings(h.Pending)

@@ -2,15 +2,20 @@ package nodejoin
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 	"github.com/seed-a052040e/agentiso/pkg/kubeapi"
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 )
 
 // MonitorRequest is node-image monitor's command line.
@@ -20,10 +25,18 @@ type MonitorRequest struct {
 	ApproveCSRs         bool
 	Timeout, Interval   time.Duration
 	// Dir is --dir: its nodes-config.yaml, when there, names the hosts by
-	// their static addresses; with Report, report.json is written there.
+	// their static addresses; its watcher token (node-image create's)
+	// reads each host's own assisted-service; with Report, report.json is
+	// written there.
 	Dir    string
 	Report bool
-	Log    *slog.Logger
+	// Reporter gets the messages and the host table.
+	Reporter rendezvous.Reporter
+	// AgentURL is a host's assisted-service v2 URL (nil:
+	// rendezvous.BaseURL, http://<ip>:8090/api/assisted-install/v2).
+	AgentURL func(ip string) string
+	// RequestTimeout bounds each request to a host's service (0: 10s).
+	RequestTimeout time.Duration
 }
 
 // ReportFile is the monitor's report in --dir (--report).
@@ -53,8 +66,12 @@ func RunMonitor(ctx context.Context, r MonitorRequest) (*MonitorReport, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	rep, err := Monitor(ctx, MonitorOptions{Cluster: kubeapi.New(cfg, 0), IPs: r.IPs, Names: names, ApproveCSRs: r.ApproveCSRs,
-		Interval: r.Interval, Timeout: r.Timeout, Log: r.Log})
+	o := MonitorOptions{Cluster: kubeapi.New(cfg, 0), IPs: r.IPs, Names: names, ApproveCSRs: r.ApproveCSRs,
+		Interval: r.Interval, Timeout: r.Timeout, Reporter: r.Reporter}
+	if o.Agent, err = agentsFromDir(r); err != nil {
+		return nil, err
+	}
+	rep, err := Monitor(ctx, o)
 	if r.Report && rep != nil {
 		b, jerr := json.MarshalIndent(rep, "", "  ")
 		if jerr == nil {
@@ -69,3 +86,56 @@ func RunMonitor(ctx context.Context, r MonitorRequest) (*MonitorReport, error) {
 
 // maxNodesConfig bounds nodes-config.yaml.
 const maxNodesConfig = 4 << 20
+
+// agentsFromDir reads the watcher token node-image create kept in --dir
+// and returns the hosts' own assisted-service clients; nil (with a
+// warning) when there is no token: the cluster side is then followed
+// alone.
+func agentsFromDir(r MonitorRequest) (func(ip string) (AgentAPI, error), error) {
+	p := filepath.Join(r.Dir, filepath.FromSlash(assetdir.NodeWatcherToken))
+	b, err := fsutil.ReadRegular(p, maxToken)
+	if errors.Is(err, fs.ErrNotExist) {
+		if r.Reporter != nil {
+			r.Reporter.Log(slog.LevelWarn, fmt.Sprintf("No watcher token in %s (node-image create writes it with the ISO): the hosts' own progress is not shown, only the cluster side; pass the --dir of node-image create", r.Dir))
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the node ISO's watcher token: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if exp, ok := tokenExpiry(tok); ok && time.Now().After(exp) && r.Reporter != nil {
+		r.Reporter.Log(slog.LevelWarn, fmt.Sprintf("The node ISO's tokens (%s) expired at %s: the hosts' assisted-service refuses them; hosts not yet installed need a new ISO (node-image create)",
+			p, exp.Local().Format(time.RFC3339)))
+	}
+	url := r.AgentURL
+	if url == nil {
+		url = rendezvous.BaseURL
+	}
+	return func(ip string) (AgentAPI, error) {
+		return rendezvous.NewClient(url(ip), tok, r.RequestTimeout, nil)
+	}, nil
+}
+
+// maxToken bounds the watcher token file.
+const maxToken = 64 << 10
+
+// tokenExpiry is a JWT's exp claim, read without verifying the token (only
+// to say when it expired; the service checks it).
+func tokenExpiry(tok string) (time.Time, bool) {
+	parts := strings.Split(tok, ".")
+	if len(parts) != 3 {
+		return time.Time{}, false
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return time.Time{}, false
+	}
+	var c struct {
+		Exp *float64 `json:"exp"`
+	}
+	if json.Unmarshal(raw, &c) != nil || c.Exp == nil {
+		return time.Time{}, false
+	}
+	return time.Unix(int64(*c.Exp), 0), true
+}

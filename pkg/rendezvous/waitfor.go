@@ -527,6 +527,10 @@ func serverNow(c *Cluster) time.Time {
 	return newest
 }
 
+// HostRows is the host table of a cluster answer, as wait-for shows it
+// (ages by the server's clock).
+func HostRows(c *Cluster) []HostRow { return hostRows(c, serverNow(c)) }
+
 func hostRows(c *Cluster, now time.Time) []HostRow {
 	rows := make([]HostRow, 0, len(c.Hosts))
 	for _, h := range c.Hosts {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 	"github.com/seed-a052040e/agentiso/pkg/nodejoin"
@@ -272,4 +273,34 @@ func (a *NodeAuthConfig) Generate(_ context.Context, p asset.Parents) error {
 	}
 	a.AuthConfig = *ac
 	return nil
+}
+
+// NodeWatcherToken is .agentiso/node-watcher-token (0600): the watcher
+// token of the node ISO written with it, which node-image monitor reads the
+// hosts' own assisted-service with. It expires with the ISO's tokens.
+type NodeWatcherToken struct {
+	Token string `json:"-"`
+}
+
+// Name implements asset.Asset.
+func (*NodeWatcherToken) Name() string { return "Node Image Watcher Token" }
+
+// Dependencies implements asset.Asset.
+func (*NodeWatcherToken) Dependencies() []asset.Asset { return []asset.Asset{&NodeAuthConfig{}} }
+
+// Volatile implements asset.Volatile: the token of this run's ISO.
+func (*NodeWatcherToken) Volatile() {}
+
+// Generate implements asset.Asset.
+func (a *NodeWatcherToken) Generate(_ context.Context, p asset.Parents) error {
+	a.Token = asset.Get[*NodeAuthConfig](p).WatcherAuthToken
+	if a.Token == "" {
+		return errors.New("the node ISO's auth config holds no watcher token")
+	}
+	return nil
+}
+
+// Files implements asset.Writable.
+func (a *NodeWatcherToken) Files() ([]asset.File, error) {
+	return []asset.File{{Path: assetdir.NodeWatcherToken, Data: []byte(a.Token + "\n"), Mode: assetdir.Mode(assetdir.NodeWatcherToken)}}, nil
 }

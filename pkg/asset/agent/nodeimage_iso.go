@@ -241,5 +241,6 @@ func NodeISOName(name, cpu string) string {
 	return "node." + cpu + ".iso"
 }
 
-// NodeImageTargets are what node-image create writes: the node ISO.
-func NodeImageTargets() []asset.Asset { return []asset.Asset{&NodeISO{}} }
+// NodeImageTargets are what node-image create writes: the node ISO and
+// its watcher token (for node-image monitor), together or not at all.
+func NodeImageTargets() []asset.Asset { return []asset.Asset{&NodeISO{}, &NodeWatcherToken{}} }

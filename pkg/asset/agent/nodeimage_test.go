@@ -126,6 +126,20 @@ func TestNodeImageFromTheCluster(t *testing.T) {
 	exp, ok := claims.Expiry()
 	require.True(t, ok)
 	assert.Equal(t, now.Add(48*time.Hour), exp.UTC())
+
+	// The watcher token stays in the directory for node-image monitor,
+	// private: it is the token the ISO's assisted-service takes.
+	tokPath := filepath.Join(dir, ".agentiso", "node-watcher-token")
+	fi, err = os.Stat(tokPath)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	tok, err := os.ReadFile(tokPath)
+	require.NoError(t, err)
+	auth, err := asset.Fetch[*agent.NodeAuthConfig](context.Background(), s)
+	require.NoError(t, err)
+	assert.Equal(t, auth.WatcherAuthToken+"\n", string(tok))
+	assert.Contains(t, string(ignitionFile(t, cfg, "/usr/local/share/assisted-service/assisted-service.env")), auth.WatcherAuthToken,
+		"the ISO's service accepts it")
 }
 
 func ignitionEnvValue(t *testing.T, env, key string) string {
@@ -174,6 +188,8 @@ func TestNodeImageRefusals(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 			_, serr := os.Stat(filepath.Join(dir, "node.x86_64.iso"))
 			assert.True(t, os.IsNotExist(serr), "nothing written on failure")
+			_, serr = os.Stat(filepath.Join(dir, ".agentiso", "node-watcher-token"))
+			assert.True(t, os.IsNotExist(serr), "no token without its ISO")
 		})
 	}
 }
