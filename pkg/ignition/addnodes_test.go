@@ -1,6 +1,7 @@
 package ignition
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,4 +41,22 @@ func TestAddNodesFiles(t *testing.T) {
 	for _, u := range inst.Systemd.Units {
 		assert.NotContains(t, AddNodesUnits(), u.Name)
 	}
+}
+
+// agent-register-infraenv runs after the import: agent-installer-client
+// registerInfraEnv references the one cluster the service holds and exits
+// fatally when there is none yet (assisted-service release-4.20,
+// cmd/agentbasedinstaller/client/main.go registerInfraEnv), so started
+// alongside agent-import-cluster it would fail and restart.
+func TestAddNodesInfraEnvAfterImport(t *testing.T) {
+	cfg, _ := mustBuild(t, addNodesInput())
+	unit, ok := unitContents(cfg, "agent-register-infraenv.service")
+	require.True(t, ok)
+	var after []string
+	for _, l := range strings.Split(unit, "\n") {
+		if v, ok := strings.CutPrefix(l, "After="); ok {
+			after = append(after, strings.Fields(v)...)
+		}
+	}
+	assert.Contains(t, after, "agent-import-cluster.service")
 }
