@@ -111,8 +111,8 @@ $(E2E_FIXTURE): hack/build-boot-fixture.sh hack/packminiso/main.go pkg/isoeditor
 ## e2e-live: the live lab (docs/e2e.md): agent ISOs boot a real systemd +
 ## podman + NetworkManager userspace in QEMU guests inside a network namespace
 ## of the test's own, with the REAL assisted-service, agent-installer client
-## and agent of each LIVE_UPSTREAM branch ("standins": the project's
-## stand-ins). Installs its Debian packages, builds (or finds in
+## and agent of each LIVE_UPSTREAM branch. Installs its Debian packages,
+## builds (or finds in
 ## ~/.cache/agentiso) the live fixture, the images' Debian bases and the
 ## upstream components, then runs test/live with the e2elive tag. Needs root.
 ## LIVE_RUN selects scenarios (go test -run); LIVE_SET=full runs every
@@ -126,11 +126,10 @@ e2e-live: build
 	bash hack/live-deps.sh
 	bash hack/redfish-deps.sh
 	bash hack/build-live-fixture.sh
-	@if [ "$(LIVE_UPSTREAM)" != standins ]; then \
-		bash hack/upstream-deps.sh && \
-		bash hack/build-live-image-base.sh service && bash hack/build-live-image-base.sh agent && \
-		for b in $(LIVE_UPSTREAM); do bash hack/build-upstream.sh $$b || exit 1; done; \
-	fi
+	bash hack/upstream-deps.sh
+	bash hack/build-live-image-base.sh service
+	bash hack/build-live-image-base.sh agent
+	@for b in $(LIVE_UPSTREAM); do bash hack/build-upstream.sh $$b || exit 1; done
 	AGENTISO_LIVE_BIN=$(abspath $(BIN)) AGENTISO_LIVE_UPSTREAM='$(LIVE_UPSTREAM)' AGENTISO_LIVE_SET='$(LIVE_SET)' \
 		$(GO) test -tags e2elive -count=1 -timeout $(LIVE_TIMEOUT) -v -run '$(LIVE_RUN)' ./test/live/
 

@@ -30,8 +30,7 @@ import (
 //	AGENTISO_LIVE_UPSTREAM the upstream branches whose real assisted-service,
 //	                       agent-installer-client and agent the scenarios run
 //	                       (TestLive/<branch>/<scenario>), space-separated;
-//	                       default "release-4.20 release-4.23"; "standins": the
-//	                       project's stand-ins (TestLive/<scenario>)
+//	                       default "release-4.20 release-4.23"
 //	AGENTISO_LIVE_SET      ci (default: what .ci/run runs) or full (every
 //	                       scenario on every branch)
 //	AGENTISO_LIVE_UPSTREAM_DIR  a directory laid out as hack/build-upstream.sh's
@@ -340,13 +339,7 @@ func TestLive(t *testing.T) {
 	newLab := func() *lab {
 		return &lab{fixture: fixture, bin: bin, standin: sb, kvm: os.Getenv("AGENTISO_E2E_ACCEL") == "kvm", budgetEnd: budgetEnd, version: "4.20.0"}
 	}
-	branches, set := liveBranches(), liveSet(t)
-	if len(branches) == 0 {
-		// The project's stand-ins (AGENTISO_LIVE_UPSTREAM=standins;
-		// docs/e2e.md "The real components"): every scenario.
-		liveScenarios(t, newLab(), nil)
-		return
-	}
+	branches, set := liveBranches(t), liveSet(t)
 	for i, branch := range branches {
 		t.Run(branch, func(t *testing.T) {
 			l := newLab()
@@ -493,9 +486,6 @@ func liveScenarios(t *testing.T, l *lab, only map[string]bool) {
 	serveBootScenarios(l, run)
 	// Negative controls only the real components can see (issue 20, item
 	// 6): each is written into the built ISO, past agentiso's own checks.
-	if l.up == nil {
-		return
-	}
 	run("negative/nmstateconfig-extra-label", func(t *testing.T) {
 		sc := control("negative-nmstate-label")
 		sc.tamper = func(iso, _ string, _ *mirror.Mirror) error {

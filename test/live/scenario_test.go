@@ -21,7 +21,6 @@ import (
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
-	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
 	"github.com/seed-a052040e/agentiso/test/live/mirror"
 )
 
@@ -74,8 +73,7 @@ type lab struct {
 	kvm                   bool
 	// version is the lab payload's release version.
 	version string
-	// up, when set, are the real assisted-service, client and agent
-	// images; nil runs the stand-ins.
+	// up are the real assisted-service, client and agent images.
 	up *mirror.UpstreamLayers
 	// budgetEnd is when every scenario must be over (AGENTISO_LIVE_BUDGET).
 	budgetEnd time.Time
@@ -141,11 +139,9 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	if deadline == 0 {
 		deadline = 14 * time.Minute
 	}
-	if l.up != nil {
-		// Node zero pulls the real service's and agent's images (hundreds
-		// of MB, unpacked under TCG) before anything else can happen.
-		deadline += realExtraTime
-	}
+	// Node zero pulls the real service's and agent's images (hundreds of
+	// MB, unpacked under TCG) before anything else can happen.
+	deadline += realExtraTime
 	// The whole TestLive has a budget: a scenario gets at most what is left.
 	if left := time.Until(l.budgetEnd) - 3*time.Minute; left < deadline {
 		if left < 3*time.Minute {
@@ -160,9 +156,7 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	require.NoError(t, err)
 	defer net.Close()
 
-	if l.up != nil {
-		t.Log(l.up.Describe())
-	}
+	t.Log(l.up.Describe())
 	m, err := mirror.Start(ctx, mirror.Options{Listen: mirrorListen, StandinBinary: l.standin, Version: l.version, Upstream: l.up})
 	require.NoError(t, err, "start the mirror registry")
 	defer m.Close()
@@ -200,26 +194,21 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 			return nil, fmt.Errorf("agentiso %s: %w\n%s", strings.Join(args, " "), err, out)
 		}
 	}
-	if l.up != nil {
-		lowered, err := LowerRequirements(iso, labRequirements)
-		require.NoError(t, err)
-		// The units that pull the real images (the database's pulls the
-		// service image) have upstream's 500 s to start: under TCG on a
-		// loaded machine the pull alone took longer (docs/e2e.md, Cost).
-		for _, u := range slowStartUnits {
-			require.NoError(t, EditUnit(iso, u, SetStartTimeout(labStartTimeout)))
-		}
-		t.Logf("%s: lowered for the lab's guests: %s; TimeoutStartSec=%s for %s", sc.name, lowered, labStartTimeout, strings.Join(slowStartUnits, ", "))
+	lowered, err := LowerRequirements(iso, labRequirements)
+	require.NoError(t, err)
+	// The units that pull the real images (the database's pulls the
+	// service image) have upstream's 500 s to start: under TCG on a
+	// loaded machine the pull alone took longer (docs/e2e.md, Cost).
+	for _, u := range slowStartUnits {
+		require.NoError(t, EditUnit(iso, u, SetStartTimeout(labStartTimeout)))
 	}
+	t.Logf("%s: lowered for the lab's guests: %s; TimeoutStartSec=%s for %s", sc.name, lowered, labStartTimeout, strings.Join(slowStartUnits, ", "))
+	t.Logf("%s: lowered for the lab's guests: %s; TimeoutStartSec=%s for %s", sc.name, lowered, labStartTimeout, strings.Join(slowStartUnits, ", "))
 	if sc.tamper != nil {
 		require.NoError(t, sc.tamper(iso, dir, m))
 	}
-	if len(sc.dhcp) > 0 || (l.up != nil && len(sc.dns) > 0) {
-		dns := sc.dns
-		if l.up == nil {
-			dns = nil
-		}
-		d, err := StartDnsmasq(ctx, dir, sc.dhcp, dns)
+	if len(sc.dhcp) > 0 || len(sc.dns) > 0 {
+		d, err := StartDnsmasq(ctx, dir, sc.dhcp, sc.dns)
 		require.NoError(t, err)
 		defer d.Close()
 	}
@@ -227,14 +216,12 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	for _, h := range sc.hosts {
 		vc := VMConfig{Name: h.name, ISO: iso, MACs: h.macs, MemoryMiB: memoryMiB(), CPUs: cpus(), KVM: l.kvm, Timeout: deadline + time.Minute,
 			ConfigCD: sc.unconfigured}
-		if l.up != nil {
-			// The real service checks the installation disk; node zero
-			// also holds the service's images (tmpfs), PostgreSQL and the
-			// service.
-			vc.DiskGiB, vc.UUID = labDiskGiB, vmUUID(h.name, h.macs)
-			if h.nodeZero {
-				vc.MemoryMiB = max(vc.MemoryMiB, nodeZeroMemoryMiB())
-			}
+		// The real service checks the installation disk; node zero
+		// also holds the service's images (tmpfs), PostgreSQL and the
+		// service.
+		vc.DiskGiB, vc.UUID = labDiskGiB, vmUUID(h.name, h.macs)
+		if h.nodeZero {
+			vc.MemoryMiB = max(vc.MemoryMiB, nodeZeroMemoryMiB())
 		}
 		vcs = append(vcs, vc)
 	}
@@ -280,9 +267,6 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	// that says the flow cannot go on (upstreamFatal): the units retry
 	// forever, so the run ends at once instead of at its deadline.
 	fatalLog := func() error {
-		if l.up == nil {
-			return nil
-		}
 		for _, h := range sc.hosts {
 			if line, ok := FirstLineContaining(vms[h.name].ReadJournal(), upstreamFatal); ok {
 				return fmt.Errorf("%s: the real components refused: %s", h.name, line)
@@ -303,12 +287,10 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 			}
 			fmt.Fprintf(&b, "\n--- %s console (%s), last 3 KiB ---\n%s", h.name, vm.Console, Tail(vm.Read(), 3072))
 		}
-		if l.up != nil {
-			if lines := LinesContaining(vms[nz.name].ReadJournal(), []string{"level=error", "level=fatal"}, 30); len(lines) > 0 {
-				fmt.Fprintf(&b, "\n--- %s: the real programs' errors (logrus level=error/fatal), last %d ---\n%s\n", nz.name, len(lines), strings.Join(lines, "\n"))
-			}
+		if lines := LinesContaining(vms[nz.name].ReadJournal(), []string{"level=error", "level=fatal"}, 30); len(lines) > 0 {
+			fmt.Fprintf(&b, "\n--- %s: the real programs' errors (logrus level=error/fatal), last %d ---\n%s\n", nz.name, len(lines), strings.Join(lines, "\n"))
 		}
-		if l.up != nil && !sc.bootOnly {
+		if !sc.bootOnly {
 			dctx, dcancel := context.WithTimeout(context.Background(), 30*time.Second)
 			fmt.Fprintf(&b, "\n--- node zero's assisted-service (%s) says ---\n%s", l.up.Describe(), svc.Describe(dctx))
 			dcancel()
@@ -452,11 +434,7 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	if regErr != nil {
 		return fail(fmt.Errorf("not every host registered with node zero's assisted-service: %w", regErr))
 	}
-	if l.up != nil {
-		if err := checkInstallReal(ctx, svc, sc.partial); err != nil {
-			return fail(err)
-		}
-	} else if err := checkInstallStandin(ctx, svc, sc.partial, len(sc.hosts)); err != nil {
+	if err := checkInstallReal(ctx, svc, sc.partial); err != nil {
 		return fail(err)
 	}
 
@@ -669,25 +647,6 @@ func checkPulls(pulls []mirror.Pull, m *mirror.Mirror, bootOnly bool) error {
 			}
 			return fmt.Errorf("%s (%s) was never pulled from the mirror", name, img.Digest)
 		}
-	}
-	return nil
-}
-
-// checkInstallStandin: the stand-in service's own request log holds the
-// install call, answered 202 (or, with hosts missing, no install call).
-func checkInstallStandin(ctx context.Context, svc *ServiceClient, partial bool, nhosts int) error {
-	reqs, err := svc.Requests(ctx)
-	if err != nil {
-		return err
-	}
-	calls := InstallCalls(reqs)
-	switch {
-	case !partial && len(calls) == 0:
-		return errors.New("start-cluster-installation.service reported the installation, but assisted-service never got POST .../clusters/{id}/actions/install")
-	case !partial && !slices.ContainsFunc(calls, func(r sim.Request) bool { return r.Status == 202 }):
-		return fmt.Errorf("no install call was answered 202 (the script retries until one is): %+v", calls)
-	case partial && len(calls) > 0:
-		return fmt.Errorf("the installation was started with %d of the hosts booted: %+v", nhosts, calls)
 	}
 	return nil
 }

@@ -6,19 +6,17 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
-	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
-	"github.com/seed-a052040e/agentiso/test/live/assisted"
 )
 
-// ServiceClient asks the (stand-in) assisted-service on node zero, from the
-// test machine, what the hosts and units did: the registered hosts and
-// every request the service received.
+// ServiceClient asks the real assisted-service on node zero, from the test
+// machine, what the hosts and units did: the registered hosts, the cluster
+// and its events. It reads the API through pkg/rendezvous's model, the one
+// wait-for uses.
 type ServiceClient struct {
 	// BaseURL is http://<rendezvous IP>:8090.
 	BaseURL string
@@ -55,48 +53,41 @@ func (c *ServiceClient) get(ctx context.Context, path string, out any) error {
 	return nil
 }
 
+// RegisteredHost is a host as the service lists it, with its inventory
+// (a JSON document in a string, as the API has it).
+type RegisteredHost struct {
+	rendezvous.Host
+	Inventory string `json:"inventory,omitempty"`
+}
+
+// inventory is the part of the agent's inventory the lab checks.
+type inventory struct {
+	Interfaces []struct {
+		Name       string `json:"name"`
+		MacAddress string `json:"mac_address"`
+	} `json:"interfaces"`
+}
+
 // Hosts returns the hosts of the one registered infra-env.
-func (c *ServiceClient) Hosts(ctx context.Context) ([]assisted.LiveHost, error) {
-	var ies []assisted.LiveInfraEnv
+func (c *ServiceClient) Hosts(ctx context.Context) ([]RegisteredHost, error) {
+	var ies []rendezvous.InfraEnv
 	if err := c.get(ctx, "/infra-envs", &ies); err != nil {
 		return nil, err
 	}
 	if len(ies) != 1 {
 		return nil, fmt.Errorf("assisted-service has %d infra-envs, want 1 (agent-register-infraenv)", len(ies))
 	}
-	var hosts []assisted.LiveHost
+	var hosts []RegisteredHost
 	err := c.get(ctx, "/infra-envs/"+ies[0].ID+"/hosts", &hosts)
 	return hosts, err
 }
 
-// Requests returns every request the stand-in service received (its lab
-// endpoint).
-func (c *ServiceClient) Requests(ctx context.Context) ([]sim.Request, error) {
-	var reqs []sim.Request
-	err := c.get(ctx, strings.TrimPrefix(assisted.LabRequestsPath, rendezvous.APIPath), &reqs)
-	return reqs, err
-}
-
-var installPathRE = regexp.MustCompile(`^` + regexp.QuoteMeta(rendezvous.APIPath) + `/clusters/[0-9a-fA-F-]{36}/actions/install$`)
-
-// InstallCalls returns the POST .../clusters/{id}/actions/install requests
-// made with a user token (start-cluster-installation.sh's call).
-func InstallCalls(reqs []sim.Request) []sim.Request {
-	var out []sim.Request
-	for _, r := range reqs {
-		if r.Method == http.MethodPost && installPathRE.MatchString(r.Path) && slices.Contains(r.AuthHeaders, "Authorization") {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // CheckRegistered reports whether a host with one of macs in its inventory
 // registered under hostname name, and what it found otherwise.
-func CheckRegistered(hosts []assisted.LiveHost, name string, macs []string) error {
+func CheckRegistered(hosts []RegisteredHost, name string, macs []string) error {
 	var seen []string
 	for _, h := range hosts {
-		var inv assisted.Inventory
+		var inv inventory
 		if h.Inventory != "" {
 			if err := json.Unmarshal([]byte(h.Inventory), &inv); err != nil {
 				return fmt.Errorf("host %s: inventory: %w", h.ID, err)
@@ -118,32 +109,16 @@ func CheckRegistered(hosts []assisted.LiveHost, name string, macs []string) erro
 	return fmt.Errorf("no registered host has one of the MACs %v; registered: %v", macs, seen)
 }
 
-// ClusterState is a cluster as the service lists it.
-type ClusterState struct {
-	ID         string `json:"id"`
-	Status     string `json:"status"`
-	StatusInfo string `json:"status_info"`
-}
-
 // Clusters lists the clusters (GET /v2/clusters).
-func (c *ServiceClient) Clusters(ctx context.Context) ([]ClusterState, error) {
-	var out []ClusterState
+func (c *ServiceClient) Clusters(ctx context.Context) ([]rendezvous.Cluster, error) {
+	var out []rendezvous.Cluster
 	err := c.get(ctx, "/clusters", &out)
 	return out, err
 }
 
-// Event is one event of the service's event log.
-type Event struct {
-	Name      string `json:"name"`
-	Message   string `json:"message"`
-	Severity  string `json:"severity"`
-	HostID    string `json:"host_id"`
-	EventTime string `json:"event_time"`
-}
-
 // Events lists a cluster's events, hosts' included (GET /v2/events).
-func (c *ServiceClient) Events(ctx context.Context, clusterID string) ([]Event, error) {
-	var out []Event
+func (c *ServiceClient) Events(ctx context.Context, clusterID string) ([]rendezvous.Event, error) {
+	var out []rendezvous.Event
 	err := c.get(ctx, "/events?cluster_id="+clusterID, &out)
 	return out, err
 }
@@ -155,7 +130,7 @@ var InstallStatuses = []string{"preparing-for-installation", "installing", "inst
 
 // InstallEvent returns the first event saying the cluster moved to a status
 // of InstallStatuses.
-func InstallEvent(events []Event) (Event, bool) {
+func InstallEvent(events []rendezvous.Event) (rendezvous.Event, bool) {
 	for _, e := range events {
 		for _, s := range InstallStatuses {
 			if strings.Contains(e.Message, "to "+s) && e.HostID == "" {
@@ -163,7 +138,7 @@ func InstallEvent(events []Event) (Event, bool) {
 			}
 		}
 	}
-	return Event{}, false
+	return rendezvous.Event{}, false
 }
 
 // FailedValidations summarises a host's validations_info: every validation

@@ -10,55 +10,78 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
-	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
-	"github.com/seed-a052040e/agentiso/test/live/assisted"
 )
 
+// TestServiceClient reads answers shaped as assisted-service's own (the
+// v2 infra-envs, hosts, clusters and events lists, and its 401 body).
 func TestServiceClient(t *testing.T) {
-	auth, err := credentials.GenerateAuthConfig(nil)
-	require.NoError(t, err)
-	pub, err := credentials.ParsePublicKey(auth.PublicKey)
-	require.NoError(t, err)
-	live, err := assisted.NewLive(assisted.LiveConfig{PublicKey: pub, InfraEnvID: "6a3f9b2e-1c4d-4e5f-8a9b-0c1d2e3f4a5b",
-		ReleaseImages: []assisted.ReleaseImage{{OpenshiftVersion: "4.20", CPUArchitecture: "x86_64", URL: "quay.io/r@sha256:1", Version: "4.20.0"}}})
-	require.NoError(t, err)
-	srv := httptest.NewServer(live.Handler())
+	const ie, cl = "6a3f9b2e-1c4d-4e5f-8a9b-0c1d2e3f4a5b", "0c6f2b4e-8a1d-4f3e-9b2c-7d5e6f708192"
+	infraEnvs := "[]"
+	answers := map[string]string{
+		rendezvous.APIPath + "/infra-envs/" + ie + "/hosts": `[{"kind":"Host","id":"h1","href":"/api/assisted-install/v2/infra-envs/` + ie + `/hosts/h1",` +
+			`"requested_hostname":"sno-live","status":"known","status_info":"Host is ready to be installed",` +
+			`"inventory":"{\"interfaces\":[{\"name\":\"bond0\",\"mac_address\":\"52:54:00:aa:00:01\"}]}"}]`,
+		rendezvous.APIPath + "/clusters": `[{"kind":"Cluster","id":"` + cl + `","href":"x","status":"preparing-for-installation","status_info":"Preparing cluster for installation"}]`,
+		rendezvous.APIPath + "/events":   `[{"name":"cluster_status_updated","cluster_id":"` + cl + `","severity":"info","message":"Updated status of the cluster to preparing-for-installation","event_time":"2026-11-26T01:02:03.000Z"}]`,
+	}
+	var gotAuth, gotQuery string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotAuth, gotQuery = r.Header.Get("Authorization"), r.URL.RawQuery
+		if gotAuth != "user-token" {
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte(`{"code":401,"message":"Unauthorized"}`))
+			return
+		}
+		if r.URL.Path == rendezvous.APIPath+"/infra-envs" {
+			_, _ = w.Write([]byte(infraEnvs))
+			return
+		}
+		a, ok := answers[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(a))
+	}))
 	defer srv.Close()
 	ctx := context.Background()
+	c := &ServiceClient{BaseURL: srv.URL, UserToken: "user-token"}
 
-	c := &ServiceClient{BaseURL: srv.URL, UserToken: auth.UserAuthToken}
-	_, err = c.Hosts(ctx)
+	_, err := c.Hosts(ctx)
 	require.ErrorContains(t, err, "0 infra-envs, want 1")
-	reqs, err := c.Requests(ctx)
+	infraEnvs = `[{"kind":"InfraEnv","id":"` + ie + `","href":"x","name":"sno","type":"full-iso","cluster_id":"` + cl + `"}]`
+	hosts, err := c.Hosts(ctx)
 	require.NoError(t, err)
-	assert.Empty(t, InstallCalls(reqs))
+	require.Len(t, hosts, 1)
+	assert.Equal(t, "sno-live", hosts[0].RequestedHostname)
+	assert.Equal(t, "known", hosts[0].Status)
+	require.NoError(t, CheckRegistered(hosts, "sno-live", []string{"52:54:00:AA:00:01"}))
 
-	bad := &ServiceClient{BaseURL: srv.URL, UserToken: auth.AgentAuthToken}
-	_, err = bad.Requests(ctx)
-	require.ErrorContains(t, err, "HTTP 403")
+	cls, err := c.Clusters(ctx)
+	require.NoError(t, err)
+	require.Len(t, cls, 1)
+	assert.Equal(t, rendezvous.ClusterPreparing, cls[0].Status)
+	events, err := c.Events(ctx, cl)
+	require.NoError(t, err)
+	assert.Equal(t, "cluster_id="+cl, gotQuery)
+	ev, ok := InstallEvent(events)
+	require.True(t, ok)
+	assert.Equal(t, 2026, ev.EventTime.Year())
+	_, ok = InstallEvent([]rendezvous.Event{{Message: "Host sno-live: updated status from known to preparing-for-installation", HostID: "h1"}})
+	assert.False(t, ok, "a host's event is not the cluster's")
 
-	// The install call as start-cluster-installation.sh makes it.
-	id := "0c6f2b4e-8a1d-4f3e-9b2c-7d5e6f708192"
-	req, err := http.NewRequest(http.MethodPost, srv.URL+rendezvous.APIPath+"/clusters/"+id+"/actions/install", nil)
+	_, err = (&ServiceClient{BaseURL: srv.URL, UserToken: "agent-token"}).Clusters(ctx)
+	require.ErrorContains(t, err, "HTTP 401")
+	_, err = c.Events(ctx, "nope")
 	require.NoError(t, err)
-	req.Header.Set("Authorization", auth.UserAuthToken)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	resp.Body.Close()
-	reqs, err = c.Requests(ctx)
-	require.NoError(t, err)
-	calls := InstallCalls(reqs)
-	require.Len(t, calls, 1)
-	assert.Equal(t, rendezvous.APIPath+"/clusters/"+id+"/actions/install", calls[0].Path)
-	assert.Empty(t, InstallCalls([]sim.Request{{Method: "GET", Path: calls[0].Path, AuthHeaders: []string{"Authorization"}}}))
-	assert.Empty(t, InstallCalls([]sim.Request{{Method: "POST", Path: calls[0].Path}}), "without a token it is not the unit's call")
+	_, err = (&ServiceClient{BaseURL: srv.URL + "/elsewhere", UserToken: "user-token"}).Clusters(ctx)
+	require.ErrorContains(t, err, "HTTP 404")
 }
 
 func TestCheckRegistered(t *testing.T) {
 	inv := `{"interfaces":[{"name":"bond0","mac_address":"52:54:00:AA:00:01"},{"name":"eno2","mac_address":"52:54:00:aa:00:02"}]}`
-	hosts := []assisted.LiveHost{{Host: rendezvous.Host{ID: "h1", RequestedHostname: "sno-live", Status: "known"}, Inventory: inv}}
+	hosts := []RegisteredHost{{Host: rendezvous.Host{ID: "h1", RequestedHostname: "sno-live", Status: "known"}, Inventory: inv}}
 	require.NoError(t, CheckRegistered(hosts, "sno-live", []string{"52:54:00:aa:00:01"}))
 	require.NoError(t, CheckRegistered(hosts, "sno-live", []string{"52:54:00:AA:00:02"}))
 	err := CheckRegistered(hosts, "other", []string{"52:54:00:aa:00:02"})
@@ -66,6 +89,6 @@ func TestCheckRegistered(t *testing.T) {
 	err = CheckRegistered(hosts, "master-1", []string{"52:54:00:bb:00:02"})
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "no registered host") && strings.Contains(err.Error(), "h1(sno-live, known"), err.Error())
-	err = CheckRegistered([]assisted.LiveHost{{Host: rendezvous.Host{ID: "h2"}, Inventory: "{"}}, "x", []string{"m"})
+	err = CheckRegistered([]RegisteredHost{{Host: rendezvous.Host{ID: "h2"}, Inventory: "{"}}, "x", []string{"m"})
 	require.ErrorContains(t, err, "host h2: inventory")
 }

@@ -30,20 +30,17 @@ import (
 // test/upstream/upstream.lock.
 var defaultLiveBranches = []string{"release-4.20", "release-4.23"}
 
-// standinsWord, as AGENTISO_LIVE_UPSTREAM, selects the project's stand-ins
-// instead of the real components.
-const standinsWord = "standins"
-
 // liveBranches are the branches whose real components TestLive runs its
-// scenarios against (AGENTISO_LIVE_UPSTREAM, default defaultLiveBranches);
-// none (AGENTISO_LIVE_UPSTREAM=standins) means the stand-ins.
-func liveBranches() []string {
-	v, set := os.LookupEnv("AGENTISO_LIVE_UPSTREAM")
-	if !set || strings.TrimSpace(v) == "" {
+// scenarios against (AGENTISO_LIVE_UPSTREAM, default defaultLiveBranches).
+// The project's own stand-ins of assisted-service, its client and the agent
+// are gone: "standins" is refused with that reason.
+func liveBranches(t *testing.T) []string {
+	v := strings.TrimSpace(os.Getenv("AGENTISO_LIVE_UPSTREAM"))
+	if v == "" {
 		return defaultLiveBranches
 	}
-	if strings.TrimSpace(v) == standinsWord {
-		return nil
+	if v == "standins" {
+		t.Fatal("AGENTISO_LIVE_UPSTREAM=standins: the lab's stand-ins of assisted-service, agent-installer-client and the agent were removed; the lab runs the real ones of a release-X.Y branch (docs/e2e.md)")
 	}
 	return strings.Fields(v)
 }

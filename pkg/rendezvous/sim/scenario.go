@@ -1,9 +1,4 @@
 // Package sim is an in-process simulator of an agent-based install: a fake assisted-service REST API and a fake Kubernetes API over TLS, driven by a scenario timeline.
-//
-// The live lab's stand-in assisted-service, whose state comes from the
-// requests it gets, is test/live/assisted: it shares this package's model
-// of the API (Request, Authorize, StageOrder, QueryEvents) and is not
-// linked into agentiso.
 package sim
 
 import (

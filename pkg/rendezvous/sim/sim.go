@@ -424,8 +424,8 @@ func mergeValidations(cur []rendezvous.Validation, patch []ValidationSpec) []ren
 	return cur
 }
 
-// StageOrder gives the host stages per role, used to derive a percentage.
-func StageOrder(role string, bootstrap, sno bool) []string {
+// stageOrder gives the host stages per role, used to derive a percentage.
+func stageOrder(role string, bootstrap, sno bool) []string {
 	switch {
 	case sno:
 		return []string{"Starting installation", "Installing", "Waiting for bootkube", "Writing image to disk", "Copying registry data to disk", "Rebooting", "Joined", "Done"}
@@ -560,7 +560,7 @@ func (s *Simulator) applyLocked(st Step) {
 			}
 			p.CurrentStage, p.ProgressInfo = hp.Stage, hp.ProgressInfo
 			sno = len(s.st.hosts) == 1
-			order := StageOrder(h.Role, h.Bootstrap, sno)
+			order := stageOrder(h.Role, h.Bootstrap, sno)
 			if k := slices.Index(order, hp.Stage); k >= 0 {
 				p.InstallationPercentage = int64(100 * (k + 1) / len(order))
 			}
@@ -640,13 +640,11 @@ func schemeHeader(scheme string) string {
 // a missing or non-string auth_scheme is 500, and a token whose auth_scheme
 // differs from the matched scheme is 403.
 func (s *Simulator) Authorize(w http.ResponseWriter, r *http.Request, schemes ...string) bool {
-	return Authorize(w, r, s.cfg.PublicKey, schemes...)
+	return authorize(w, r, s.cfg.PublicKey, schemes...)
 }
 
-// Authorize is Simulator.Authorize with the public key pub, for the
-// live lab's stand-in service (test/live/assisted), which authenticates
-// as the simulator does.
-func Authorize(w http.ResponseWriter, r *http.Request, pub *ecdsa.PublicKey, schemes ...string) bool {
+// authorize is Simulator.Authorize with the public key pub.
+func authorize(w http.ResponseWriter, r *http.Request, pub *ecdsa.PublicKey, schemes ...string) bool {
 	for _, sch := range schemes {
 		tok := r.Header.Get(schemeHeader(sch))
 		if tok == "" {
@@ -749,7 +747,7 @@ func (s *Simulator) RESTHandler() http.Handler {
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		WriteJSON(w, 200, QueryEvents(s.st.events, r.URL.Query()))
+		WriteJSON(w, 200, queryEvents(s.st.events, r.URL.Query()))
 		s.seenLocked(seeEvents)
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -877,10 +875,10 @@ func failingMsg(p *ClusterVersionPatch) string {
 	return ""
 }
 
-// QueryEvents answers GET /v2/events: the events matching the query's
+// queryEvents answers GET /v2/events: the events matching the query's
 // infra_env_id, cluster_id and host_id (each when given), by event time,
 // latest first with order=descending.
-func QueryEvents(events []rendezvous.Event, q url.Values) []rendezvous.Event {
+func queryEvents(events []rendezvous.Event, q url.Values) []rendezvous.Event {
 	out := []rendezvous.Event{}
 	for _, e := range events {
 		if ie := q.Get("infra_env_id"); ie != "" && e.InfraEnvID != ie {

@@ -176,43 +176,22 @@ func image(base v1.Layer, s spec, arch string) (v1.Image, error) {
 	return mutate.ConfigFile(img, cf)
 }
 
-// passwd gives the service image a postgres user: the database unit runs
-// it with --user=postgres, which podman resolves in the image.
-const passwd = "root:x:0:0:root:/root:/bin/bash\npostgres:x:26:26:PostgreSQL Server:/var/lib/pgsql:/bin/bash\n"
-const group = "root:x:0:\npostgres:x:26:\n"
-
-const startDB = `#!/bin/bash
-# Lab stand-in of the assisted-service image's database start script. The
-# image's /bin/bash is the agentiso stand-in binary, which recognises this
-# script by name and runs its database stand-in: it accepts connections on
-# the PostgreSQL port and stays up. No PostgreSQL is involved.
-exec /usr/bin/postgres
-`
-
-// componentSpecs are the release components the agent units use, with the
-// paths and entrypoints the units expect.
+// componentSpecs are the release components the agent units use. The
+// agent-installer-api-server and agent-installer-node-agent images are the
+// real upstream programs (upstreamSpecs, Options.Upstream); without them
+// (the mirror's own tests) they are placeholders that only say what they
+// stand for, like the components the lab only mirrors.
 func componentSpecs() []spec {
+	placeholder := func(c string) spec {
+		return spec{Component: c, Entrypoint: []string{"/usr/bin/component"}, Links: []string{"/usr/bin/component"}}
+	}
 	return []spec{
-		{
-			Component:  "agent-installer-api-server",
-			Cmd:        []string{"/assisted-service"},
-			WorkingDir: "/",
-			Links:      []string{"/assisted-service", "/usr/local/bin/agent-installer-client", "/bin/bash", "/usr/bin/postgres"},
-			Files: []entry{
-				{Path: "/start_db.sh", Mode: 0o755, Data: []byte(startDB)},
-				{Path: "/etc/passwd", Mode: 0o644, Data: []byte(passwd)},
-				{Path: "/etc/group", Mode: 0o644, Data: []byte(group)},
-			},
-		},
-		{
-			Component: "agent-installer-node-agent",
-			Cmd:       []string{"/usr/bin/agent"},
-			Links:     []string{"/usr/bin/agent", "/usr/bin/cp"},
-		},
+		placeholder("agent-installer-api-server"),
+		placeholder("agent-installer-node-agent"),
 		{Component: "agent-installer-orchestrator", Entrypoint: []string{"/usr/bin/assisted-installer"}, Links: []string{"/usr/bin/assisted-installer"}},
-		{Component: "agent-installer-csr-approver", Entrypoint: []string{"/usr/bin/component"}, Links: []string{"/usr/bin/component"}},
-		{Component: "agent-installer-utils", Entrypoint: []string{"/usr/bin/component"}, Links: []string{"/usr/bin/component"}},
-		{Component: "installer", Entrypoint: []string{"/usr/bin/component"}, Links: []string{"/usr/bin/component"}},
+		placeholder("agent-installer-csr-approver"),
+		placeholder("agent-installer-utils"),
+		placeholder("installer"),
 	}
 }
 

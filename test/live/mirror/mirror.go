@@ -84,10 +84,11 @@ type Options struct {
 	// StandinBinary is a prebuilt static stand-in; empty builds test/live/standin
 	// with the go command (the caller's working directory must be inside this module).
 	StandinBinary string
-	// Upstream, when set, makes the agent-installer-api-server and
+	// Upstream makes the agent-installer-api-server and
 	// agent-installer-node-agent images of the real components
 	// (NewUpstreamLayers) and adds the components the real service asks
-	// for (machine-config-operator, must-gather).
+	// for (machine-config-operator, must-gather). The live lab always sets
+	// it; without it those two images are placeholders (componentSpecs).
 	Upstream *UpstreamLayers
 	Log      *slog.Logger
 }

@@ -142,7 +142,7 @@ func (u *UpstreamLayers) Describe() string {
 	return fmt.Sprintf("upstream assisted-service %s@%s", u.BuildInfo["branch"], u.BuildInfo["assisted-service.upstream"])
 }
 
-// upstreamSpecs replaces the stand-in service and agent images by the real
+// upstreamSpecs replaces the placeholder service and agent images by the real
 // ones: the Debian base, the real binaries, and the stand-in's own layer
 // only for oc (the service image) .
 func upstreamSpecs(specs []spec, up *UpstreamLayers) []spec {

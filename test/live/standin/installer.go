@@ -13,8 +13,14 @@ import (
 	"time"
 
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
-	"github.com/seed-a052040e/agentiso/test/live/assisted"
 )
+
+// hostProgress is the body of PUT .../hosts/{id}/progress
+// (assisted-service's host-progress model).
+type hostProgress struct {
+	CurrentStage string `json:"current_stage"`
+	ProgressInfo string `json:"progress_info,omitempty"`
+}
 
 // runInstaller stands in for assisted-installer: it checks its arguments,
 // reports the Installing stage of its host, and exits. Nothing is written.
@@ -43,7 +49,7 @@ func runInstaller(ctx context.Context, args []string, getenv func(string) string
 	}
 	fmt.Fprintf(stdout, "stand-in assisted-installer: %s host %s of cluster %s (OpenShift %s, %s), disk %s: nothing is written\n",
 		*role, *host, *cluster, *version, *ha, *disk)
-	body, err := json.Marshal(assisted.HostProgressParams{CurrentStage: "Installing", ProgressInfo: "lab stand-in installer: " + *role})
+	body, err := json.Marshal(hostProgress{CurrentStage: "Installing", ProgressInfo: "lab stand-in installer: " + *role})
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,13 @@
-// Command standin is the one static binary behind every stand-in image of
-// the live lab (test/live): the release image's cluster-version-operator,
-// assisted-service and its database, agent-installer-client, the discovery
-// agent, and the other agent installer components. It is built by the
-// test/live/mirror package with CGO_ENABLED=0 and placed in each image under
-// the path the agent units run; it picks its role from the name it is run
-// as (argv[0]), or from its first argument when run as "standin".
+// Command standin is the one static binary behind the live lab's (test/live)
+// stand-ins for the parts of the release payload whose source the lab does
+// not have, or whose real program would install for real: the release
+// image's cluster-version-operator, assisted-installer, oc, and the
+// components the lab only mirrors. assisted-service, its database,
+// agent-installer-client and the agent are the real upstream programs
+// (docs/e2e.md). It is built by the test/live/mirror package with
+// CGO_ENABLED=0 and placed in each image under the path the agent units
+// run; it picks its role from the name it is run as (argv[0]), or from its
+// first argument when run as "standin".
 //
 // Roles and what they replace:
 //
@@ -14,25 +17,10 @@
 //	    subcommand (no trailing newline); unknown names fail.
 //	    STANDIN_RELEASE_MANIFESTS overrides the directory (tests run the
 //	    binary outside the image).
-//	assisted-service
-//	    the assisted-service REST API on :8090, served by test/live/assisted
-//	    (the lab's stand-in service): the same local JWT authentication,
-//	    state driven by the requests of the clients and agents.
-//	bash start_db.sh, postgres
-//	    the database container: it only accepts TCP connections on the
-//	    PostgreSQL port and stays up. /bin/bash in the image is this binary; it
-//	    runs start_db.sh and nothing else, and says so when asked to.
-//	agent-installer-client registerCluster|registerInfraEnv|configure
-//	    reads the ZTP manifests and host configs and calls the REST API.
-//	agent --url URL --infra-env-id ID --agent-version IMAGE
-//	    the discovery agent: registers its host with the real inventory of the
-//	    machine it runs on and answers the steps it is given.
 //	assisted-installer --role ROLE --host-id ID --url URL ...
 //	    the orchestrator image's entrypoint (INSTALLER_IMAGE), which the
 //	    agent runs for the install step: it reports the "Installing" stage
 //	    with the agent token and exits. It writes nothing to disk.
-//	cp SRC DST
-//	    copies one file (what extract-agent.sh runs in the agent image).
 //	oc adm release info | oc image info
 //	    what assisted-service and agent-installer-client ask oc about the
 //	    release (version, architecture, component pull specs), read from the
@@ -82,18 +70,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			dir = d
 		}
 		err = runCVO(rest, dir, stdout)
-	case "assisted-service":
-		err = runService(ctx, rest, os.Getenv, stdout)
-	case "bash":
-		err = runBash(ctx, rest, os.Getenv, stdout)
-	case "postgres":
-		err = runDB(ctx, os.Getenv, stdout)
-	case "agent-installer-client":
-		err = runClient(ctx, rest, os.Getenv, stdout)
-	case "agent":
-		err = runAgent(ctx, rest, os.Getenv, stdout)
-	case "cp":
-		err = runCP(rest)
 	case "assisted-installer":
 		err = runInstaller(ctx, rest, os.Getenv, stdout)
 	case "component":
@@ -101,7 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "oc":
 		err = runOC(ctx, rest, stdout)
 	default:
-		err = fmt.Errorf("unknown role %q (run as cluster-version-operator, assisted-service, bash, postgres, agent-installer-client, agent, assisted-installer, cp, component or oc)", role)
+		err = fmt.Errorf("unknown role %q (run as cluster-version-operator, assisted-installer, component or oc)", role)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", role, err)
