@@ -146,13 +146,13 @@ func waitFor(ctx context.Context, g *globals, o waitForOptions) (*rendezvous.Sta
 	if err != nil {
 		return nil, &exitError{code: 1, err: err}
 	}
-	rest, err := rendezvous.NewClient(in.restURL, in.auth.WatcherAuthToken, o.requestTimeout, nil)
+	rest, err := rendezvous.NewClient(in.restURL, in.Auth.WatcherAuthToken, o.requestTimeout, nil)
 	if err != nil {
 		return nil, &exitError{code: 1, err: err}
 	}
-	kube, err := rendezvous.NewKubeClient(in.kubeconfig, "", o.requestTimeout)
+	kube, err := rendezvous.NewKubeClient(in.Kubeconfig, "", o.requestTimeout)
 	if err != nil {
-		return nil, &exitError{code: 1, err: fmt.Errorf("%s: %w", in.kubeconfigPath, err)}
+		return nil, &exitError{code: 1, err: fmt.Errorf("%s: %w", in.KubeconfigPath, err)}
 	}
 	var clock rendezvous.Clock = rendezvous.RealClock{}
 	if o.timeScale != 1 {
@@ -172,11 +172,11 @@ func waitFor(ctx context.Context, g *globals, o waitForOptions) (*rendezvous.Sta
 	}
 	rep.Log(slog.LevelDebug, fmt.Sprintf("Rendezvous API %s, cluster API %s", rest.URL(), kube.Server()))
 
-	ip := in.rendezvousIP
+	ip := in.RendezvousIP
 	w := rendezvous.NewWaiter(rendezvous.Options{
 		REST: rest, Kube: kube, Reporter: rep, Clock: clock,
 		BootstrapTimeout: o.timeout, InstallTimeout: o.timeout,
-		KubeconfigPath: in.kubeconfigPath, PasswordPath: in.passwordPath, RendezvousIP: ip,
+		KubeconfigPath: in.KubeconfigPath, PasswordPath: in.PasswordPath, RendezvousIP: ip,
 		ProbeSSH: func(ctx context.Context) error {
 			d := net.Dialer{Timeout: 5 * time.Second}
 			c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(ip, "22"))

@@ -2,16 +2,11 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
-	"fmt"
-	"net"
-	"net/url"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -77,53 +72,11 @@ func runSimulate(ctx context.Context, g *globals, o simulateOptions) error {
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
-	in, err := loadSimInputs(g.dir)
+	cfg, err := sim.ConfigForDir(g.dir, sim.DirOptions{Scenario: sc, Listen: o.listen, KubeListen: o.kubeListen, Speed: o.speed, HoldUntilSeen: o.hold, Log: g.log})
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
-	pub, err := in.auth.ECPublicKey()
-	if err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	kcl, _, err := in.kubeconfig.Current()
-	if err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	clusterName := in.kubeconfig.Clusters[0].Name
-	baseDomain := ""
-	if u, err := url.Parse(kcl.Server); err == nil {
-		baseDomain = strings.TrimPrefix(u.Hostname(), "api."+clusterName+".")
-		if baseDomain == u.Hostname() {
-			baseDomain = ""
-		}
-	}
-	restAddr, kubeAddr := o.listen, o.kubeListen
-	if d := in.dev; d != nil {
-		restAddr = firstNonEmpty(restAddr, d.RESTAddr)
-		kubeAddr = firstNonEmpty(kubeAddr, d.KubeAddr)
-		clusterName = firstNonEmpty(d.ClusterName, clusterName)
-		baseDomain = firstNonEmpty(d.BaseDomain, baseDomain)
-	}
-	restAddr = firstNonEmpty(restAddr, net.JoinHostPort(in.rendezvousIP, fmt.Sprint(rendezvous.Port)))
-	if kubeAddr == "" {
-		u, err := url.Parse(kcl.Server)
-		if err != nil {
-			return &exitError{code: 1, err: fmt.Errorf("kubeconfig server %q: %w", kcl.Server, err)}
-		}
-		kubeAddr = u.Host
-	}
-	cert, err := sim.NewKubeServerCert(rand.Reader, in.signers, clusterName, firstNonEmpty(baseDomain, "example.com"), time.Now())
-	if err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	pool, err := sim.ClientCAPool(in.signers)
-	if err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	s, err := sim.New(sim.Config{
-		Scenario: sc, Speed: o.speed, HoldUntilSeen: o.hold, PublicKey: pub, RESTAddr: restAddr, KubeAddr: kubeAddr,
-		KubeServerCert: cert, ClientCAs: pool, ClusterName: clusterName, BaseDomain: baseDomain, Log: g.log,
-	})
+	s, err := sim.New(cfg)
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
@@ -142,15 +95,6 @@ func runSimulate(ctx context.Context, g *globals, o simulateOptions) error {
 	}
 	g.log.Info("simulator stopped", "requests", len(reqs), "denied", denied)
 	return nil
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func newDevInitDirCmd(g *globals) *cobra.Command {

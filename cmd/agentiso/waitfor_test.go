@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"io"
@@ -28,17 +27,9 @@ import (
 // startDirSim serves scenario sc for the inputs in dir, as `dev simulate` does.
 func startDirSim(t *testing.T, dir string, sc *sim.Scenario, speed float64) *sim.Simulator {
 	t.Helper()
-	in, err := loadSimInputs(dir)
+	cfg, err := sim.ConfigForDir(dir, sim.DirOptions{Scenario: sc, Speed: speed, HoldUntilSeen: true})
 	require.NoError(t, err)
-	require.NotNil(t, in.dev)
-	pub, err := in.auth.ECPublicKey()
-	require.NoError(t, err)
-	cert, err := sim.NewKubeServerCert(rand.Reader, in.signers, in.dev.ClusterName, in.dev.BaseDomain, time.Now())
-	require.NoError(t, err)
-	pool, err := sim.ClientCAPool(in.signers)
-	require.NoError(t, err)
-	s, err := sim.New(sim.Config{Scenario: sc, Speed: speed, HoldUntilSeen: true, PublicKey: pub, RESTAddr: in.dev.RESTAddr, KubeAddr: in.dev.KubeAddr,
-		KubeServerCert: cert, ClientCAs: pool, ClusterName: in.dev.ClusterName, BaseDomain: in.dev.BaseDomain})
+	s, err := sim.New(cfg)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -153,11 +144,11 @@ func TestInitDirFiles(t *testing.T) {
 	}
 	in, err := loadWaitForInputs(dir, "", "", rendezvous.BaseURL)
 	require.NoError(t, err)
-	assert.Equal(t, "127.0.0.1", in.rendezvousIP)
+	assert.Equal(t, "127.0.0.1", in.RendezvousIP)
 	assert.True(t, strings.HasPrefix(in.restURL, "http://127.0.0.1:"), in.restURL)
-	pub, err := in.auth.ECPublicKey()
+	pub, err := in.Auth.ECPublicKey()
 	require.NoError(t, err)
-	c, err := credentials.Verify(in.auth.WatcherAuthToken, pub)
+	c, err := credentials.Verify(in.Auth.WatcherAuthToken, pub)
 	require.NoError(t, err)
 	assert.Equal(t, credentials.Claims{"auth_scheme": "watcherAuth"}, c)
 
