@@ -1,19 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"log/slog"
-	"net"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/seed-a052040e/agentiso/internal/console"
 	"github.com/seed-a052040e/agentiso/internal/output"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 )
@@ -121,92 +113,4 @@ Exit code 5 when bootstrap fails, 6 when the installation fails.`,
 		_ = output.Write(g.out, f, rendezvous.StatusBeforeWait(target, code, err))
 	})
 	return cmd
-}
-
-// runWaitFor waits for o.target, printing what it sees on standard error.
-func runWaitFor(ctx context.Context, g *globals, o waitForOptions) error {
-	_, err := waitFor(ctx, g, o)
-	return err
-}
-
-// waitFor is runWaitFor, and returns the wait's status too (none when it
-// failed before the wait began).
-func waitFor(ctx context.Context, g *globals, o waitForOptions) (*rendezvous.Status, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if o.timeout < 0 || o.timeScale <= 0 {
-		return nil, &exitError{code: 1, err: errors.New("--timeout must be positive and --time-scale greater than zero")}
-	}
-	lvl, err := console.ParseLevel(g.logLevel)
-	if err != nil {
-		return nil, &exitError{code: 1, err: err}
-	}
-	in, err := loadWaitForInputs(g.dir, o.restURL, g.setting("rendezvous-url").Origin, rendezvous.BaseURL)
-	if err != nil {
-		return nil, &exitError{code: 1, err: err}
-	}
-	rest, err := rendezvous.NewClient(in.restURL, in.Auth.WatcherAuthToken, o.requestTimeout, nil)
-	if err != nil {
-		return nil, &exitError{code: 1, err: err}
-	}
-	kube, err := rendezvous.NewKubeClient(in.Kubeconfig, "", o.requestTimeout)
-	if err != nil {
-		return nil, &exitError{code: 1, err: fmt.Errorf("%s: %w", in.KubeconfigPath, err)}
-	}
-	var clock rendezvous.Clock = rendezvous.RealClock{}
-	if o.timeScale != 1 {
-		clock = &rendezvous.ScaledClock{Scale: o.timeScale}
-	}
-	var rep rendezvous.Reporter
-	if t := console.Inspect(g.errOut); t.TTY {
-		rep = rendezvous.NewTerminalReporter(g.errOut, lvl, t.Colour, t.Width)
-	} else {
-		rep = rendezvous.NewPlainReporter(g.errOut, lvl)
-	}
-	if g.logFile != nil {
-		rep = rendezvous.Tee(rep, rendezvous.NewPlainReporter(g.logFile, slog.LevelDebug))
-	}
-	if in.restURLSource != "" {
-		rep.Log(slog.LevelInfo, fmt.Sprintf("Using the rendezvous API at %s (from %s)", in.restURL, in.restURLSource))
-	}
-	rep.Log(slog.LevelDebug, fmt.Sprintf("Rendezvous API %s, cluster API %s", rest.URL(), kube.Server()))
-
-	ip := in.RendezvousIP
-	w := rendezvous.NewWaiter(rendezvous.Options{
-		REST: rest, Kube: kube, Reporter: rep, Clock: clock,
-		BootstrapTimeout: o.timeout, InstallTimeout: o.timeout,
-		KubeconfigPath: in.KubeconfigPath, PasswordPath: in.PasswordPath, RendezvousIP: ip,
-		ProbeSSH: func(ctx context.Context) error {
-			d := net.Dialer{Timeout: 5 * time.Second}
-			c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(ip, "22"))
-			if err == nil {
-				_ = c.Close()
-			}
-			return err
-		},
-	})
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if o.target == "install-complete" {
-		err = w.WaitForInstallComplete(ctx)
-	} else {
-		err = w.WaitForBootstrapComplete(ctx)
-		if err == nil {
-			rep.Result("Bootstrap is complete")
-			rep.Result("The cluster is ready when 'agentiso wait-for install-complete' succeeds")
-		}
-	}
-	rep.Close(err == nil)
-	st := w.Status(o.target, err)
-	var we *rendezvous.WaitError
-	switch {
-	case err == nil:
-		return &st, nil
-	case errors.Is(err, rendezvous.ErrInterrupted):
-		return &st, &exitError{code: rendezvous.ExitInterrupted, err: err}
-	case errors.As(err, &we):
-		return &st, &exitError{code: we.ExitCode(), err: err}
-	}
-	return &st, &exitError{code: 1, err: err}
 }

@@ -3,6 +3,7 @@ package rendezvous
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -15,4 +16,13 @@ func TestStatusBeforeWait(t *testing.T) {
 	assert.Equal(t, ResultInterrupted, s.Result)
 	assert.Equal(t, 130, s.ExitCode)
 	assert.Empty(t, s.Target)
+}
+
+func TestExitCodeAndCheckTiming(t *testing.T) {
+	assert.Equal(t, 0, ExitCode(nil))
+	assert.Equal(t, ExitUsage, ExitCode(errors.New("read d/rendezvousIP")))
+	assert.Equal(t, ExitInterrupted, ExitCode(ErrInterrupted))
+	assert.NoError(t, CheckTiming(0, 1))
+	assert.EqualError(t, CheckTiming(-time.Second, 1), "--timeout must be positive and --time-scale greater than zero")
+	assert.Error(t, CheckTiming(time.Minute, 0))
 }
