@@ -17,7 +17,7 @@ import (
 // the one-off --regenerate-credentials, --help, -o and its deprecated
 // --json (a per-run choice), hidden flags, and the developer aids'.
 func TestConfigKeys(t *testing.T) {
-	keys := configKeys(newRootCmd(&globals{}))
+	keys := configPolicy().Keys(newRootCmd(&globals{}))
 	for _, k := range []string{"dir", "log-level", "release-image", "release-version", "offline", "base-iso",
 		"base-iso-sha256", "os-image-mirror", "strict", "reset-base-iso", "timeout", "rendezvous-url", "lenient"} {
 		assert.Contains(t, keys, k)
@@ -42,12 +42,12 @@ func TestEveryEmptyDefaultIsExplained(t *testing.T) {
 	root := newRootCmd(&globals{})
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		if !layeredCommand(c) {
+		if !configPolicy().LayeredCommand(c) {
 			return
 		}
 		command := strings.TrimPrefix(c.CommandPath(), root.Name()+" ")
 		check := func(f *pflag.Flag) {
-			if !layeredFlag(f) {
+			if !configPolicy().LayeredFlag(f) {
 				return
 			}
 			switch f.DefValue {

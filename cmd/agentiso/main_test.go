@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 type isolated struct{ m *testing.M }
 
 func (i isolated) Run() int {
-	for _, k := range append(configKeys(newRootCmd(&globals{})), configFlag) {
+	for _, k := range append(configPolicy().Keys(newRootCmd(&globals{})), configFlag) {
 		os.Unsetenv(config.EnvVar(k))
 	}
 	dir, err := os.MkdirTemp("", "agentiso-config-home-")

@@ -30,22 +30,17 @@ type globals struct {
 	out      io.Writer
 	errOut   io.Writer
 	log      *slog.Logger
-	// configFile is --config; configLoc is where the config file was
-	// looked for, configLoaded whether one was read, layers the
-	// resolution of this invocation's settings.
-	configFile   string
-	configLoc    config.Location
-	configLoaded bool
-	layers       *config.Layers
+	// configFile is --config; config is how the environment and the
+	// config file were applied to this invocation's flags (nil for a
+	// command that reads only its command line).
+	configFile string
+	config     *config.Applied
 	// logFile is the debug log in --dir of the commands that work on
 	// an asset directory (nil for the others); args the command line.
 	logFile *console.LogFile
 	args    []string
 	// dirExisted is whether --dir existed before the command ran.
 	dirExisted bool
-	// settings records where each flag of the running command got its
-	// value (see applyConfig).
-	settings map[string]config.Setting
 	// format is -o of the create commands.
 	format output.Format
 	// onFailure is called when a command fails, with the command run
@@ -186,7 +181,7 @@ where it comes from.`,
 			for _, w := range output.Deprecations(cmd.Flags()) {
 				g.log.Warn(w)
 			}
-			if layeredCommand(cmd) && cmd.CommandPath() != "agentiso config view" {
+			if configPolicy().LayeredCommand(cmd) && cmd.CommandPath() != "agentiso config view" {
 				warnMisspeltEnv(cmd.Root(), g)
 			}
 			return nil

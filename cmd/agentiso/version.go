@@ -92,12 +92,12 @@ the releases agentiso supports.`,
 // releaseImageSetting resolves release-image through the environment and
 // the config file, as the create commands would.
 func releaseImageSetting(g *globals) (config.Setting, error) {
-	if g.layers == nil {
+	if g.config == nil || g.config.Layers == nil {
 		return config.Setting{Source: config.FromDefault}, nil
 	}
 	fs := pflag.NewFlagSet("version", pflag.ContinueOnError)
 	fs.String("release-image", "", "")
-	settings, err := g.layers.Resolve(fs)
+	settings, err := g.config.Layers.Resolve(fs)
 	if err != nil || len(settings) != 1 {
 		return config.Setting{}, err
 	}
