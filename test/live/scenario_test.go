@@ -207,6 +207,11 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	if sc.tamper != nil {
 		require.NoError(t, sc.tamper(iso, dir, m))
 	}
+	if sc.boot != nil {
+		// The lab edited the ISO after agentiso wrote it (above): agentiso
+		// serve serves only what matches its .sha256, so the sum follows.
+		require.NoError(t, writeISOSum(iso))
+	}
 	if len(sc.dhcp) > 0 || len(sc.dns) > 0 {
 		d, err := StartDnsmasq(ctx, dir, sc.dhcp, sc.dns)
 		require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -201,6 +202,21 @@ func serveAndBoot(ctx context.Context, t *testing.T, l *lab, nw *Network, dir st
 		time.Sleep(2 * time.Second)
 	}
 	return vms, nil
+}
+
+// writeISOSum rewrites iso's .sha256 (sha256sum's format, as agentiso
+// writes it) after the lab edited the ISO.
+func writeISOSum(iso string) error {
+	f, err := os.Open(iso)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return err
+	}
+	return os.WriteFile(iso+".sha256", []byte(hex.EncodeToString(h.Sum(nil))+"  "+filepath.Base(iso)+"\n"), 0o644)
 }
 
 func waitHTTP(ctx context.Context, url string, d time.Duration) error {
