@@ -6,12 +6,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/seed-a052040e/agentiso/internal/console"
+	"github.com/seed-a052040e/agentiso/internal/output"
 	"github.com/seed-a052040e/agentiso/pkg/bmcboot"
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 )
 
 func newBootCmd(g *globals) *cobra.Command {
 	o := bmcboot.Options{}
 	var wait bool
+	var format output.Format
+	timeScale := 1.0
+	// pending is the object of a run that failed, printed by onFailure
+	// with the exit code; wrote says the object was printed.
+	var pending *bootResult
+	var wrote bool
 	c := &cobra.Command{
 		Use:   "boot [HOST...]",
 		Short: "Boot the hosts from the served agent ISO through their BMCs (Redfish virtual media)",
@@ -36,7 +44,10 @@ bounded (--call-timeout); an error names the host, the BMC, the call and
 the BMC's own message, never the credentials.
 
 --eject (after the install) removes the virtual media instead.
---wait follows with wait-for install-complete.`,
+--wait follows with wait-for install-complete.
+-o json|yaml prints one final object on standard output: each host's
+result (its system, virtual media slot, power action, or the step that
+failed and why) and, with --wait, wait-for's status (docs/output.md).`,
 		Example: `  agentiso serve --dir mycluster --listen 10.0.0.1:8080 &
   agentiso boot --dir mycluster --url http://10.0.0.1:8080 --wait
 
@@ -45,27 +56,78 @@ the BMC's own message, never the credentials.
       --media-user media --media-password-file media.pass
 
   # after the install
-  agentiso boot --dir mycluster --eject`,
+  agentiso boot --dir mycluster --eject
+
+  # for a script: what each host did, as JSON
+  agentiso boot --dir mycluster --url http://10.0.0.1:8080 -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Dir, o.Hosts, o.Log = g.dir, args, g.log
 			if t := console.Inspect(g.errOut); t.TTY {
 				o.Table, o.Live = g.errOut, true
 			}
-			if err := bmcboot.Run(cmd.Context(), o); err != nil {
+			res, err := bmcboot.Run(cmd.Context(), o)
+			if res == nil {
+				// Stopped before any BMC was spoken to: the object of a
+				// failure before the start (onFailure below).
 				return err
 			}
-			if o.Eject {
+			out := &bootResult{Result: res}
+			switch {
+			case err != nil:
+			case o.Eject:
 				g.log.Info("virtual media ejected")
-				return nil
-			}
-			g.log.Info("every host is booting from the agent ISO")
-			if !wait {
+			case !wait:
+				g.log.Info("every host is booting from the agent ISO")
 				g.log.Info("follow the install with: agentiso wait-for install-complete --dir " + g.dir)
-				return nil
+			default:
+				g.log.Info("every host is booting from the agent ISO")
+				out.Wait, err = waitFor(cmd.Context(), g, waitForOptions{target: "install-complete", timeScale: timeScale, requestTimeout: 10 * time.Second})
 			}
-			return runWaitFor(cmd.Context(), g, waitForOptions{target: "install-complete", timeScale: 1, requestTimeout: 10 * time.Second})
+			if err != nil {
+				// onFailure prints it, with the exit code.
+				pending = out
+				return err
+			}
+			if format != output.Text {
+				wrote = true
+				return output.Write(g.out, format, out)
+			}
+			return nil
 		},
 	}
+	// A script given -o gets its one object whatever ends the command: a
+	// usage error, a refused address or ISO URL (no host then), a host that
+	// failed, the wait that followed.
+	g.onFailure = append(g.onFailure, func(cc *cobra.Command, code int, err error) {
+		if wrote || cc != c {
+			return
+		}
+		f := format
+		if f == output.Text {
+			f = output.FromArgs(g.args)
+		}
+		if f == output.Text {
+			return
+		}
+		out := pending
+		if out == nil {
+			action := "boot"
+			if o.Eject {
+				action = "eject"
+			}
+			out = &bootResult{Result: &bmcboot.Result{Action: action, Result: bmcboot.ResultFailed, Hosts: []bmcboot.HostResult{}}}
+			if err != nil {
+				out.Error = err.Error()
+			}
+		}
+		out.ExitCode = code
+		if code == rendezvous.ExitInterrupted {
+			out.Result.Result = bmcboot.ResultInterrupted
+		}
+		wrote = true
+		_ = output.Write(g.out, f, out)
+	})
+	output.AddFlag(c, &format, "one final object: the result of each host (its Redfish system, virtual media slot, power action or error) and, with --wait, wait-for's status")
 	f := c.Flags()
 	f.StringVar(&o.URL, "url", "", "where agentiso serve serves --dir, as the BMCs reach it (http://10.0.0.1:8080), or the ISO's own URL")
 	f.BoolVar(&o.Eject, "eject", false, "eject the virtual media instead of booting (after the install)")
@@ -74,5 +136,16 @@ the BMC's own message, never the credentials.
 	f.StringVar(&o.MediaPasswordFile, "media-password-file", "", "file whose one line is that user's password (agentiso serve --password-file)")
 	f.DurationVar(&o.CallTimeout, "call-timeout", 30*time.Second, "bound on each Redfish call")
 	f.IntVar(&o.Parallel, "parallel", 16, "BMCs spoken to at once")
+	f.Float64Var(&timeScale, "time-scale", 1, "run --wait's clock this many times faster (for the simulator)")
+	_ = f.MarkHidden("time-scale")
 	return c
+}
+
+// bootResult is what boot -o json|yaml prints: bmcboot's result, the
+// process's exit code and, with --wait, wait-for's final status (absent
+// when the wait did not start).
+type bootResult struct {
+	*bmcboot.Result
+	ExitCode int                `json:"exitCode"`
+	Wait     *rendezvous.Status `json:"wait,omitempty"`
 }

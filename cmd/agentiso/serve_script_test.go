@@ -1,12 +1,18 @@
 package main
 
 import (
+	"encoding/json"
+	"flag"
+	"fmt"
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/seed-a052040e/agentiso/internal/redfishsim"
 )
 
 // serveScriptCmds are the testscript commands of the serve and boot
@@ -14,8 +20,50 @@ import (
 //
 //	freeport VAR    set $VAR to a free TCP port on 127.0.0.1
 //	waithttp URL    wait (30 s at most) until URL answers any HTTP status
+//	redfishbmc [-under-system] [-powered-on] VAR USER PASSWORD SYSTEM
+//	    start a Redfish BMC emulator (internal/redfishsim) with one system
+//	    on loopback, stopped when the script ends; $VAR is its host:port
+//	bmcstate VAR SYSTEM
+//	    print the emulated system's state (power, media, boots) as JSON
 func serveScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	var bmcs sync.Map // *testscript.TestScript + VAR -> *redfishsim.BMC
+	type bmcKey struct {
+		ts   *testscript.TestScript
+		name string
+	}
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"redfishbmc": func(ts *testscript.TestScript, neg bool, args []string) {
+			fs := flag.NewFlagSet("redfishbmc", flag.ContinueOnError)
+			under := fs.Bool("under-system", false, "virtual media under the System")
+			on := fs.Bool("powered-on", false, "the system starts powered on")
+			ts.Check(fs.Parse(args))
+			if neg || fs.NArg() != 4 {
+				ts.Fatalf("usage: redfishbmc [-under-system] [-powered-on] VAR USER PASSWORD SYSTEM")
+			}
+			a := fs.Args()
+			b := redfishsim.New(redfishsim.Options{Username: a[1], Password: a[2],
+				Systems: []redfishsim.System{{ID: a[3], MediaUnderSystem: *under, PoweredOn: *on}}})
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			ts.Check(err)
+			hs := &http.Server{Handler: b, ReadHeaderTimeout: 10 * time.Second}
+			go func() { _ = hs.Serve(ln) }()
+			ts.Defer(func() { _ = hs.Close() })
+			bmcs.Store(bmcKey{ts, a[0]}, b)
+			ts.Setenv(a[0], ln.Addr().String())
+		},
+		"bmcstate": func(ts *testscript.TestScript, neg bool, args []string) {
+			if neg || len(args) != 2 {
+				ts.Fatalf("usage: bmcstate VAR SYSTEM")
+			}
+			b, ok := bmcs.Load(bmcKey{ts, args[0]})
+			if !ok {
+				ts.Fatalf("bmcstate: no redfishbmc %s", args[0])
+			}
+			st := b.(*redfishsim.BMC).State(args[1])
+			js, err := json.MarshalIndent(map[string]any{"PowerState": st.PowerState, "Inserted": st.Inserted, "Image": st.Image, "Boots": st.Boots}, "", "  ")
+			ts.Check(err)
+			_, _ = fmt.Fprintf(ts.Stdout(), "%s\n", js)
+		},
 		"freeport": func(ts *testscript.TestScript, neg bool, args []string) {
 			if neg || len(args) != 1 {
 				ts.Fatalf("usage: freeport VAR")

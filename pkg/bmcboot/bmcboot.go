@@ -95,6 +95,7 @@ func hosts(ctx context.Context, o Options) ([]Host, error) {
 	for _, n := range o.Hosts {
 		want[n] = true
 	}
+	named := map[string]bool{}
 	var out []Host
 	var problems []string
 	var known []string
@@ -104,10 +105,10 @@ func hosts(ctx context.Context, o Options) ([]Host, error) {
 			continue
 		}
 		known = append(known, h.Name)
-		if len(want) > 0 && !want[h.Name] {
+		if len(o.Hosts) > 0 && !want[h.Name] {
 			continue
 		}
-		delete(want, h.Name)
+		named[h.Name] = true
 		a, err := redfish.ParseAddress(h.BMC.Address)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("host %s (%s.bmc.address): %v", h.Name, field, err))
@@ -119,11 +120,13 @@ func hosts(ctx context.Context, o Options) ([]Host, error) {
 		}
 		out = append(out, Host{Name: h.Name, Field: field, Addr: a, Cred: Credentials{h.BMC.Username, h.BMC.Password, h.BMC.DisableCertificateVerification}})
 	}
-	if len(want) > 0 {
-		var missing []string
-		for n := range want {
+	var missing []string
+	for n := range want {
+		if !named[n] {
 			missing = append(missing, n)
 		}
+	}
+	if len(missing) > 0 {
 		sort.Strings(missing)
 		problems = append(problems, fmt.Sprintf("no host named %s has a BMC in %s (hosts with one: %s)", strings.Join(missing, ", "), assetdir.InstallConfig, orNone(known)))
 	}
@@ -235,37 +238,110 @@ func unwrapURL(err error) string {
 	return err.Error()
 }
 
+// Result is what agentiso boot did, for scripts (boot -o json|yaml): made
+// once every host is done, host by host in install-config.yaml's order.
+// It never holds a credential.
+type Result struct {
+	// Action is "boot" or "eject".
+	Action string `json:"action"`
+	// Result is "complete" (every host), "failed" (one or more) or
+	// "interrupted".
+	Result string `json:"result"`
+	// ISO is the URL the BMCs were given and SHA256 the local ISO's
+	// (boot only).
+	ISO    string       `json:"iso,omitempty"`
+	SHA256 string       `json:"sha256,omitempty"`
+	Hosts  []HostResult `json:"hosts"`
+	// Error is the error the command ends with ("" on success).
+	Error string `json:"error,omitempty"`
+}
+
+// The results of a run.
+const (
+	ResultComplete    = "complete"
+	ResultFailed      = "failed"
+	ResultInterrupted = "interrupted"
+)
+
+// The results of a host.
+const (
+	HostBooting         = "booting"
+	HostEjected         = "ejected"
+	HostNothingInserted = "nothing-inserted"
+	HostFailed          = "failed"
+)
+
+// HostResult is one host's outcome.
+type HostResult struct {
+	Name string `json:"name"`
+	// BMC is the Redfish address, without credentials.
+	BMC string `json:"bmc"`
+	// Result is "booting" (the system was started from the ISO),
+	// "ejected", "nothing-inserted" (eject) or "failed".
+	Result string `json:"result"`
+	// Step is the step that failed ("finding virtual media", "ejecting",
+	// "inserting", "setting one-time boot", "powering on", "resetting")
+	// and Error why, naming the BMC, the Redfish call and its message.
+	Step  string `json:"step,omitempty"`
+	Error string `json:"error,omitempty"`
+	// System is the system's Redfish path, VirtualMedia the CD/DVD slot
+	// used and VirtualMediaUnder where it was found ("Manager" or
+	// "System").
+	System            string `json:"system,omitempty"`
+	VirtualMedia      string `json:"virtualMedia,omitempty"`
+	VirtualMediaUnder string `json:"virtualMediaUnder,omitempty"`
+	// Ejected says media was inserted and ejected (before the insert when
+	// booting), EjectedImage its URL as the BMC named it (secrets masked).
+	Ejected      bool   `json:"ejected,omitempty"`
+	EjectedImage string `json:"ejectedImage,omitempty"`
+	// Power is the Redfish ResetType that started the system: "On" when
+	// it was off, "ForceRestart", "PowerCycle" or "ForceOff+On" when on.
+	Power string `json:"power,omitempty"`
+}
+
+func (h *HostResult) set(out redfish.Outcome) {
+	h.System, h.VirtualMedia, h.VirtualMediaUnder, h.Power = out.System, out.Media, out.Under, out.Power
+	h.Ejected, h.EjectedImage = out.Ejected, redact.URL(out.EjectedImage)
+}
+
 // Run boots (or, with Eject, ejects) every selected host through its BMC.
-func Run(ctx context.Context, o Options) error {
+// The result is nil when it stopped before speaking to any BMC (a refused
+// address, missing credentials, the ISO not served as the BMCs need it).
+func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	hs, err := hosts(ctx, o)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var mediaPass string
 	if (o.MediaUser == "") != (o.MediaPasswordFile == "") {
-		return errors.New("--media-user and --media-password-file go together")
+		return nil, errors.New("--media-user and --media-password-file go together")
 	}
 	if o.MediaPasswordFile != "" {
 		b, err := fsutil.ReadRegular(o.MediaPasswordFile, 4096)
 		if err != nil {
-			return fmt.Errorf("read --media-password-file: %w", err)
+			return nil, fmt.Errorf("read --media-password-file: %w", err)
 		}
 		mediaPass = strings.TrimRight(string(b), "\r\n")
 	}
+	res := &Result{Action: "eject", Hosts: make([]HostResult, len(hs))}
 	var media redfish.Media
 	if !o.Eject {
 		u, sum, err := isoURL(o)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := checkMedia(ctx, o, u, sum, o.MediaUser, mediaPass); err != nil {
-			return err
+			return nil, err
 		}
 		media = redfish.Media{URL: u, Username: o.MediaUser, Password: mediaPass}
 		o.Log.Info("booting "+strconv.Itoa(len(hs))+" host(s) from "+u, "sha256", sum)
+		res.Action, res.ISO, res.SHA256 = "boot", u, sum
+	}
+	for i, h := range hs {
+		res.Hosts[i] = HostResult{Name: h.Name, BMC: h.Addr.String()}
 	}
 	tb := newTable(hs, o)
 	par := o.Parallel
@@ -282,26 +358,38 @@ func Run(ctx context.Context, o Options) error {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			c := redfish.New(h.Addr, redfish.Options{Username: h.Cred.Username, Password: h.Cred.Password, Insecure: h.Cred.Insecure, CallTimeout: o.CallTimeout, Transport: o.Transport})
+			hr := &res.Hosts[i]
 			if o.Eject {
+				hr.Step = "ejecting"
 				tb.set(i, "ejecting", "")
-				img, err := c.Eject(ctx)
+				out, err := c.Eject(ctx)
+				hr.set(out)
 				switch {
 				case err != nil:
 					errs[i] = err
+					hr.Result, hr.Error = HostFailed, err.Error()
 					tb.set(i, "failed", err.Error())
-				case img == "":
+				case !out.Ejected:
+					hr.Result, hr.Step = HostNothingInserted, ""
 					tb.set(i, "nothing inserted", "")
 				default:
-					tb.set(i, "ejected", img)
+					hr.Result, hr.Step = HostEjected, ""
+					tb.set(i, "ejected", hr.EjectedImage)
 				}
 				return
 			}
-			err := c.BootFromISO(ctx, media, func(s redfish.Step, d string) { tb.set(i, string(s), d) })
+			out, err := c.BootFromISO(ctx, media, func(s redfish.Step, d string) {
+				hr.Step = string(s)
+				tb.set(i, string(s), d)
+			})
+			hr.set(out)
 			if err != nil {
 				errs[i] = err
+				hr.Result, hr.Error = HostFailed, err.Error()
 				tb.set(i, "failed", err.Error())
 				return
 			}
+			hr.Result, hr.Step = HostBooting, ""
 			tb.set(i, "booting from the ISO", "")
 		}()
 	}
@@ -312,10 +400,16 @@ func Run(ctx context.Context, o Options) error {
 			failed = append(failed, fmt.Sprintf("host %s: %v", hs[i].Name, err))
 		}
 	}
+	res.Result = ResultComplete
 	if len(failed) > 0 {
-		return fmt.Errorf("%d of %d host(s) failed:\n  %s", len(failed), len(hs), strings.Join(failed, "\n  "))
+		err := fmt.Errorf("%d of %d host(s) failed:\n  %s", len(failed), len(hs), strings.Join(failed, "\n  "))
+		res.Result, res.Error = ResultFailed, err.Error()
+		if ctx.Err() != nil {
+			res.Result = ResultInterrupted
+		}
+		return res, err
 	}
-	return nil
+	return res, nil
 }
 
 // table is the per-host state: on a terminal redrawn in place, otherwise

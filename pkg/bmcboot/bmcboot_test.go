@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -87,8 +88,17 @@ func TestBootsEveryHostInParallel(t *testing.T) {
 	})
 	url := serveDir(t, dir)
 	var logs bytes.Buffer
-	require.NoError(t, Run(context.Background(), Options{Dir: dir, URL: url, Log: slog.New(slog.NewTextHandler(&logs, nil))}))
+	res, err := Run(context.Background(), Options{Dir: dir, URL: url, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	require.NoError(t, err)
 	iso := url + "/agent.x86_64.iso"
+	sum, err := os.ReadFile(filepath.Join(dir, "agent.x86_64.iso.sha256"))
+	require.NoError(t, err)
+	assert.Equal(t, &Result{Action: "boot", Result: "complete", ISO: iso, SHA256: string(sum[:64]), Hosts: []HostResult{
+		{Name: "master-0", BMC: "http://" + h1 + "/redfish/v1/Systems/1", Result: "booting",
+			System: "/redfish/v1/Systems/1", VirtualMedia: "/redfish/v1/Managers/BMC-1/VirtualMedia/Cd", VirtualMediaUnder: "Manager", Power: "On"},
+		{Name: "master-1", BMC: "http://" + h2 + "/redfish/v1/Systems/System.Embedded.1", Result: "booting",
+			System: "/redfish/v1/Systems/System.Embedded.1", VirtualMedia: "/redfish/v1/Systems/System.Embedded.1/VirtualMedia/Cd", VirtualMediaUnder: "System", Power: "ForceRestart"},
+	}}, res)
 	assert.Equal(t, []string{"cd:" + iso}, b1.State("1").Boots)
 	assert.Equal(t, []string{"cd:" + iso}, b2.State("System.Embedded.1").Boots)
 	assert.Contains(t, logs.String(), "host master-0: powering on")
@@ -99,10 +109,40 @@ func TestBootsEveryHostInParallel(t *testing.T) {
 
 	// --eject after the install
 	logs.Reset()
-	require.NoError(t, Run(context.Background(), Options{Dir: dir, Eject: true, Log: slog.New(slog.NewTextHandler(&logs, nil))}))
-	assert.False(t, b1.State("1").Inserted)
+	res, err = Run(context.Background(), Options{Dir: dir, Eject: true, Hosts: []string{"master-1"}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	require.NoError(t, err)
 	assert.False(t, b2.State("System.Embedded.1").Inserted)
-	assert.Contains(t, logs.String(), "host master-0: ejected")
+	assert.True(t, b1.State("1").Inserted, "only the host named")
+	assert.Contains(t, logs.String(), "host master-1: ejected")
+	assert.Equal(t, &Result{Action: "eject", Result: "complete", Hosts: []HostResult{
+		{Name: "master-1", BMC: "http://" + h2 + "/redfish/v1/Systems/System.Embedded.1", Result: "ejected", Ejected: true, EjectedImage: iso,
+			System: "/redfish/v1/Systems/System.Embedded.1", VirtualMedia: "/redfish/v1/Systems/System.Embedded.1/VirtualMedia/Cd", VirtualMediaUnder: "System"},
+	}}, res)
+	res, err = Run(context.Background(), Options{Dir: dir, Eject: true})
+	require.NoError(t, err)
+	assert.False(t, b1.State("1").Inserted)
+	assert.Equal(t, []string{"ejected", "nothing-inserted"}, []string{res.Hosts[0].Result, res.Hosts[1].Result})
+}
+
+// Hosts named on the command line are the only ones spoken to, also when
+// others follow them in install-config.yaml (the filter once emptied its
+// set as it matched and let every later host through).
+func TestOnlyTheNamedHosts(t *testing.T) {
+	var bs []*redfishsim.BMC
+	var specs []hostSpec
+	for i := range 3 {
+		b, h := emulator(t, redfishsim.Options{Username: "admin", Password: "pw", Systems: []redfishsim.System{{ID: "1"}}})
+		bs = append(bs, b)
+		specs = append(specs, hostSpec{fmt.Sprintf("master-%d", i), fmt.Sprintf("52:54:00:00:00:0%d", i+1), "redfish-virtualmedia+http://" + h + "/redfish/v1/Systems/1", "admin", "pw"})
+	}
+	dir := writeDir(t, specs)
+	res, err := Run(context.Background(), Options{Dir: dir, URL: serveDir(t, dir), Hosts: []string{"master-1", "master-0"}})
+	require.NoError(t, err)
+	require.Len(t, res.Hosts, 2)
+	assert.Equal(t, []string{"master-0", "master-1"}, []string{res.Hosts[0].Name, res.Hosts[1].Name})
+	assert.Len(t, bs[0].State("1").Boots, 1)
+	assert.Len(t, bs[1].State("1").Boots, 1)
+	assert.Empty(t, bs[2].State("1").Calls, "master-2 was not named")
 }
 
 func TestWrongPasswordNamesTheHost(t *testing.T) {
@@ -112,20 +152,34 @@ func TestWrongPasswordNamesTheHost(t *testing.T) {
 		{"master-0", "52:54:00:00:00:01", "redfish-virtualmedia+http://" + h1 + "/redfish/v1/Systems/1", "admin", "pw1"},
 		{"master-1", "52:54:00:00:00:02", "redfish-virtualmedia+http://" + h2 + "/redfish/v1/Systems/1", "admin", "Wrong-Secret"},
 	})
-	err := Run(context.Background(), Options{Dir: dir, URL: serveDir(t, dir)})
+	res, err := Run(context.Background(), Options{Dir: dir, URL: serveDir(t, dir)})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "1 of 2 host(s) failed:\n  host master-1: BMC http://"+h2+"/redfish/v1/Systems/1: GET /redfish/v1/Systems/1: HTTP 401 Unauthorized: ")
 	assert.Contains(t, err.Error(), "(check bmc.username and bmc.password)")
 	assert.NotContains(t, err.Error(), "Wrong-Secret")
 	assert.Len(t, b1.State("1").Boots, 1, "the other host still boots")
 	assert.Empty(t, b2.State("1").Boots)
+	// The result says the same, host by host, without the credentials.
+	require.NotNil(t, res)
+	assert.Equal(t, "failed", res.Result)
+	assert.Equal(t, err.Error(), res.Error)
+	assert.Equal(t, "booting", res.Hosts[0].Result)
+	h := res.Hosts[1]
+	assert.Equal(t, "failed", h.Result)
+	assert.Equal(t, "finding virtual media", h.Step)
+	assert.Contains(t, h.Error, "BMC http://"+h2+"/redfish/v1/Systems/1: GET /redfish/v1/Systems/1: HTTP 401 Unauthorized: ")
+	assert.Empty(t, h.VirtualMedia)
+	js, jerr := json.Marshal(res)
+	require.NoError(t, jerr)
+	assert.NotContains(t, string(js), "Wrong-Secret")
+	assert.NotContains(t, string(js), "pw1")
 }
 
 func TestStalledBMCTimesOut(t *testing.T) {
 	_, h1 := emulator(t, redfishsim.Options{Username: "admin", Password: "pw1", Stall: time.Minute, Systems: []redfishsim.System{{ID: "1"}}})
 	dir := writeDir(t, []hostSpec{{"master-0", "52:54:00:00:00:01", "redfish-virtualmedia+http://" + h1 + "/redfish/v1/Systems/1", "admin", "pw1"}})
 	start := time.Now()
-	err := Run(context.Background(), Options{Dir: dir, URL: serveDir(t, dir), CallTimeout: 500 * time.Millisecond})
+	_, err := Run(context.Background(), Options{Dir: dir, URL: serveDir(t, dir), CallTimeout: 500 * time.Millisecond})
 	require.Error(t, err)
 	assert.Less(t, time.Since(start), 10*time.Second)
 	assert.Contains(t, err.Error(), "host master-0: BMC http://"+h1+"/redfish/v1/Systems/1: GET /redfish/v1/Systems/1: no answer within 500ms")
@@ -137,12 +191,13 @@ func TestRefusedBeforeAnyBMCIsTouched(t *testing.T) {
 		{"master-0", "52:54:00:00:00:01", "redfish-virtualmedia+http://" + h1 + "/redfish/v1/Systems/1", "admin", "pw1"},
 		{"master-1", "52:54:00:00:00:02", "ipmi://10.0.0.6:623", "admin", "pw"},
 	})
-	err := Run(context.Background(), Options{Dir: dir, URL: serveDir(t, dir)})
+	res, err := Run(context.Background(), Options{Dir: dir, URL: serveDir(t, dir)})
 	require.Error(t, err)
+	assert.Nil(t, res, "no BMC was spoken to: no result")
 	assert.Contains(t, err.Error(), "cannot boot through the BMCs; nothing was done:\n  host master-1 (install-config.yaml: platform.baremetal.hosts[1].bmc.address): BMC address ipmi://10.0.0.6:623: IPMI has no virtual media")
 	assert.Empty(t, b1.State("1").Calls)
 
-	err = Run(context.Background(), Options{Dir: dir, URL: serveDir(t, dir), Hosts: []string{"master-9"}})
+	_, err = Run(context.Background(), Options{Dir: dir, URL: serveDir(t, dir), Hosts: []string{"master-9"}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "no host named master-9 has a BMC in install-config.yaml (hosts with one: master-0, master-1)")
 }
@@ -155,8 +210,9 @@ func TestMediaServerIgnoringRanges(t *testing.T) {
 		_, _ = w.Write(b)
 	}))
 	defer plain.Close()
-	err := Run(context.Background(), Options{Dir: dir, URL: plain.URL})
+	res, err := Run(context.Background(), Options{Dir: dir, URL: plain.URL})
 	require.Error(t, err)
+	assert.Nil(t, res)
 	assert.Contains(t, err.Error(), "ignores range requests (it answered 200 with the whole file to Range: bytes=0-0): BMC virtual media reads the ISO in ranges")
 	assert.Empty(t, b1.State("1").Calls)
 
@@ -165,7 +221,7 @@ func TestMediaServerIgnoringRanges(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(other, "agent.x86_64.iso"), bytes.Repeat([]byte{1}, 40000), 0o600))
 	sum := sha256.Sum256(bytes.Repeat([]byte{1}, 40000))
 	require.NoError(t, os.WriteFile(filepath.Join(other, "agent.x86_64.iso.sha256"), []byte(hex.EncodeToString(sum[:])+"  agent.x86_64.iso\n"), 0o644))
-	err = Run(context.Background(), Options{Dir: dir, URL: serveDir(t, other)})
+	_, err = Run(context.Background(), Options{Dir: dir, URL: serveDir(t, other)})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "serves another ISO (sha256 "+hex.EncodeToString(sum[:]))
 }
@@ -181,7 +237,7 @@ func TestLiveTable(t *testing.T) {
 		{"master-long-name-1", "52:54:00:00:00:02", "redfish-virtualmedia+http://" + h2 + "/redfish/v1/Systems/1", "admin", "Wrong-pw"},
 	})
 	var tb bytes.Buffer
-	err := Run(context.Background(), Options{Dir: dir, URL: serveDir(t, dir), Table: &tb, Live: true})
+	_, err := Run(context.Background(), Options{Dir: dir, URL: serveDir(t, dir), Table: &tb, Live: true})
 	require.Error(t, err)
 	out := tb.String()
 	assert.Contains(t, out, "\x1b[3A", "the table is redrawn in place")

@@ -184,58 +184,85 @@ func actionPath(a *struct {
 	return strings.TrimSuffix(vm.ID, "/") + "/Actions/VirtualMedia." + name
 }
 
+// Outcome is what BootFromISO or Eject did to a system, as far as it got.
+type Outcome struct {
+	// System is the system's Redfish path.
+	System string
+	// Media is the CD/DVD virtual media slot's path and Under where it
+	// was found: "Manager" or "System".
+	Media, Under string
+	// Ejected is whether media was inserted and ejected, EjectedImage
+	// its URL as the BMC named it.
+	Ejected      bool
+	EjectedImage string
+	// Power is the ResetType that started the system from the CD: "On"
+	// when it was off, else "ForceRestart", "PowerCycle" or "ForceOff+On".
+	Power string
+}
+
+func (t *target) outcome() Outcome {
+	return Outcome{System: t.sysPath, Media: t.media.ID, Under: t.where}
+}
+
 // BootFromISO boots the host from media: ejects what is mounted, inserts
 // the ISO URL, sets a one-time boot override to the CD and powers the
 // system on (or resets it when on). step is told each step as it starts.
-func (c *Client) BootFromISO(ctx context.Context, media Media, step func(Step, string)) error {
+// The outcome says what was done, also when an error stopped it.
+func (c *Client) BootFromISO(ctx context.Context, media Media, step func(Step, string)) (Outcome, error) {
 	if step == nil {
 		step = func(Step, string) {}
 	}
 	step(StepFind, "")
 	t, err := c.resolve(ctx)
 	if err != nil {
-		return err
+		return Outcome{}, err
 	}
+	out := t.outcome()
 	detail := fmt.Sprintf("%s, CD at %s under the %s", t.sysPath, t.media.ID, t.where)
 	if t.media.inserted() {
 		step(StepEject, detail)
 		if err := c.post(ctx, actionPath(t.media.Actions.Eject, t.media, "EjectMedia"), map[string]any{}); err != nil {
-			return err
+			return out, err
+		}
+		out.Ejected = true
+		if t.media.Image != nil {
+			out.EjectedImage = *t.media.Image
 		}
 	}
 	step(StepInsert, detail)
 	if err := c.insert(ctx, t.media, media); err != nil {
-		return err
+		return out, err
 	}
 	var after virtualMedia
 	if _, err := c.get(ctx, t.media.ID, &after); err != nil {
-		return err
+		return out, err
 	}
 	if !after.inserted() || after.Image == nil || *after.Image != media.URL {
 		got := "none"
 		if after.Image != nil {
 			got = *after.Image
 		}
-		return &CallError{BMC: c.addr.String(), Call: "GET " + t.media.ID, Message: fmt.Sprintf("InsertMedia was accepted but the media is not inserted (Inserted %v, Image %s)", after.inserted(), got)}
+		return out, &CallError{BMC: c.addr.String(), Call: "GET " + t.media.ID, Message: fmt.Sprintf("InsertMedia was accepted but the media is not inserted (Inserted %v, Image %s)", after.inserted(), got)}
 	}
 	step(StepBoot, detail)
 	if len(t.sys.Boot.Allowed) > 0 && !slices.Contains(t.sys.Boot.Allowed, "Cd") {
-		return fmt.Errorf("BMC %s: system %s cannot boot from CD once: BootSourceOverrideTarget allows only %s", c.addr, t.sysPath, strings.Join(t.sys.Boot.Allowed, ", "))
+		return out, fmt.Errorf("BMC %s: system %s cannot boot from CD once: BootSourceOverrideTarget allows only %s", c.addr, t.sysPath, strings.Join(t.sys.Boot.Allowed, ", "))
 	}
 	if err := c.patch(ctx, t.sysPath, t.etag, map[string]any{"Boot": map[string]any{"BootSourceOverrideEnabled": "Once", "BootSourceOverrideTarget": "Cd"}}); err != nil {
 		var ce *CallError
 		if !errors.As(err, &ce) || ce.Status != http.StatusPreconditionFailed {
-			return err
+			return out, err
 		}
 		// The ETag went stale (the insert changed the system): read it again.
 		if t.etag, err = c.get(ctx, t.sysPath, &t.sys); err != nil {
-			return err
+			return out, err
 		}
 		if err := c.patch(ctx, t.sysPath, t.etag, map[string]any{"Boot": map[string]any{"BootSourceOverrideEnabled": "Once", "BootSourceOverrideTarget": "Cd"}}); err != nil {
-			return err
+			return out, err
 		}
 	}
-	return c.power(ctx, t, step, detail)
+	out.Power, err = c.power(ctx, t, step, detail)
+	return out, err
 }
 
 // insert calls InsertMedia; a BMC that insists on TransferProtocolType
@@ -255,8 +282,9 @@ func (c *Client) insert(ctx context.Context, vm *virtualMedia, m Media) error {
 	return err
 }
 
-// power turns the system on, or restarts it when it is on.
-func (c *Client) power(ctx context.Context, t *target, step func(Step, string), detail string) error {
+// power turns the system on, or restarts it when it is on, and returns
+// the ResetType that did it ("ForceOff+On" for the two calls).
+func (c *Client) power(ctx context.Context, t *target, step func(Step, string), detail string) (string, error) {
 	path := t.sys.Actions.Reset.Target
 	if path == "" {
 		path = strings.TrimSuffix(t.sysPath, "/") + "/Actions/ComputerSystem.Reset"
@@ -266,32 +294,46 @@ func (c *Client) power(ctx context.Context, t *target, step func(Step, string), 
 	}
 	if t.sys.PowerState != "On" && t.sys.PowerState != "PoweringOn" {
 		step(StepPower, detail)
-		return c.post(ctx, path, map[string]any{"ResetType": "On"})
+		if err := c.post(ctx, path, map[string]any{"ResetType": "On"}); err != nil {
+			return "", err
+		}
+		return "On", nil
 	}
 	step(StepReset, detail)
 	for _, rt := range []string{"ForceRestart", "PowerCycle"} {
 		if allowed(rt) {
-			return c.post(ctx, path, map[string]any{"ResetType": rt})
+			if err := c.post(ctx, path, map[string]any{"ResetType": rt}); err != nil {
+				return "", err
+			}
+			return rt, nil
 		}
 	}
 	if err := c.post(ctx, path, map[string]any{"ResetType": "ForceOff"}); err != nil {
-		return err
-	}
-	return c.post(ctx, path, map[string]any{"ResetType": "On"})
-}
-
-// Eject removes the inserted media, if any; it reports whether there was.
-func (c *Client) Eject(ctx context.Context) (string, error) {
-	t, err := c.resolve(ctx)
-	if err != nil {
 		return "", err
 	}
+	if err := c.post(ctx, path, map[string]any{"ResetType": "On"}); err != nil {
+		return "", err
+	}
+	return "ForceOff+On", nil
+}
+
+// Eject removes the inserted media, if any; the outcome's Ejected is the
+// image that was inserted ("" when there was none).
+func (c *Client) Eject(ctx context.Context) (Outcome, error) {
+	t, err := c.resolve(ctx)
+	if err != nil {
+		return Outcome{}, err
+	}
+	out := t.outcome()
 	if !t.media.inserted() {
-		return "", nil
+		return out, nil
 	}
-	img := ""
+	if err := c.post(ctx, actionPath(t.media.Actions.Eject, t.media, "EjectMedia"), map[string]any{}); err != nil {
+		return out, err
+	}
+	out.Ejected = true
 	if t.media.Image != nil {
-		img = *t.media.Image
+		out.EjectedImage = *t.media.Image
 	}
-	return img, c.post(ctx, actionPath(t.media.Actions.Eject, t.media, "EjectMedia"), map[string]any{})
+	return out, nil
 }
