@@ -152,6 +152,12 @@ func (in *Input) validateUnconfigured(p *problems) {
 			p.add("ZTPManifests: %s names a cluster; it belongs in the config image", name)
 		}
 	}
+	// The generic ISO's static networking is NetworkFiles alone, as
+	// upstream's (openshift/installer
+	// pkg/asset/agent/image/unconfigured_ignition.go).
+	if have["nmstateconfig.yaml"] {
+		p.add("ZTPManifests: nmstateconfig.yaml is registered with the cluster's InfraEnv; it belongs in the config image (the generic ISO's static networking is NetworkFiles)")
+	}
 	for _, f := range []struct {
 		name string
 		set  bool

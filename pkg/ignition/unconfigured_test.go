@@ -33,7 +33,7 @@ func unconfiguredOf(full Input) Input {
 	}
 	for _, m := range full.ZTPManifests {
 		switch m.FileName {
-		case "cluster-image-set.yaml", "infraenv.yaml", "pull-secret.yaml", "nmstateconfig.yaml":
+		case "cluster-image-set.yaml", "infraenv.yaml", "pull-secret.yaml":
 			in.ZTPManifests = append(in.ZTPManifests, m)
 		}
 	}
@@ -64,7 +64,6 @@ func TestUnconfiguredContents(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := unconfiguredOf(snoInput())
 			if tc.network {
-				in.ZTPManifests = append(in.ZTPManifests, ztpManifests("sno", true)[5])
 				in.NetworkFiles = haInput().NetworkFiles[:2]
 			}
 			cfg, _ := mustBuild(t, in)
@@ -108,6 +107,12 @@ func TestUnconfiguredContents(t *testing.T) {
 				assert.False(t, files[p], "%s must not be in the generic ISO", p)
 			}
 			assert.Equal(t, tc.network, files["/etc/assisted/network/host0/eth0.nmconnection"])
+			// Static networking is the keyfiles alone: nmstateconfig.yaml is
+			// what agent-installer-client registers with the cluster's
+			// InfraEnv, so it comes with the config image (upstream writes
+			// only the InfraEnv, ClusterImageSet and pull secret manifests:
+			// openshift/installer pkg/asset/agent/image/unconfigured_ignition.go).
+			assert.False(t, files["/etc/assisted/manifests/nmstateconfig.yaml"], "nmstateconfig.yaml must not be in the generic ISO")
 			units := enabledUnits(cfg)
 			assert.True(t, units[ConfigCheckUnit])
 			assert.True(t, units["oci-eval-user-data.service"])
@@ -149,6 +154,10 @@ func TestUnconfiguredRefusesClusterInput(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "infraenv.yaml is missing")
 	assert.Contains(t, err.Error(), "PullSecret: required")
+	in = unconfiguredOf(haInput())
+	in.ZTPManifests = append(in.ZTPManifests, ztpManifests("ha", true)[5])
+	_, _, err = Build(in)
+	assert.ErrorContains(t, err, "ZTPManifests: nmstateconfig.yaml is registered with the cluster's InfraEnv; it belongs in the config image")
 	_, err = ConfigImageFiles(unconfiguredOf(snoInput()))
 	assert.ErrorContains(t, err, "generic ISO")
 }

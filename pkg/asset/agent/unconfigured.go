@@ -194,12 +194,11 @@ func (a *UnconfiguredIgnition) Generate(_ context.Context, p asset.Parents) erro
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid agent configuration: %w", errs)
 	}
-	// The InfraEnv registered is the config image's, when it brings one:
-	// a selector that does not match is a warning here (upstream accepts
-	// it), since only then would agent-installer-client refuse it.
-	if err := manifests.CheckNMStateConfigLabels(nm.Configs, nm.lines, ie.Manifest, ie.lines, !nm.user); err != nil {
-		a.Warn = append(a.Warn, err.Error()+" (the host keeps this nmstateconfig.yaml unless the config image brings its own, and agent-installer-client then refuses it)")
-	}
+	// The NMStateConfigs give the generic ISO its keyfiles only: the
+	// manifest agent-installer-client registers with the InfraEnv is the
+	// config image's, so their labels need not match any selector here
+	// (upstream checks only that each has one: openshift/installer
+	// pkg/asset/agent/manifests/nmstateconfigfile.go).
 	if px := ie.Manifest.Spec.Proxy; px != nil && (px.HTTPProxy != "" || px.HTTPSProxy != "") {
 		a.Warn = append(a.Warn, assetdir.InfraEnv+": spec.proxy is not used by the generic ISO: the proxy comes with the config image (install-config.yaml proxy), before anything is pulled")
 	}
@@ -232,13 +231,9 @@ func (a *UnconfiguredIgnition) Generate(_ context.Context, p asset.Parents) erro
 		}
 		in.ZTPManifests = append(in.ZTPManifests, ignition.Manifest{FileName: path.Base(file), Contents: b})
 	}
-	if len(nm.Configs) > 0 {
-		b, err := marshalNMStateConfigs(nm.Configs)
-		if err != nil {
-			return err
-		}
-		in.ZTPManifests = append(in.ZTPManifests, ignition.Manifest{FileName: path.Base(assetdir.NMStateConfig), Contents: b})
-	}
+	// Not nmstateconfig.yaml: as upstream's generic ISO
+	// (pkg/asset/agent/image/unconfigured_ignition.go writes only these
+	// three manifests), it comes with the config image.
 	sort.Slice(in.ZTPManifests, func(i, j int) bool { return in.ZTPManifests[i].FileName < in.ZTPManifests[j].FileName })
 	cfg, size, err := ignition.Build(in)
 	if err != nil {

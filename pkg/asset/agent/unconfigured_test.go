@@ -122,3 +122,80 @@ func TestUnconfiguredRefusesClusterInputs(t *testing.T) {
 func base64Decoder(s string) io.Reader {
 	return base64.NewDecoder(base64.StdEncoding, strings.NewReader(s))
 }
+
+const factoryNMStateConfig = `apiVersion: agent-install.openshift.io/v1beta1
+kind: NMStateConfig
+metadata:
+  name: host0
+  namespace: cluster0
+  labels:
+    factory: generic
+spec:
+  config:
+    interfaces:
+      - name: enp1s0
+        type: ethernet
+        state: up
+        mac-address: 52:54:00:12:34:56
+        ipv4:
+          enabled: true
+          dhcp: false
+          address:
+            - ip: 192.168.111.80
+              prefix-length: 24
+  interfaces:
+    - name: enp1s0
+      macAddress: 52:54:00:12:34:56
+`
+
+// factoryDir is a generic ISO's directory: the InfraEnv, pull secret and
+// ClusterImageSet of a generated cluster, and nmstate (if not empty) as
+// cluster-manifests/nmstateconfig.yaml.
+func factoryDir(t *testing.T, nmstate string) string {
+	t.Helper()
+	site, factory := generate(t, "ha"), t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(factory, assetdir.ClusterManifestsDir), 0o755))
+	for _, f := range []string{assetdir.InfraEnv, assetdir.PullSecret, assetdir.ClusterImageSet} {
+		b, err := os.ReadFile(filepath.Join(site, f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(factory, f), b, 0o600))
+	}
+	if nmstate != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(factory, assetdir.NMStateConfig), []byte(nmstate), 0o600))
+	}
+	return factory
+}
+
+// The generic ISO's static networking is the keyfiles alone, as
+// upstream's (openshift/installer
+// pkg/asset/agent/image/unconfigured_ignition.go writes only the InfraEnv,
+// ClusterImageSet and pull secret manifests; the config image brings
+// nmstateconfig.yaml): the manifest agent-installer-client registers with
+// the cluster's InfraEnv is the cluster's, so the factory's labels need
+// not match any selector. An NMStateConfig without labels is still
+// refused, as upstream's NMStateConfigFile does.
+func TestUnconfiguredStaticNetworkingIsKeyfilesOnly(t *testing.T) {
+	ctx := context.Background()
+	s := quietStore(t, factoryDir(t, factoryNMStateConfig))
+	require.NoError(t, s.Provide(&agent.Workflow{Unconfigured: true}))
+	ign, err := asset.Fetch[*agent.UnconfiguredIgnition](ctx, s)
+	require.NoError(t, err)
+	var cfg types.Config
+	require.NoError(t, json.Unmarshal(ign.Config, &cfg))
+	paths := map[string]bool{}
+	for _, f := range cfg.Storage.Files {
+		paths[f.Path] = true
+	}
+	assert.True(t, paths["/etc/assisted/network/host0/enp1s0.nmconnection"])
+	assert.True(t, paths["/etc/assisted/network/host0/mac_interface.ini"])
+	assert.True(t, paths["/etc/assisted/manifests/infraenv.yaml"])
+	assert.False(t, paths["/etc/assisted/manifests/nmstateconfig.yaml"], "nmstateconfig.yaml must not be in the generic ISO")
+	for _, w := range ign.AssetWarnings() {
+		assert.NotContains(t, w, "labels do not match", "the generic ISO carries no NMStateConfig to match")
+	}
+
+	s = quietStore(t, factoryDir(t, strings.Replace(factoryNMStateConfig, "  labels:\n    factory: generic\n", "", 1)))
+	require.NoError(t, s.Provide(&agent.Workflow{Unconfigured: true}))
+	_, err = asset.Fetch[*agent.UnconfiguredIgnition](ctx, s)
+	assert.ErrorContains(t, err, "does not have any label set")
+}
