@@ -114,7 +114,7 @@ and what is allowed.`,
   $EDITOR mycluster/cluster-manifests/agent-cluster-install.yaml
   agentiso create cluster-manifests --dir mycluster
 
-  # Install another release than the pinned default
+  # The release by tag (resolved through the registry): agentiso pins none
   agentiso create cluster-manifests --dir mycluster \
       --release-image quay.io/openshift-release-dev/ocp-release:4.19.3-x86_64`,
 		Args: cobra.NoArgs,
@@ -140,57 +140,11 @@ func openStore(g *globals, rf releaseFlags) (*asset.Store, error) {
 	return s, nil
 }
 
-// fetchAll resolves every asset, then shows the warnings collected on the way.
-func fetchAll(ctx context.Context, g *globals, s *asset.Store, as ...asset.Asset) (err error) {
-	// Interrupted during validation: report the interruption (exit 130)
-	// rather than whatever the checks found, and write nothing after it.
-	defer func() {
-		if cerr := ctx.Err(); cerr != nil {
-			err = cerr
-		}
-	}()
-	// The user's input files do not depend on each other: check them all
-	// first so every problem in every file is reported in one run.
-	var inputErrs []error
-	for _, in := range []asset.Asset{&agent.InstallConfig{}, &agent.AgentConfig{}} {
-		if _, err := s.Fetch(ctx, in); err != nil {
-			inputErrs = append(inputErrs, err)
-		}
-	}
-	if len(inputErrs) > 0 {
-		if err := agent.CrossFileProblems(s, errors.Join(inputErrs...)); err != nil {
-			inputErrs = append(inputErrs, err)
-		}
-		for _, w := range s.Warnings() {
-			g.log.Warn(w)
-		}
-		return errors.Join(inputErrs...)
-	}
-	if err := requireSomeInput(s); err != nil {
-		return err
-	}
-	var firstErr error
-	for _, a := range as {
-		if _, err := s.Fetch(ctx, a); err != nil {
-			firstErr = err
-			break
-		}
-	}
-	if firstErr == nil {
-		logRelease(ctx, g, s)
-	}
-	for _, w := range s.Warnings() {
-		g.log.Warn(w)
-	}
-	return firstErr
-}
-
-// logRelease names the OpenShift release the outputs install and where it
-// was given, when the command resolved it.
-func logRelease(ctx context.Context, g *globals, s *asset.Store) {
-	if r := agent.DescribeRelease(ctx, s); r != nil {
-		g.log.Info(r.String())
-	}
+// fetchAll resolves every asset as every create command does
+// (agent.Resolve: all input problems at once, the release named, the
+// warnings shown).
+func fetchAll(ctx context.Context, g *globals, s *asset.Store, as ...asset.Asset) error {
+	return agent.Resolve(ctx, s, g.log, as...)
 }
 
 // reportCreated prints, with -o json|yaml, what a create command wrote
@@ -200,20 +154,6 @@ func reportCreated(ctx context.Context, g *globals, s *asset.Store, command stri
 		return nil
 	}
 	return output.Write(g.out, g.format, agent.Describe(ctx, s, command))
-}
-
-// requireSomeInput gives a clear first step when --dir holds no input at all.
-func requireSomeInput(s *asset.Store) error {
-	for _, f := range []string{assetdir.InstallConfig, assetdir.AgentConfig} {
-		if _, err := s.ReadFile(f); err == nil {
-			return nil
-		}
-	}
-	if m, _ := s.Glob(assetdir.ClusterManifestsDir + "/*.yaml"); len(m) > 0 {
-		return nil
-	}
-	return fmt.Errorf("no inputs in %s: add install-config.yaml and agent-config.yaml "+
-		"(start from 'agentiso create agent-config-template'), or ZTP manifests under %s/", s.Dir(), assetdir.ClusterManifestsDir)
 }
 
 func runCreateClusterManifests(ctx context.Context, g *globals, o *clusterManifestsOptions) error {

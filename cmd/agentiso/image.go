@@ -41,14 +41,14 @@ The base RHCOS live ISO is found, in order:
      place; a URL is downloaded into the cache
   2. the cache (--cache-dir, else $XDG_CACHE_HOME/agentiso/image_cache,
      ~/.cache/... or ~/Library/Caches/... on macOS), verified by sha256
-  3. a download of the ISO named by the release's RHCOS stream (the
-     payload's own; the stream pinned in this build for the pinned default
-     release or --offline), from its URL or from --os-image-mirror URL
+  3. a download of the ISO named by the RHCOS stream of the release's
+     payload, from its URL or from --os-image-mirror URL
   4. the release payload's machine-os-images image in the (mirror)
      registry, streamed into the cache and verified; tried before 3 when the
      release was read through a mirror
-With --offline and no cached ISO, the error names the exact file to fetch,
-its sha256 and where to put it.
+With --offline the payload is not read, so the release's RHCOS is unknown:
+--base-iso is needed ('agentiso release info' where the registry is
+reachable names the file and its sha256).
 
 The release (--release-image, a tag or a digest) is read from its registry
 through the install-config mirrors, with the pull secret and
@@ -200,7 +200,7 @@ func (o *imageOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.mirror, "os-image-mirror", "", "base URL of a local web server serving the release's RHCOS live ISO by its file name")
 	addCacheDirFlag(f, &o.cacheDir)
 	f.BoolVar(&o.regenerate, regenerateCredentialsFlag, false, "generate new keys, tokens, CAs and password, replacing those in auth/ and the state (hosts must then boot the new ISO)")
-	f.BoolVar(&o.release.offline, "offline", false, "never download the base ISO nor contact a registry: fail with instructions when the ISO is not in the cache; the release must be the pinned default, or by digest with --release-version")
+	f.BoolVar(&o.release.offline, "offline", false, "never download the base ISO nor contact a registry: the release must be given by digest with --release-version, and the base ISO with --base-iso")
 	f.BoolVar(&o.strict, "strict", false, "fail (instead of warning) when the base ISO's RHCOS version differs from the release's RHCOS stream")
 	f.BoolVar(&o.resetBase, "reset-base-iso", false, "accept a --base-iso that was already customised (e.g. an agent ISO): drop its embedded Ignition config and appended kernel arguments first")
 }

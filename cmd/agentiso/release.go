@@ -42,8 +42,8 @@ and the RHCOS live ISO of the payload's CoreOS stream that the base ISO
 would come from.
 
 IMAGE defaults to --release-image (or $` + config.EnvVar("release-image") + `), else the
-release pinned in this build; an IMAGE given here wins over the
-environment. When --dir holds install-config.yaml, its pullSecret,
+ClusterImageSet in --dir's cluster-manifests/ (agentiso pins no release);
+an IMAGE given here wins over the environment. When --dir holds install-config.yaml, its pullSecret,
 imageDigestSources/imageContentSources, additionalTrustBundle, proxy and
 controlPlane.architecture are used; otherwise the registry is read
 anonymously with the system trust store. Nothing is written.`,
