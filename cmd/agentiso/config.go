@@ -11,6 +11,10 @@ import (
 	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
 
+// regenerateCredentialsFlag asks for new credentials
+// (agent.GuardCredentials).
+const regenerateCredentialsFlag = "regenerate-credentials"
+
 // configFlag names the config file; it is itself read from the command
 // line or $AGENTISO_CONFIG only.
 const configFlag = config.FileKey

@@ -55,7 +55,7 @@ func runCreateConfigImage(ctx context.Context, g *globals, o *ignitionOptions) e
 	if err != nil {
 		return err
 	}
-	if err := guardCredentials(s, o.regenerate); err != nil {
+	if err := agent.GuardCredentials(s, o.regenerate); err != nil {
 		return err
 	}
 	targets := agent.ConfigImageTargets()

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
@@ -52,14 +51,14 @@ func runCreateIgnition(ctx context.Context, g *globals, o *ignitionOptions) erro
 	if err != nil {
 		return err
 	}
-	if err := guardCredentials(s, o.regenerate); err != nil {
+	if err := agent.GuardCredentials(s, o.regenerate); err != nil {
 		return err
 	}
 	targets := agent.IgnitionTargets()
 	if err := fetchAll(ctx, g, s, targets...); err != nil {
 		return err
 	}
-	if err := reportIgnition(ctx, g, s); err != nil {
+	if err := agent.ReportIgnition(ctx, s, g.log); err != nil {
 		return err
 	}
 	if err := s.Persist(ctx, targets...); err != nil {
@@ -67,20 +66,4 @@ func runCreateIgnition(ctx context.Context, g *globals, o *ignitionOptions) erro
 	}
 	g.log.Info("Created " + filepath.Join(g.dir, assetdir.AgentIgnition))
 	return reportCreated(ctx, g, s, "create ignition")
-}
-
-// reportIgnition shows the rendezvous IP and how much of the ISO's embed
-// area the Ignition config takes.
-func reportIgnition(ctx context.Context, g *globals, s *asset.Store) error {
-	rip, err := asset.Fetch[*agent.RendezvousIP](ctx, s)
-	if err != nil {
-		return err
-	}
-	g.log.Info("The rendezvous host IP (node0 IP) is " + rip.IP)
-	ign, err := asset.Fetch[*agent.AgentIgnition](ctx, s)
-	if err != nil {
-		return err
-	}
-	g.log.Info("Ignition: " + ign.Size.String())
-	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"path/filepath"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
-	"github.com/seed-a052040e/agentiso/pkg/manifests"
 )
 
 type imageOptions struct {
@@ -143,48 +141,13 @@ func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
 }
 
 // persistImageTargets resolves and writes the targets of a command that
-// builds from the base ISO (create image, create pxe-files): every
-// configuration error is reported before a base ISO is looked for, let
-// alone downloaded; then the targets are written as one unit.
+// builds from the base ISO (agent.PersistImageTargets).
 func persistImageTargets(ctx context.Context, g *globals, o *imageOptions, targets []asset.Asset) (*asset.Store, error) {
 	s, err := openStore(g, o.release)
 	if err != nil {
 		return nil, err
 	}
-	if err := guardCredentials(s, o.regenerate); err != nil {
-		return nil, err
-	}
-	// The cached base ISO stays locked (shared) until the outputs are
-	// written from it: no other run can swap it after it was verified.
-	var held []func()
-	defer func() {
-		for _, release := range held {
-			release()
-		}
-	}()
-	opts := o.assetOptions(g)
-	opts.HoldBaseISO = func(release func()) { held = append(held, release) }
-	if err := s.Provide(opts); err != nil {
-		return nil, err
-	}
-	if err := fetchAll(ctx, g, s, agent.IgnitionTargets()...); err != nil {
-		if manifests.IsConfigError(err) {
-			return nil, fmt.Errorf("cannot generate ISO image due to configuration errors: %w", err)
-		}
-		return nil, err
-	}
-	if err := reportIgnition(ctx, g, s); err != nil {
-		return nil, err
-	}
-	for _, t := range targets {
-		if _, err := s.Fetch(ctx, t); err != nil {
-			return nil, err
-		}
-	}
-	if err := s.Persist(ctx, targets...); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return s, agent.PersistImageTargets(ctx, s, g.log, o.assetOptions(g), o.regenerate, targets)
 }
 
 // addCacheDirFlag declares --cache-dir, the base ISO cache.
