@@ -1,24 +1,17 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"path/filepath"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/seed-a052040e/agentiso/internal/config"
 	"github.com/seed-a052040e/agentiso/internal/console"
 	"github.com/seed-a052040e/agentiso/internal/output"
-	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 )
 
 // globals holds what every command shares: the asset directory, the
@@ -48,90 +41,6 @@ type globals struct {
 	// error, before the error is shown: wait-for still prints its status
 	// object there.
 	onFailure []func(c *cobra.Command, code int, err error)
-}
-
-// exitError carries a specific process exit code up to run.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// forceExitAfter is how long a cancelled run may take to wind down before
-// the process exits anyway.
-const forceExitAfter = 5 * time.Second
-
-// run builds the command tree, executes it and maps errors to exit codes.
-func run(args []string, in io.Reader, out, errOut io.Writer) int {
-	g := &globals{in: in, out: out, errOut: errOut, args: args}
-	root := newRootCmd(g)
-	root.SetArgs(args)
-	root.SetIn(in)
-	root.SetOut(out)
-	root.SetErr(errOut)
-	// Ctrl-C or SIGTERM cancels the context: long work stops, temp files
-	// are removed, and nothing half-written is left behind. A phase that
-	// cannot see the context (a read blocked on standard input) is ended
-	// anyway: on a second signal, or forceExitAfter after the first, the
-	// process exits 130 (its locked temporary files are then removed by the
-	// next run).
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	finished := make(chan struct{})
-	defer close(finished)
-	go func() {
-		select {
-		case <-sigs:
-		case <-finished:
-			return
-		}
-		cancel()
-		t := time.NewTimer(forceExitAfter)
-		defer t.Stop()
-		select {
-		case <-sigs:
-		case <-t.C:
-		case <-finished:
-			return
-		}
-		_, _ = io.WriteString(errOut, console.Line(slog.LevelError, "interrupted", console.Inspect(errOut).Colour))
-		os.Exit(130)
-	}()
-	c, err := root.ExecuteContextC(ctx)
-	defer func() { g.closeLog(err != nil) }()
-	if err == nil {
-		return 0
-	}
-	if g.logFile != nil {
-		_, _ = io.WriteString(g.logFile, console.Line(slog.LevelError, strings.TrimSpace(err.Error()), false))
-	}
-	code := 1
-	var ee *exitError
-	cancelled := ctx.Err() != nil && errors.Is(err, context.Canceled)
-	if cancelled {
-		code = 130
-	} else if errors.As(err, &ee) {
-		code = ee.code
-	}
-	for _, f := range g.onFailure {
-		f(c, code, err)
-	}
-	if cancelled {
-		msg := "interrupted; nothing was left half-written"
-		var ie *baseiso.InterruptedError
-		if errors.As(err, &ie) {
-			msg += "; the partial base ISO download " + ie.Part + " is kept on purpose: the next run resumes it"
-		}
-		_, _ = io.WriteString(errOut, console.Line(slog.LevelError, msg, console.Inspect(errOut).Colour))
-		return 130
-	}
-	_, _ = io.WriteString(errOut, console.Line(slog.LevelError, strings.TrimSpace(err.Error())+usageHint(c, err), console.Inspect(errOut).Colour))
-	return code
 }
 
 func newRootCmd(g *globals) *cobra.Command {
@@ -220,17 +129,6 @@ where it comes from.`,
 // helpWidth is the widest line of --help.
 const helpWidth = 100
 
-// newLogger returns the one logger used by every command: "LEVEL
-// message" lines on w (internal/console), coloured on a terminal unless
-// NO_COLOR is set.
-func newLogger(w io.Writer, level string) (*slog.Logger, error) {
-	lv, err := console.ParseLevel(level)
-	if err != nil {
-		return nil, err
-	}
-	return slog.New(console.NewHandler(w, lv, console.Inspect(w).Colour)), nil
-}
-
 // writesAssetDir reports whether cmd works on the asset directory (--dir):
 // the create commands and wait-for, which keep its debug log.
 func writesAssetDir(cmd *cobra.Command) bool {
@@ -240,66 +138,4 @@ func writesAssetDir(cmd *cobra.Command) bool {
 		}
 	}
 	return false
-}
-
-// closeLog ends the debug log in --dir, if one was kept. A failed command
-// leaves no directory it created that holds nothing but that log (a
-// mistyped --dir): the error was shown, and an empty directory would
-// only mislead the next run.
-func (g *globals) closeLog(failed bool) {
-	if g.logFile == nil {
-		return
-	}
-	_ = g.logFile.Close()
-	g.logFile = nil
-	if !failed || g.dirExisted {
-		return
-	}
-	entries, err := os.ReadDir(g.dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if e.Name() != console.LogFileName {
-			return
-		}
-	}
-	_ = os.Remove(filepath.Join(g.dir, console.LogFileName))
-	_ = os.Remove(g.dir)
-}
-
-// usageHint completes cobra's own usage errors ("accepts 1 arg(s),
-// received 0", "unknown command"), which say what is wrong but not what is
-// right: the command's usage line, a did-you-mean for a mistyped
-// subcommand, and where the examples are.
-func usageHint(c *cobra.Command, err error) string {
-	if c == nil {
-		return ""
-	}
-	msg := err.Error()
-	var hint string
-	switch {
-	case strings.HasPrefix(msg, "unknown command "):
-		if q := strings.SplitN(msg, `"`, 3); len(q) == 3 {
-			if s := c.SuggestionsFor(q[1]); len(s) > 0 {
-				hint = fmt.Sprintf("\nDid you mean %q?", c.CommandPath()+" "+s[0])
-			}
-		}
-		if c.HasAvailableSubCommands() {
-			var names []string
-			for _, sub := range c.Commands() {
-				if sub.IsAvailableCommand() {
-					names = append(names, sub.Name())
-				}
-			}
-			hint += "\nCommands: " + strings.Join(names, ", ")
-		}
-	case strings.HasPrefix(msg, "accepts "), strings.HasPrefix(msg, "requires at least "), strings.HasPrefix(msg, "requires at most "),
-		strings.HasPrefix(msg, "unknown flag"), strings.HasPrefix(msg, "unknown shorthand flag"), strings.HasPrefix(msg, "flag needs an argument"),
-		strings.HasPrefix(msg, "invalid argument "):
-		hint = "\nUsage: " + c.UseLine()
-	default:
-		return ""
-	}
-	return hint + fmt.Sprintf("\nRun '%s --help' for details and examples.", c.CommandPath())
 }

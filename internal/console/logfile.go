@@ -170,3 +170,21 @@ func Redact(s string) string {
 	}
 	return s
 }
+
+// RemoveLogOnlyDir removes dir when it holds nothing but the debug log (a
+// directory a failed command created for its log only, a mistyped --dir:
+// left there it would only mislead the next run). Anything else in dir
+// keeps it, and any error leaves it as it is.
+func RemoveLogOnlyDir(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.Name() != LogFileName {
+			return
+		}
+	}
+	_ = os.Remove(filepath.Join(dir, LogFileName))
+	_ = os.Remove(dir)
+}

@@ -83,3 +83,18 @@ func TestRedact(t *testing.T) {
 		assert.Equal(t, want, Redact(in), in)
 	}
 }
+
+// A directory with only the log goes; one with anything else stays whole.
+func TestRemoveLogOnlyDir(t *testing.T) {
+	only := filepath.Join(t.TempDir(), "typo")
+	require.NoError(t, os.Mkdir(only, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(only, LogFileName), []byte("x"), 0o600))
+	RemoveLogOnlyDir(only)
+	assert.NoDirExists(t, only)
+
+	kept := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(kept, LogFileName), []byte("x"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(kept, "install-config.yaml"), []byte("x"), 0o600))
+	RemoveLogOnlyDir(kept)
+	assert.FileExists(t, filepath.Join(kept, LogFileName))
+}
