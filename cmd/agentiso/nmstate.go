@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -116,18 +115,7 @@ func nmstateGenerate(g *globals, o nmstateOptions) ([]nmstate.Keyfile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading NMState YAML: %w", err)
 	}
-	if err := nmstate.CheckNotWrapped(data); err != nil {
-		return nil, fmt.Errorf("%s: %w", o.file, err)
-	}
-	files, err := nmstate.Generate(data, nmstate.Options{Lenient: o.lenient, Installer: o.installer})
-	if err != nil {
-		var errs []error
-		for _, e := range nmstate.Errors(err) {
-			errs = append(errs, fmt.Errorf("%s: %w", o.file, e))
-		}
-		return nil, errors.Join(errs...)
-	}
-	return files, nil
+	return nmstate.GenerateFile(o.file, data, nmstate.Options{Lenient: o.lenient, Installer: o.installer})
 }
 
 func runNmstateGC(g *globals, o nmstateOptions) error {

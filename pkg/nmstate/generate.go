@@ -44,6 +44,25 @@ func Generate(data []byte, opts Options) ([]Keyfile, error) {
 	return st.Keyfiles(opts)
 }
 
+// GenerateFile is Generate for the document a user gave as the file
+// named name (nmstate gc and validate): a whole agent-config.yaml or
+// NMStateConfig is refused with where its NMState is (CheckNotWrapped),
+// and each problem is prefixed with name.
+func GenerateFile(name string, data []byte, opts Options) ([]Keyfile, error) {
+	if err := CheckNotWrapped(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	files, err := Generate(data, opts)
+	if err != nil {
+		var errs []error
+		for _, e := range Errors(err) {
+			errs = append(errs, fmt.Errorf("%s: %w", name, e))
+		}
+		return nil, errors.Join(errs...)
+	}
+	return files, nil
+}
+
 // Validate reports every problem Generate would report, without output.
 func Validate(data []byte, opts Options) error {
 	_, err := Generate(data, opts)
