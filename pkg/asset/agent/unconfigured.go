@@ -51,6 +51,9 @@ func (*Workflow) Generate(context.Context, asset.Parents) error { return nil }
 // Volatile implements asset.Volatile: one command's choice.
 func (*Workflow) Volatile() {}
 
+// manifestsAgentConfig is where an agent-config.yaml is misplaced.
+const manifestsAgentConfig = assetdir.ClusterManifestsDir + "/" + assetdir.AgentConfig
+
 // UnconfiguredInputs checks the asset directory for the generic ISO
 // before anything is generated from it: no install-config, the InfraEnv
 // and the pull secret present, and an agent-config that holds nothing but
@@ -59,7 +62,11 @@ func (*Workflow) Volatile() {}
 type UnconfiguredInputs struct {
 	Warnings
 	installConfig bool
-	missing       []string
+	// manifestsAgentConfig: cluster-manifests/agent-config.yaml, which
+	// nothing reads (one upstream OVE case generates NMStateConfigs from
+	// the hosts there; refused so that no static networking is lost).
+	manifestsAgentConfig bool
+	missing              []string
 }
 
 // Name implements asset.Asset.
@@ -91,6 +98,9 @@ func (a *UnconfiguredInputs) Load(d asset.Dir) (bool, error) {
 	if a.installConfig, err = exists(assetdir.InstallConfig); err != nil {
 		return false, err
 	}
+	if a.manifestsAgentConfig, err = exists(manifestsAgentConfig); err != nil {
+		return false, err
+	}
 	for _, f := range []string{assetdir.InfraEnv, assetdir.PullSecret} {
 		ok, err := exists(f)
 		if err != nil {
@@ -118,6 +128,11 @@ func (a *UnconfiguredInputs) Generate(_ context.Context, p asset.Parents) error 
 		errs = append(errs, &manifests.FieldError{File: assetdir.InstallConfig, Type: manifests.TypeForbidden, Detail: "the generic ISO names no cluster, and install-config.yaml describes one: " +
 			"build its configuration with 'agentiso create config-image' in another directory, and keep here only " +
 			assetdir.InfraEnv + ", " + assetdir.PullSecret + ", " + assetdir.ClusterImageSet + " (or --release-image) and, for static networking, " + assetdir.NMStateConfig})
+	}
+	if a.manifestsAgentConfig {
+		errs = append(errs, &manifests.FieldError{File: manifestsAgentConfig, Type: manifests.TypeForbidden, Detail: "not read: " + assetdir.AgentConfig +
+			" belongs at the top of the directory, where the generic ISO's may hold only rendezvousIP; give static networking as " +
+			assetdir.NMStateConfig + " (one NMStateConfig per host), and the hosts' other settings with the config image"})
 	}
 	for _, f := range a.missing {
 		errs = append(errs, &manifests.FieldError{File: f, Type: manifests.TypeRequired, Detail: "the file is missing: the generic ISO is built from " + assetdir.InfraEnv + " and " + assetdir.PullSecret +
