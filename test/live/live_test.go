@@ -435,11 +435,9 @@ func liveScenarios(t *testing.T, l *lab, only map[string]bool) {
 	run("unconfigured-config-image", func(t *testing.T) {
 		sc := sno
 		sc.name, sc.proxy, sc.unconfigured, sc.deadline = "unconfigured-config-image", false, true, 16*time.Minute
-		if l.up != nil {
-			// The lab's ntp-synced lowering (LowerRequirements) edits
-			// assisted-service.env, which the config image carries.
-			sc.agentConfig += "disabledHostValidations:\n  - ntp-synced\n"
-		}
+		// The lab's ntp-synced lowering (LowerRequirements) edits
+		// assisted-service.env, which the config image carries.
+		sc.agentConfig += "disabledHostValidations:\n  - ntp-synced\n"
 		res, err := l.run(t, sc)
 		require.NoError(t, err)
 		t.Logf("mirror manifest/blob requests: %d", len(res.pulls))
