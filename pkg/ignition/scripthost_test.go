@@ -88,10 +88,12 @@ func (h *scriptHost) calls() string {
 }
 
 // run runs the live-ISO script p with args and returns its combined output.
-// It fails the test after 60 seconds.
+// It fails the test after 5 minutes: a guard against a script that never
+// ends, not a measure (under a loaded machine, nice 19, a script of a few
+// dozen fake commands took over 2 minutes).
 func (h *scriptHost) run(p string, args ...string) (string, error) {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", append([]string{h.file(p)}, args...)...)
 	cmd.Dir = h.dir
