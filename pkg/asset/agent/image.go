@@ -96,6 +96,13 @@ func (a *AgentISO) Generate(_ context.Context, p asset.Parents) error {
 			return err
 		}
 	}
+	return a.checkBase()
+}
+
+// checkBase opens the base ISO to check what edit will do with it (its
+// architecture, an earlier customisation) before anything is written, and
+// says so when a customised base is reset.
+func (a *AgentISO) checkBase() error {
 	_, f, custom, err := a.edit()
 	if err != nil {
 		return err

@@ -218,15 +218,8 @@ func (a *NodeISO) Generate(_ context.Context, p asset.Parents) error {
 		a.kargs = []string{"fips=1"}
 	}
 	a.reset, a.report = o.ResetBaseISO, o.Report
-	_, f, custom, err := a.edit()
-	if err != nil {
-		return err
-	}
-	f.Close()
-	if len(custom) > 0 {
-		a.report.log().Info("Resetting the customised base ISO: its embedded Ignition config and appended kernel arguments are dropped", "base", a.Base)
-	}
-	return nil
+	a.records = baseiso.HashRecords(o.CacheDir)
+	return a.checkBase()
 }
 
 // NodeISOName is the node ISO's file name: name when given, else

@@ -12,6 +12,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 	"github.com/seed-a052040e/agentiso/pkg/ignition"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 )
@@ -306,15 +307,8 @@ func (a *UnconfiguredISO) Generate(_ context.Context, p asset.Parents) error {
 	a.Base = asset.Get[*BaseISO](p).Path
 	a.config, a.size = ign.Config, ign.Size
 	a.reset, a.report = o.ResetBaseISO, o.Report
-	_, f, custom, err := a.edit()
-	if err != nil {
-		return err
-	}
-	f.Close()
-	if len(custom) > 0 {
-		a.report.log().Info("Resetting the customised base ISO: its embedded Ignition config and appended kernel arguments are dropped", "base", a.Base)
-	}
-	return nil
+	a.records = baseiso.HashRecords(o.CacheDir)
+	return a.checkBase()
 }
 
 // normalIP is ip as a host prints it ("" stays "").
