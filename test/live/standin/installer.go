@@ -33,8 +33,18 @@ func runInstaller(ctx context.Context, args []string, getenv func(string) string
 	host := fs.String("host-id", "", "host id")
 	disk := fs.String("boot-device", "", "installation disk")
 	url := fs.String("url", "", "assisted-service base URL")
-	version := fs.String("openshift-version", "", "OpenShift version")
+	version := fs.String("openshift-version", "", "OpenShift version (none for a day-2 host)")
 	ha := fs.String("high-availability-mode", "", "Full or None")
+	// The other flags the real agent gives (assisted-installer-agent
+	// release-4.20, src/commands/actions/install_cmd.go): taken, unused.
+	for _, f := range []string{"controller-image", "agent-image", "mco-image", "must-gather-image", "coreos-image", "installer-args",
+		"control-plane-count", "service-ips", "cacert", "http-proxy", "https-proxy", "no-proxy"} {
+		fs.String(f, "", "as the real installer's (unused)")
+	}
+	for _, f := range []string{"insecure", "notify-num-reboots", "check-cluster-version", "enable-skip-mco-reboot", "skip-installation-disk-cleanup"} {
+		fs.Bool(f, false, "as the real installer's (unused)")
+	}
+	fs.Func("format-disk", "a disk to format, repeatable (unused)", func(string) error { return nil })
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
