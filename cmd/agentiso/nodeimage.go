@@ -2,11 +2,13 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
 func newNodeImageCmd(g *globals) *cobra.Command {
@@ -66,14 +68,28 @@ secret and tokens valid 48 hours: it is written 0600.`,
 			if err != nil {
 				return err
 			}
-			iso, err := agent.CreateNodeImage(cmd.Context(), s, r)
+			out, err := agent.CreateNodeImage(cmd.Context(), s, r)
 			for _, w := range s.Warnings() {
 				g.log.Warn(w)
 			}
 			if err != nil {
 				return err
 			}
-			res := iso.Result()
+			if px := out.PXE; px != nil {
+				for _, res := range px.Results() {
+					g.log.Debug("wrote", "file", res.Path, "bytes", res.Size, "sha256", res.SHA256)
+				}
+				g.log.Info("Generated the node PXE files in " + filepath.Join(s.Dir(), assetdir.BootArtifactsDir))
+				g.log.Info("Kernel parameters for PXE boot: " + px.Kargs)
+				if px.IPXE != "" {
+					g.log.Info("Created iPXE script "+px.IPXE, "rootfs", px.RootfsURL)
+				} else {
+					g.log.Info("No iPXE script: set bootArtifactsBaseURL in nodes-config.yaml for one; boot with coreos.live.rootfs_url=<URL of " + filepath.Base(px.Rootfs) + "> added")
+				}
+				g.log.Warn("The initrd " + filepath.Join(s.Dir(), px.Initrd) + " carries the cluster's pull secret; it is readable only by you (0600): never serve it world-readable. Its tokens expire in 48 hours.")
+				return nil
+			}
+			res := out.ISO.Result()
 			g.log.Info("Generated node ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256)
 			g.log.Warn("The ISO carries the cluster's pull secret; it is readable only by you (0600). Its tokens expire in 48 hours.")
 			return nil
@@ -83,6 +99,7 @@ secret and tokens valid 48 hours: it is written 0600.`,
 	f.StringVar(&r.Kubeconfig, "kubeconfig", "", "kubeconfig of the installed cluster (default $KUBECONFIG)")
 	f.StringVar(&r.Context, "context", "", "kubeconfig context to use (default its current-context)")
 	f.StringVarP(&r.OutputName, "output-name", "o", "", "file name of the ISO in --dir (default node.<arch>.iso)")
+	f.BoolVar(&r.PXE, "pxe", false, "write PXE files (boot-artifacts/node.<arch>-*) instead of the ISO")
 	f.StringVarP(&r.MAC, "mac-address", "m", "", "single host: its MAC address (nodes-config.yaml is then not used)")
 	f.StringVarP(&r.CPUArchitecture, "cpu-architecture", "c", "", "single host: its CPU architecture (default the control plane's)")
 	f.StringVarP(&r.SSHKeyPath, "ssh-key-path", "k", "", "single host: file with the SSH public key for the core user (default the cluster's worker key)")

@@ -108,6 +108,14 @@ func BootArtifact(cpu, kind string) string { return BootArtifactsDir + "/agent."
 // IPXEScript is the path of the iPXE script for cpu.
 func IPXEScript(cpu string) string { return BootArtifactsDir + "/agent." + cpu + ".ipxe" }
 
+// NodeBootArtifact and NodeIPXEScript are node-image create --pxe's:
+// boot-artifacts/node.<arch>-<kind> and node.<arch>.ipxe, the names
+// upstream's node-joiner writes.
+func NodeBootArtifact(cpu, kind string) string { return BootArtifactsDir + "/node." + cpu + "-" + kind }
+
+// NodeIPXEScript is the node image's iPXE script for cpu.
+func NodeIPXEScript(cpu string) string { return BootArtifactsDir + "/node." + cpu + ".ipxe" }
+
 // private are the files that hold a secret: the pull secret, the
 // InfraEnv (proxy credentials), the AgentClusterInstall (install-config
 // overrides), agent.ign, the credentials, the state, the
@@ -121,12 +129,13 @@ var private = map[string]bool{
 }
 
 // Mode is the mode agentiso writes the file at path with: Private for a
-// file that holds a secret and for an agent ISO and a PXE initrd (they
-// embed the pull secret and tokens), Public for the others.
+// file that holds a secret and for an agent ISO and a PXE initrd (an
+// install's or a node image's: they embed the pull secret and tokens),
+// Public for the others.
 func Mode(path string) fs.FileMode {
 	if private[path] || strings.HasPrefix(path, HubDir+"/") ||
 		((strings.HasPrefix(path, "agent.") || strings.HasPrefix(path, "agent-unconfigured.")) && strings.HasSuffix(path, ".iso")) ||
-		(strings.HasPrefix(path, BootArtifactsDir+"/agent.") && strings.HasSuffix(path, "-"+PXEInitrd)) {
+		((strings.HasPrefix(path, BootArtifactsDir+"/agent.") || strings.HasPrefix(path, BootArtifactsDir+"/node.")) && strings.HasSuffix(path, "-"+PXEInitrd)) {
 		return Private
 	}
 	return Public

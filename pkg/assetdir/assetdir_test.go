@@ -39,6 +39,10 @@ func TestModes(t *testing.T) {
 		ConfigImage:                                   0o600,
 		UnconfiguredISO("x86_64"):                     0o600,
 		UnconfiguredISO("x86_64") + ".sha256":         0o644,
+		NodeWatcherToken:                              0o600,
+		NodeBootArtifact("x86_64", PXEInitrd):         0o600,
+		NodeBootArtifact("x86_64", PXERootfs):         0o644,
+		NodeIPXEScript("x86_64"):                      0o644,
 	} {
 		assert.Equal(t, want, Mode(path), path)
 	}
@@ -52,4 +56,6 @@ func TestPaths(t *testing.T) {
 	assert.Equal(t, "boot-artifacts/agent.x86_64-rootfs.img", BootArtifact("x86_64", PXERootfs))
 	assert.Equal(t, "boot-artifacts/agent.aarch64-vmlinuz", BootArtifact("aarch64", PXEKernel))
 	assert.Equal(t, "boot-artifacts/agent.x86_64.ipxe", IPXEScript("x86_64"))
+	assert.Equal(t, "boot-artifacts/node.x86_64-initrd.img", NodeBootArtifact("x86_64", PXEInitrd))
+	assert.Equal(t, "boot-artifacts/node.x86_64.ipxe", NodeIPXEScript("x86_64"))
 }

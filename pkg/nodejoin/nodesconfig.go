@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -63,9 +64,11 @@ func (nc *NodesConfig) check(lines manifests.Lines) error {
 			errs = append(errs, fmt.Errorf("%s.role: %q: node-image adds worker nodes only (as upstream's node-joiner); remove the role or set it to worker", where, h.Role))
 		}
 	}
-	if nc.BootArtifactsBaseURL != "" {
-		errs = append(errs, fmt.Errorf("%s:%d: bootArtifactsBaseURL: agentiso node-image builds a full ISO only (no minimal ISO, no PXE files yet); remove it",
-			NodesConfigFile, lines.Line("bootArtifactsBaseURL")))
+	if u := nc.BootArtifactsBaseURL; u != "" {
+		if why := badBootArtifactsURL(u); why != "" {
+			errs = append(errs, fmt.Errorf("%s:%d: bootArtifactsBaseURL %q: %s", NodesConfigFile, lines.Line("bootArtifactsBaseURL"), u, why))
+		}
+		nc.BootArtifactsBaseURL = strings.TrimSuffix(u, "/")
 	}
 	return errors.Join(errs...)
 }
@@ -128,4 +131,22 @@ func (nc *NodesConfig) NewHosts() []NewHost {
 		out = append(out, nh)
 	}
 	return out
+}
+
+// badBootArtifactsURL says why u cannot be the base URL the iPXE script
+// boots the PXE files from ("" when it can): the URL goes into kernel
+// arguments and the script.
+func badBootArtifactsURL(u string) string {
+	pu, err := url.Parse(u)
+	switch {
+	case err != nil || pu.Host == "":
+		return "not a URL; use e.g. http://10.0.0.1:8080/boot"
+	case pu.Scheme != "http" && pu.Scheme != "https":
+		return "hosts download the PXE files over http or https, not " + pu.Scheme
+	case strings.ContainsAny(u, "?#"):
+		return "it has a query or a fragment: the file names are appended to it"
+	case strings.ContainsAny(u, " \t\r\n\"'$\\"):
+		return "no spaces, quotes, $ or \\: the URL goes into kernel arguments and an iPXE script"
+	}
+	return ""
 }

@@ -39,6 +39,8 @@ type NodeImageOptions struct {
 	// OutputName is -o/--output-name: the ISO's file name in --dir
 	// (default node.<arch>.iso).
 	OutputName string `json:"outputName,omitempty"`
+	// PXE is --pxe: PXE files (NodePXEFiles) instead of the ISO.
+	PXE bool `json:"pxe,omitempty"`
 	// TokenLifetime is how long the ISO's assisted-service tokens are
 	// valid (upstream: 48 hours); 0 means DefaultNodeTokenLifetime.
 	TokenLifetime time.Duration `json:"-"`

@@ -198,13 +198,16 @@ func (*NodeISO) Name() string { return "Node Image ISO" }
 
 // Dependencies implements asset.Asset.
 func (*NodeISO) Dependencies() []asset.Asset {
-	return []asset.Asset{&NodeIgnition{}, &NodeBaseISO{}, &ImageOptions{}, &NodeImageOptions{}}
+	return []asset.Asset{&NodeIgnition{}, &NodeBaseISO{}, &ImageOptions{}, &NodeImageOptions{}, &NodeHosts{}}
 }
 
 // Generate implements asset.Asset.
 func (a *NodeISO) Generate(_ context.Context, p asset.Parents) error {
 	ign := asset.Get[*NodeIgnition](p)
 	o := asset.Get[*ImageOptions](p)
+	if asset.Get[*NodeHosts](p).Config.BootArtifactsBaseURL != "" {
+		return fmt.Errorf("%s: bootArtifactsBaseURL is where the PXE files are served from, for their iPXE script: give --pxe for PXE files, or remove it for an ISO", nodesConfigFile)
+	}
 	a.arch, a.private = ign.Arch, true
 	name := asset.Get[*NodeImageOptions](p).OutputName
 	if name != "" && (name != path.Base(name) || strings.ContainsAny(name, `/\`) || name == "." || name == ".." || strings.HasPrefix(name, ".")) {
@@ -234,6 +237,46 @@ func NodeISOName(name, cpu string) string {
 	return "node." + cpu + ".iso"
 }
 
-// NodeImageTargets are what node-image create writes: the node ISO and
-// its watcher token (for node-image monitor), together or not at all.
-func NodeImageTargets() []asset.Asset { return []asset.Asset{&NodeISO{}, &NodeWatcherToken{}} }
+// NodePXEFiles are node-image create --pxe's files: the node image's
+// kernel, initrd (with the node Ignition config appended) and root file
+// system under boot-artifacts/ as node.<arch>-vmlinuz, -initrd.img,
+// -rootfs.img (upstream's node-joiner names), and with
+// bootArtifactsBaseURL in nodes-config.yaml an iPXE script,
+// node.<arch>.ipxe. Built as create pxe-files builds an install's.
+type NodePXEFiles struct {
+	PXEFiles
+}
+
+// Name implements asset.Asset.
+func (*NodePXEFiles) Name() string { return "Node Image PXE Files" }
+
+// Doing implements asset.Described.
+func (*NodePXEFiles) Doing() string { return "build the node image's PXE files" }
+
+// Dependencies implements asset.Asset.
+func (*NodePXEFiles) Dependencies() []asset.Asset {
+	return []asset.Asset{&NodeIgnition{}, &NodeBaseISO{}, &ImageOptions{}, &NodeHosts{}}
+}
+
+// Generate implements asset.Asset.
+func (a *NodePXEFiles) Generate(_ context.Context, p asset.Parents) error {
+	ign := asset.Get[*NodeIgnition](p)
+	kargs := ""
+	if ign.FIPS {
+		kargs = "fips=1"
+	}
+	return a.fill(pxeInput{arch: ign.Arch, base: asset.Get[*NodeBaseISO](p).Path, opts: asset.Get[*ImageOptions](p), kargs: kargs,
+		ignition: ign.Config, baseURL: asset.Get[*NodeHosts](p).Config.BootArtifactsBaseURL,
+		name: assetdir.NodeBootArtifact, ipxe: assetdir.NodeIPXEScript, urlFrom: nodesConfigFile,
+		archHint: "the new hosts' architecture is the control plane's, or cpuArchitecture in " + nodesConfigFile})
+}
+
+// NodeImageTargets are what node-image create writes: the node ISO (or,
+// with pxe, its PXE files) and its watcher token (for node-image
+// monitor), together or not at all.
+func NodeImageTargets(pxe bool) []asset.Asset {
+	if pxe {
+		return []asset.Asset{&NodePXEFiles{}, &NodeWatcherToken{}}
+	}
+	return []asset.Asset{&NodeISO{}, &NodeWatcherToken{}}
+}

@@ -20,6 +20,8 @@ type NodeImageRequest struct {
 	MAC, CPUArchitecture, SSHKeyPath, Hostname, RootDeviceHint, NetworkConfigPath string
 	// OutputName is -o.
 	OutputName string
+	// PXE is --pxe: PXE files instead of the ISO.
+	PXE bool
 	// Image are the base ISO choices, as create image's.
 	Image *ImageOptions
 }
@@ -27,10 +29,17 @@ type NodeImageRequest struct {
 // maxSmallInput bounds the SSH key and NMState files of the flags.
 const maxSmallInput = 1 << 20
 
-// CreateNodeImage builds and writes the node ISO into the store's
-// directory: it reads the cluster, checks the hosts, and writes nothing
-// when anything fails.
-func CreateNodeImage(ctx context.Context, s *asset.Store, r NodeImageRequest) (*NodeISO, error) {
+// NodeImageResult is what CreateNodeImage wrote: the ISO, or with --pxe
+// the PXE files.
+type NodeImageResult struct {
+	ISO *NodeISO
+	PXE *NodePXEFiles
+}
+
+// CreateNodeImage builds and writes the node ISO (or its PXE files) into
+// the store's directory: it reads the cluster, checks the hosts, and
+// writes nothing when anything fails.
+func CreateNodeImage(ctx context.Context, s *asset.Store, r NodeImageRequest) (*NodeImageResult, error) {
 	if r.Kubeconfig == "" {
 		return nil, fmt.Errorf("no kubeconfig: pass --kubeconfig (or set $KUBECONFIG) with the installed cluster's credentials")
 	}
@@ -38,7 +47,10 @@ func CreateNodeImage(ctx context.Context, s *asset.Store, r NodeImageRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	o := &NodeImageOptions{Cluster: kubeapi.New(cfg, 0), Source: cfg.Source, OutputName: r.OutputName}
+	if r.PXE && r.OutputName != "" {
+		return nil, fmt.Errorf("--output-name names the ISO; with --pxe the files are boot-artifacts/node.<arch>-{vmlinuz,initrd.img,rootfs.img}: give one or the other")
+	}
+	o := &NodeImageOptions{Cluster: kubeapi.New(cfg, 0), Source: cfg.Source, OutputName: r.OutputName, PXE: r.PXE}
 	if o.Single, err = r.single(); err != nil {
 		return nil, err
 	}
@@ -52,15 +64,21 @@ func CreateNodeImage(ctx context.Context, s *asset.Store, r NodeImageRequest) (*
 	if err := s.Provide(img); err != nil {
 		return nil, err
 	}
-	for _, t := range NodeImageTargets() {
+	targets := NodeImageTargets(r.PXE)
+	for _, t := range targets {
 		if _, err := s.Fetch(ctx, t); err != nil {
 			return nil, err
 		}
 	}
-	if err := s.Persist(ctx, NodeImageTargets()...); err != nil {
+	if err := s.Persist(ctx, targets...); err != nil {
 		return nil, err
 	}
-	return asset.Fetch[*NodeISO](ctx, s)
+	if r.PXE {
+		px, err := asset.Fetch[*NodePXEFiles](ctx, s)
+		return &NodeImageResult{PXE: px}, err
+	}
+	iso, err := asset.Fetch[*NodeISO](ctx, s)
+	return &NodeImageResult{ISO: iso}, err
 }
 
 // single is the host of the single-host flags, nil without --mac-address

@@ -195,10 +195,61 @@ func TestNodeImageRefusals(t *testing.T) {
 }
 
 func buildNodeImage(s *asset.Store) error {
-	for _, a := range agent.NodeImageTargets() {
+	for _, a := range agent.NodeImageTargets(false) {
 		if _, err := s.Fetch(context.Background(), a); err != nil {
 			return err
 		}
 	}
-	return s.Persist(context.Background(), agent.NodeImageTargets()...)
+	return s.Persist(context.Background(), agent.NodeImageTargets(false)...)
+}
+
+// --pxe: the node image's PXE files under upstream's node-joiner names,
+// the initrd private with the node Ignition config appended, an iPXE
+// script with bootArtifactsBaseURL; the watcher token with them; no ISO.
+func TestNodeImagePXE(t *testing.T) {
+	_, api, base := nodeImageEnv(t, nil)
+	cfg := nodesConfig + "bootArtifactsBaseURL: http://10.0.0.1:8080/day2/\n"
+	s, dir := nodeStore(t, api, base, map[string]string{"nodes-config.yaml": cfg}, agent.NodeImageOptions{PXE: true})
+	for _, a := range agent.NodeImageTargets(true) {
+		_, err := s.Fetch(context.Background(), a)
+		require.NoError(t, err, a.Name())
+	}
+	require.NoError(t, s.Persist(context.Background(), agent.NodeImageTargets(true)...))
+	px, err := asset.Fetch[*agent.NodePXEFiles](context.Background(), s)
+	require.NoError(t, err)
+	for _, f := range []string{"node.x86_64-vmlinuz", "node.x86_64-rootfs.img", "node.x86_64.ipxe"} {
+		fi, err := os.Stat(filepath.Join(dir, "boot-artifacts", f))
+		require.NoError(t, err, f)
+		assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm(), f)
+	}
+	p := filepath.Join(dir, "boot-artifacts", "node.x86_64-initrd.img")
+	fi, err := os.Stat(p)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "the initrd holds the pull secret")
+	got, err := os.ReadFile(p)
+	require.NoError(t, err)
+	ign, err := asset.Fetch[*agent.NodeIgnition](context.Background(), s)
+	require.NoError(t, err)
+	iso, f, err := isoeditor.OpenFile(base)
+	require.NoError(t, err)
+	_, size, err := iso.FileExtent("images/pxeboot/initrd.img")
+	f.Close()
+	require.NoError(t, err)
+	files, err := isoeditor.ParseInitrd(got[size+(4-size%4)%4:])
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	assert.Equal(t, ign.Config, files[0].Data, "the node Ignition config is appended to the initrd")
+	script, err := os.ReadFile(filepath.Join(dir, "boot-artifacts", "node.x86_64.ipxe"))
+	require.NoError(t, err)
+	assert.Contains(t, string(script), "http://10.0.0.1:8080/day2/node.x86_64-vmlinuz")
+	assert.Contains(t, string(script), "coreos.live.rootfs_url=http://10.0.0.1:8080/day2/node.x86_64-rootfs.img")
+	assert.Equal(t, "boot-artifacts/node.x86_64.ipxe", px.IPXE)
+	assert.NoFileExists(t, filepath.Join(dir, "node.x86_64.iso"))
+	assert.FileExists(t, filepath.Join(dir, ".agentiso", "node-watcher-token"))
+
+	// An ISO is refused with bootArtifactsBaseURL, which is for --pxe.
+	s, _ = nodeStore(t, api, base, map[string]string{"nodes-config.yaml": cfg}, agent.NodeImageOptions{})
+	err = buildNodeImage(s)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "bootArtifactsBaseURL is where the PXE files are served from")
 }

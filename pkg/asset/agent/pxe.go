@@ -60,7 +60,12 @@ type PXEFiles struct {
 	BaseURL   string `json:"baseURL,omitempty"`
 	RootfsURL string `json:"rootfsURL,omitempty"`
 
-	arch    string
+	arch string
+	// name is a boot artifact's path for a kind (assetdir.BootArtifact,
+	// or the node image's assetdir.NodeBootArtifact).
+	name func(cpu, kind string) string
+	// urlFrom is the file bootArtifactsBaseURL comes from.
+	urlFrom string
 	archive []byte
 	report  Reporter
 	records fsutil.HashRecords
@@ -84,20 +89,47 @@ func (*PXEFiles) Volatile() {}
 // Generate implements asset.Asset: it checks the base ISO has the live
 // files and builds the initrd's Ignition archive and the kernel arguments.
 func (a *PXEFiles) Generate(_ context.Context, p asset.Parents) error {
-	a.arch = asset.Get[*Architecture](p).Arch
-	a.Base = asset.Get[*BaseISO](p).Path
-	a.report = asset.Get[*ImageOptions](p).Report
-	a.records = baseiso.HashRecords(asset.Get[*ImageOptions](p).CacheDir)
-	a.Kernel = assetdir.BootArtifact(a.arch, assetdir.PXEKernel)
-	a.Initrd = assetdir.BootArtifact(a.arch, assetdir.PXEInitrd)
-	a.Rootfs = assetdir.BootArtifact(a.arch, assetdir.PXERootfs)
+	return a.fill(pxeInput{arch: asset.Get[*Architecture](p).Arch, base: asset.Get[*BaseISO](p).Path, opts: asset.Get[*ImageOptions](p),
+		kargs: asset.Get[*KernelArgs](p).Args, ignition: asset.Get[*AgentIgnition](p).Config, baseURL: asset.Get[*ISOType](p).BootArtifactsBaseURL,
+		name: assetdir.BootArtifact, ipxe: assetdir.IPXEScript, urlFrom: assetdir.AgentConfig,
+		archHint: "the cluster's architecture comes from controlPlane.architecture (InfraEnv spec.cpuArchitecture)"})
+}
+
+// pxeInput is what the PXE files are made of.
+type pxeInput struct {
+	arch, base string
+	opts       *ImageOptions
+	// kargs are the agent's kernel arguments, after the live ISO's.
+	kargs    string
+	ignition []byte
+	// baseURL is bootArtifactsBaseURL ("": no iPXE script).
+	baseURL string
+	// name and ipxe name the files in the asset directory.
+	name func(cpu, kind string) string
+	ipxe func(cpu string) string
+	// urlFrom is the file bootArtifactsBaseURL comes from, for messages.
+	urlFrom string
+	// archHint says where the architecture came from, for a base ISO of
+	// another one.
+	archHint string
+}
+
+// fill checks the base ISO has the live files and sets the files' paths,
+// the initrd's Ignition archive and the kernel arguments.
+func (a *PXEFiles) fill(in pxeInput) error {
+	a.arch, a.Base, a.name, a.urlFrom = in.arch, in.base, in.name, in.urlFrom
+	a.report = in.opts.Report
+	a.records = baseiso.HashRecords(in.opts.CacheDir)
+	a.Kernel = a.name(a.arch, assetdir.PXEKernel)
+	a.Initrd = a.name(a.arch, assetdir.PXEInitrd)
+	a.Rootfs = a.name(a.arch, assetdir.PXERootfs)
 	iso, f, err := isoeditor.OpenFile(a.Base)
 	if err != nil {
 		return fmt.Errorf("base ISO: %w", err)
 	}
 	defer f.Close()
 	if err := iso.CheckArch(a.arch); err != nil {
-		return fmt.Errorf("base ISO %s: %w; the cluster's architecture comes from controlPlane.architecture (InfraEnv spec.cpuArchitecture)", a.Base, err)
+		return fmt.Errorf("base ISO %s: %w; %s", a.Base, err, in.archHint)
 	}
 	for _, p := range []string{isoKernel, isoInitrd, isoeditor.RootfsPath} {
 		if _, _, err := iso.FileExtent(p); err != nil {
@@ -108,21 +140,21 @@ func (a *PXEFiles) Generate(_ context.Context, p asset.Parents) error {
 	if err != nil {
 		return fmt.Errorf("base ISO %s: %w", a.Base, err)
 	}
-	a.Kargs = strings.Join(append([]string{live}, strings.Fields(asset.Get[*KernelArgs](p).Args)...), " ")
-	if a.archive, err = isoeditor.IgnitionArchive(asset.Get[*AgentIgnition](p).Config); err != nil {
+	a.Kargs = strings.Join(append([]string{live}, strings.Fields(in.kargs)...), " ")
+	if a.archive, err = isoeditor.IgnitionArchive(in.ignition); err != nil {
 		return err
 	}
 	if a.arch == arch.S390X {
 		if _, size, err := iso.FileExtent(isoAddrsize); err == nil && size >= 8 {
-			a.Addrsize = assetdir.BootArtifact(a.arch, assetdir.PXEAddrsize)
+			a.Addrsize = a.name(a.arch, assetdir.PXEAddrsize)
 		}
 		if _, _, err := iso.FileExtent(isoGenericIns); err == nil {
-			a.GenericIns = assetdir.BootArtifact(a.arch, assetdir.PXEGenericIns)
+			a.GenericIns = a.name(a.arch, assetdir.PXEGenericIns)
 		}
 	}
-	if u := asset.Get[*ISOType](p).BootArtifactsBaseURL; u != "" {
+	if u := in.baseURL; u != "" {
 		a.BaseURL = u
-		a.IPXE = assetdir.IPXEScript(a.arch)
+		a.IPXE = in.ipxe(a.arch)
 		a.RootfsURL = u + "/" + path.Base(a.Rootfs)
 		if _, err := a.script(); err != nil {
 			return err
@@ -135,7 +167,7 @@ func (a *PXEFiles) Generate(_ context.Context, p asset.Parents) error {
 func (a *PXEFiles) script() ([]byte, error) {
 	s, err := isoeditor.IPXEScript(a.BaseURL+"/"+path.Base(a.Kernel), a.BaseURL+"/"+path.Base(a.Initrd), a.RootfsURL, strings.Fields(a.Kargs))
 	if err != nil {
-		return nil, fmt.Errorf("%s: bootArtifactsBaseURL: %w", assetdir.AgentConfig, err)
+		return nil, fmt.Errorf("%s: bootArtifactsBaseURL: %w", a.urlFrom, err)
 	}
 	return []byte(s), nil
 }
@@ -263,7 +295,7 @@ func (a *PXEFiles) stageGenericIns(ctx context.Context, dst string) (*isoeditor.
 		return nil, err
 	}
 	s := strings.NewReplacer("kernel.img", path.Base(a.Kernel), "initrd.img", path.Base(a.Initrd),
-		"initrd.addrsize", path.Base(assetdir.BootArtifact(a.arch, assetdir.PXEAddrsize))).Replace(string(b))
+		"initrd.addrsize", path.Base(a.name(a.arch, assetdir.PXEAddrsize))).Replace(string(b))
 	return stageReader(ctx, a.report, dst, strings.NewReader(s), int64(len(s)), assetdir.Mode(a.GenericIns))
 }
 
