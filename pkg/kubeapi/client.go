@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -150,7 +151,10 @@ func (c *Client) do(ctx context.Context, method, verb, path string, r Resource, 
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// The request's deadline and the transport's header timeout are
+		// the same length: on a loaded machine either may fire first.
+		var ne net.Error
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 			return fmt.Errorf("%s %s: the API server %s did not answer within %s", verb, r, c.cfg.Server, c.timeout)
 		}
 		return fmt.Errorf("%s %s: %w", verb, r, err)

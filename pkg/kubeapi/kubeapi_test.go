@@ -96,3 +96,15 @@ func TestClientBoundsTheAnswer(t *testing.T) {
 	assert.NotContains(t, err.Error(), "\x1b")
 	assert.Contains(t, err.Error(), "HTTP 500")
 }
+
+// The transport's own header timeout (equal to the request's, so either
+// may fire first on a loaded machine) says the same as the context's.
+func TestClientTimeoutWhicheverFiresFirst(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { time.Sleep(2 * time.Second) }))
+	defer srv.Close()
+	c := New(&Config{Server: srv.URL, TLS: srv.Client().Transport.(*http.Transport).TLSClientConfig, Token: "t"}, time.Minute)
+	c.http.Transport.(*http.Transport).ResponseHeaderTimeout = 200 * time.Millisecond
+	var out map[string]any
+	err := c.Get(context.Background(), Resource{Version: "v1", Resource: "configmaps", Namespace: "a", Name: "slow"}, &out)
+	assert.ErrorContains(t, err, "did not answer within")
+}
