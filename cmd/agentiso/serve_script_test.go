@@ -60,7 +60,7 @@ func serveScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args
 				ts.Fatalf("bmcstate: no redfishbmc %s", args[0])
 			}
 			st := b.(*redfishsim.BMC).State(args[1])
-			js, err := json.MarshalIndent(map[string]any{"PowerState": st.PowerState, "Inserted": st.Inserted, "Image": st.Image, "Boots": st.Boots}, "", "  ")
+			js, err := json.MarshalIndent(map[string]any{"PowerState": st.PowerState, "Inserted": st.Inserted, "Image": st.Image, "MediaUser": st.MediaUser, "Boots": st.Boots}, "", "  ")
 			ts.Check(err)
 			_, _ = fmt.Fprintf(ts.Stdout(), "%s\n", js)
 		},
