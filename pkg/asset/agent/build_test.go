@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -29,4 +30,21 @@ func TestGuardCredentials(t *testing.T) {
 	assert.Contains(t, err.Error(), "--regenerate-credentials")
 	assert.Contains(t, err.Error(), "Nothing was changed.")
 	assert.NoError(t, GuardCredentials(s, true))
+}
+
+// The template is written once, 0644 like every input, and never over the
+// user's own agent-config.yaml.
+func TestWriteAgentConfigTemplate(t *testing.T) {
+	dir := t.TempDir()
+	c, err := WriteAgentConfigTemplate(dir)
+	require.NoError(t, err)
+	require.Len(t, c.Files, 1)
+	assert.Equal(t, assetdir.AgentConfig, c.Files[0].Path)
+	assert.Len(t, c.Files[0].SHA256, 64)
+	fi, err := os.Stat(filepath.Join(dir, assetdir.AgentConfig))
+	require.NoError(t, err)
+	assert.Equal(t, c.Files[0].Size, fi.Size())
+	assert.Equal(t, c.Files[0].Mode, fmt.Sprintf("%04o", fi.Mode().Perm()))
+	_, err = WriteAgentConfigTemplate(dir)
+	assert.ErrorContains(t, err, "already exists; agentiso never overwrites your inputs")
 }
