@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/seed-a052040e/agentiso/internal/testiso"
 	"github.com/seed-a052040e/agentiso/internal/testiso/testminiso"
-	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )
 
 type devMakeTestISOOptions struct {
@@ -73,46 +71,19 @@ func devMakeTestISO(ctx context.Context, o devMakeTestISOOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	to := testiso.Options{Arch: o.arch, VolumeID: o.volumeID, OmitIgnInfo: o.noIgnInfo,
-		OmitIgnitionImg: o.noIgnitionImg, OmitKargsJSON: o.noKargsJSON, Dense: o.dense}
+	mo := testminiso.MakeOptions{Options: testiso.Options{Arch: o.arch, VolumeID: o.volumeID, OmitIgnInfo: o.noIgnInfo,
+		OmitIgnitionImg: o.noIgnitionImg, OmitKargsJSON: o.noKargsJSON, Dense: o.dense}, Miniso: o.miniso, Kargs: o.kargs}
 	var err error
-	if to.Size, err = testiso.ParseSize(o.size); err != nil {
+	if mo.Size, err = testiso.ParseSize(o.size); err != nil {
 		return fmt.Errorf("--size: %w", err)
 	}
-	if to.EmbedAreaSize, err = testiso.ParseSize(o.area); err != nil {
+	if mo.EmbedAreaSize, err = testiso.ParseSize(o.area); err != nil {
 		return fmt.Errorf("--embed-area: %w", err)
 	}
-	write := func(path string) error {
-		if o.miniso {
-			_, err := testminiso.WriteFile(path, to)
-			return err
-		}
-		_, err := testiso.WriteFile(path, to)
-		return err
-	}
-	if o.ignition == "" && len(o.kargs) == 0 {
-		return write(o.out)
-	}
-	var cfg []byte
 	if o.ignition != "" {
-		if cfg, err = os.ReadFile(o.ignition); err != nil {
+		if mo.Ignition, err = os.ReadFile(o.ignition); err != nil {
 			return fmt.Errorf("--ignition: %w", err)
 		}
 	}
-	base := filepath.Join(filepath.Dir(o.out), "."+filepath.Base(o.out)+".base")
-	defer os.Remove(base)
-	if err = write(base); err != nil {
-		return err
-	}
-	iso, f, err := isoeditor.OpenFile(base)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	img, err := iso.Edit(isoeditor.Edit{Ignition: cfg, AppendKargs: o.kargs})
-	if err != nil {
-		return err
-	}
-	_, err = isoeditor.WriteFile(ctx, o.out, img, isoeditor.WriteOptions{})
-	return err
+	return testminiso.Make(ctx, o.out, mo)
 }
