@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
 )
 
@@ -72,28 +71,11 @@ func runSimulate(ctx context.Context, g *globals, o simulateOptions) error {
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
-	cfg, err := sim.ConfigForDir(g.dir, sim.DirOptions{Scenario: sc, Listen: o.listen, KubeListen: o.kubeListen, Speed: o.speed, HoldUntilSeen: o.hold, Log: g.log})
-	if err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	s, err := sim.New(cfg)
-	if err != nil {
-		return &exitError{code: 1, err: err}
-	}
-	g.log.Info("simulating", "scenario", sc.Name, "speed", o.speed, "hold", o.hold, "rest", "http://"+s.RESTAddr()+rendezvous.APIPath, "kube", "https://"+s.KubeAddr())
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := s.Run(ctx); err != nil {
-		return err
+	if err := sim.ServeDir(ctx, g.dir, sim.DirOptions{Scenario: sc, Listen: o.listen, KubeListen: o.kubeListen, Speed: o.speed, HoldUntilSeen: o.hold, Log: g.log}); err != nil {
+		return &exitError{code: 1, err: err}
 	}
-	reqs := s.Requests()
-	denied := 0
-	for _, r := range reqs {
-		if r.Status == 401 || r.Status == 403 {
-			denied++
-		}
-	}
-	g.log.Info("simulator stopped", "requests", len(reqs), "denied", denied)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"crypto/rand"
 	"fmt"
 	"log/slog"
@@ -104,4 +105,35 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// ServeDir serves o.Scenario for dir (ConfigForDir) until ctx ends,
+// logging on o.Log where it listens and, at the end, how many requests it
+// answered and refused (401 or 403).
+func ServeDir(ctx context.Context, dir string, o DirOptions) error {
+	cfg, err := ConfigForDir(dir, o)
+	if err != nil {
+		return err
+	}
+	s, err := New(cfg)
+	if err != nil {
+		return err
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log.Info("simulating", "scenario", o.Scenario.Name, "speed", o.Speed, "hold", o.HoldUntilSeen, "rest", "http://"+s.RESTAddr()+rendezvous.APIPath, "kube", "https://"+s.KubeAddr())
+	if err := s.Run(ctx); err != nil {
+		return err
+	}
+	reqs := s.Requests()
+	denied := 0
+	for _, r := range reqs {
+		if r.Status == 401 || r.Status == 403 {
+			denied++
+		}
+	}
+	log.Info("simulator stopped", "requests", len(reqs), "denied", denied)
+	return nil
 }
