@@ -38,6 +38,10 @@ func dataURL(s string) string {
 func (c *Cluster) populate() error {
 	o := c.opts
 	api := fmt.Sprintf("api.%s.%s", o.ClusterName, o.BaseDomain)
+	mcsPort, mcsCA := "22623", "-----BEGIN CERTIFICATE-----\nMCS\n-----END CERTIFICATE-----\n"
+	if o.MCSListen != "" {
+		mcsPort, mcsCA = c.mcsPort, c.mcsCA
+	}
 	put := func(r kubeapi.Resource, v any) error { return c.putLocked(r, v) }
 	steps := []struct {
 		r kubeapi.Resource
@@ -55,8 +59,8 @@ func (c *Cluster) populate() error {
 		{ClusterConfig, obj{"metadata": obj{"name": "cluster-config-v1", "namespace": "kube-system"}, "data": obj{"install-config": toYAML(c.installConfig())}}},
 		{BootImages, obj{"metadata": obj{"name": "coreos-bootimages", "namespace": "openshift-machine-config-operator"}, "data": obj{"stream": c.stream()}}},
 		{WorkerUserData, obj{"metadata": obj{"name": "worker-user-data-managed", "namespace": "openshift-machine-api"},
-			"data": obj{"userData": []byte(fmt.Sprintf(`{"ignition":{"config":{"merge":[{"source":"https://api-int.%s.%s:22623/config/worker"}]},"security":{"tls":{"certificateAuthorities":[{"source":%q}]}},"version":"3.2.0"}}`,
-				o.ClusterName, o.BaseDomain, dataURL("-----BEGIN CERTIFICATE-----\nMCS\n-----END CERTIFICATE-----\n")))}}},
+			"data": obj{"userData": []byte(fmt.Sprintf(`{"ignition":{"config":{"merge":[{"source":"https://%s:%s/config/worker"}]},"security":{"tls":{"certificateAuthorities":[{"source":%q}]}},"version":"3.2.0"}}`,
+				c.APIIntName(), mcsPort, dataURL(mcsCA)))}}},
 		{Named(MachineConfigs, "99-worker-ssh"), obj{"metadata": obj{"name": "99-worker-ssh"}, "spec": obj{"config": obj{"ignition": obj{"version": "3.2.0"},
 			"passwd": obj{"users": []obj{{"name": "core", "sshAuthorizedKeys": []string{o.SSHKey}}}}}}}},
 	}

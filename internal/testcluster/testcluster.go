@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path"
 	"sort"
 	"strings"
 	"sync"
@@ -74,6 +75,13 @@ type Options struct {
 	BootISOSHA256 string
 	// User is the name the API server reports in a 403.
 	User string
+	// MCSListen, when set (host:port), serves the machine-config server
+	// there too: /config/worker answers the workers' Ignition config over
+	// TLS, with a certificate for api-int.<name>.<domain> signed by a CA of
+	// the cluster's, and worker-user-data-managed points new workers at it
+	// (the live lab's hosts download it, as the real agent's day-2 check
+	// does). Unset, that secret names port 22623 and a CA that is no CA.
+	MCSListen string
 }
 
 // Default is a three-node bare-metal 4.20 cluster with two workers.
@@ -107,6 +115,10 @@ type Cluster struct {
 	caPEM string
 	ln    net.Listener
 	srv   *http.Server
+	// mcs serves Options.MCSListen (nil without it); mcsCA is its CA (PEM).
+	mcs     *http.Server
+	mcsCA   string
+	mcsPort string
 
 	mu       sync.Mutex
 	objects  map[string][]byte // by REST path
@@ -135,11 +147,23 @@ func Start(o Options) (*Cluster, error) {
 		return nil, err
 	}
 	c := &Cluster{opts: o, token: "sha256~" + hex.EncodeToString(tok), caPEM: ca.CertPEM, objects: map[string][]byte{}, deny: map[string]bool{}}
+	var mcsLn net.Listener
+	if o.MCSListen != "" {
+		if mcsLn, err = c.listenMCS(now); err != nil {
+			return nil, err
+		}
+	}
 	if err := c.populate(); err != nil {
+		if mcsLn != nil {
+			_ = mcsLn.Close()
+		}
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
+		if mcsLn != nil {
+			_ = mcsLn.Close()
+		}
 		return nil, err
 	}
 	c.ln = ln
@@ -150,8 +174,89 @@ func Start(o Options) (*Cluster, error) {
 	return c, nil
 }
 
-// Close stops the server.
-func (c *Cluster) Close() { _ = c.srv.Close() }
+// Close stops the server (and the machine-config server).
+func (c *Cluster) Close() {
+	_ = c.srv.Close()
+	if c.mcs != nil {
+		_ = c.mcs.Close()
+	}
+}
+
+// MCSURL is the machine-config server's worker Ignition URL, as
+// worker-user-data-managed names it, and MCSCA its CA (PEM); "" without
+// Options.MCSListen.
+func (c *Cluster) MCSURL() string {
+	if c.mcs == nil {
+		return ""
+	}
+	return "https://" + net.JoinHostPort(c.APIIntName(), c.mcsPort) + "/config/worker"
+}
+
+// MCSCA is the machine-config server's CA (PEM), "" without Options.MCSListen.
+func (c *Cluster) MCSCA() string { return c.mcsCA }
+
+// APIIntName is the cluster's internal API name, which the machine-config
+// server answers as: api-int.<name>.<domain>.
+func (c *Cluster) APIIntName() string {
+	return "api-int." + c.opts.ClusterName + "." + c.opts.BaseDomain
+}
+
+// listenMCS listens on Options.MCSListen with a certificate for
+// APIIntName from a CA of its own, and serves WorkerIgnition.
+func (c *Cluster) listenMCS(now time.Time) (net.Listener, error) {
+	ca, err := credentials.NewSelfSignedCA(rand.Reader, "machine-config-server-ca", now, 24*time.Hour)
+	if err != nil {
+		return nil, err
+	}
+	leaf, err := credentials.SignLeaf(rand.Reader, *ca, credentials.LeafRequest{CommonName: c.APIIntName(), DNSNames: []string{c.APIIntName()},
+		Validity: 24 * time.Hour}, now)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := leaf.TLSCertificate()
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", c.opts.MCSListen)
+	if err != nil {
+		return nil, fmt.Errorf("machine-config server: %w", err)
+	}
+	c.mcsCA = ca.CertPEM
+	_, c.mcsPort, _ = net.SplitHostPort(ln.Addr().String())
+	ign := c.WorkerIgnition()
+	mux := http.NewServeMux()
+	// The pool is the last element of the path, as the real server's
+	// (machine-config-operator pkg/server/api.go): assisted-service asks
+	// for <endpoint>/<pool>, /config/worker/worker with the endpoint of
+	// worker-user-data-managed.
+	mux.HandleFunc("GET /config/", func(w http.ResponseWriter, r *http.Request) {
+		c.mu.Lock()
+		c.requests = append(c.requests, "MCS "+r.Method+" "+r.URL.Path)
+		c.mu.Unlock()
+		if path.Base(r.URL.Path) != "worker" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(ign)
+	})
+	c.mcs = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		_ = c.mcs.Serve(tls.NewListener(ln, &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}))
+	}()
+	return ln, nil
+}
+
+// WorkerIgnition is what the machine-config server answers for
+// /config/worker: an Ignition 3.2 config whose kubelet kubeconfig names
+// the internal API by name (no coredns or keepalived static pod: the
+// cluster manages no networking of its own, as a platform None cluster).
+func (c *Cluster) WorkerIgnition() []byte {
+	kc := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: local\n  cluster:\n    server: https://%s:6443\n", c.APIIntName())
+	b, _ := json.Marshal(obj{"ignition": obj{"version": "3.2.0"}, "storage": obj{"files": []obj{{"path": "/etc/kubernetes/kubeconfig", "mode": 384,
+		"contents": obj{"source": dataURL(kc)}}}}})
+	return b
+}
 
 // URL is the API server's https:// URL.
 func (c *Cluster) URL() string { return "https://" + c.ln.Addr().String() }

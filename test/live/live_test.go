@@ -505,6 +505,19 @@ func liveScenarios(t *testing.T, l *lab, only map[string]bool) {
 		require.ErrorContains(t, err, "found unexpected flag --frobnicate-disk", "assisted-service's own error is printed")
 		t.Logf("detected: %v", firstLine(err))
 	})
+	// Day 2 (issue 25): a worker booted from node-image create's ISO; its
+	// own assisted-service imports the installed cluster and starts the
+	// host's install.
+	run("add-nodes", func(t *testing.T) {
+		sc := scenario{
+			name:     "add-nodes",
+			addNodes: true,
+			hosts:    []host{addNodesHost},
+			dns:      clusterDNS(BridgeIP, BridgeIP),
+		}
+		_, err := l.run(t, sc)
+		require.NoError(t, err)
+	})
 	run("negative/token-claim-name", func(t *testing.T) {
 		sc := control("negative-token-claim")
 		sc.tamper = func(iso, dir string, _ *mirror.Mirror) error {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/testcluster"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/test/live/mirror"
@@ -46,6 +47,10 @@ type scenario struct {
 	tamper func(iso, dir string, m *mirror.Mirror) error
 	// deadline bounds the scenario from the first boot (default 14 minutes).
 	deadline time.Duration
+	// addNodes builds the ISO with node-image create from an installed
+	// cluster (addnodes_test.go) instead of create image: every host is
+	// its own node zero, imports the cluster and installs itself.
+	addNodes bool
 	// dns are the names the lab's DNS server on the bridge answers (name ->
 	// IPv4, subdomains included): what the real assisted-service's domain
 	// validations resolve on the hosts.
@@ -171,22 +176,33 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 		require.Contains(t, proxyURL, "%25", "the proxy URL must carry a percent-encoded %")
 	}
 	release := m.ReleaseImage
-	files := map[string]string{
-		"install-config.yaml": mirrorInputs(sc.installConfig, m, !sc.noCA, proxyURL),
-		"agent-config.yaml":   sc.agentConfig,
-	}
-	for name, content := range files {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600))
-	}
-	// --offline: agentiso itself never contacts a registry here; a release by
-	// digest then needs its version.
 	iso := filepath.Join(dir, "agent.x86_64.iso")
 	var cdSteps []cdStep
-	if sc.unconfigured {
+	var clusterID string
+	if !sc.addNodes {
+		files := map[string]string{
+			"install-config.yaml": mirrorInputs(sc.installConfig, m, !sc.noCA, proxyURL),
+			"agent-config.yaml":   sc.agentConfig,
+		}
+		for name, content := range files {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600))
+		}
+	}
+	switch {
+	case sc.addNodes:
+		var c *testcluster.Cluster
+		if iso, c, err = l.buildNodeImage(ctx, dir, m); err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		clusterID = addNodesCluster(m).ClusterID
+	case sc.unconfigured:
 		if iso, cdSteps, err = l.buildUnconfigured(ctx, dir, m); err != nil {
 			return nil, err
 		}
-	} else {
+	default:
+		// --offline: agentiso itself never contacts a registry here; a
+		// release by digest then needs its version.
 		args := []string{"create", "image", "--dir", dir, "--offline", "--base-iso", l.fixture,
 			"--release-image", release, "--release-version", m.Version}
 		out, err := exec.CommandContext(ctx, l.bin, args...).CombinedOutput()
@@ -263,7 +279,12 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	}
 	// node zero's assisted-service, asked from the test machine with the
 	// user token of agentiso's state.
-	token, err := userToken(dir)
+	var token string
+	if sc.addNodes {
+		token, err = isoUserToken(iso)
+	} else {
+		token, err = userToken(dir)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +366,7 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 			// A report reads the unit states before the logs, so it may
 			// show the install started with a unit still activating: wait
 			// for a report where everything holds.
-			for _, u := range hostUnits(h, !sc.partial) {
+			for _, u := range sc.units(h) {
 				if !unitDone(r, u) {
 					return false
 				}
@@ -353,7 +374,7 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 			if r.Hostname != h.name {
 				return false
 			}
-			return !h.nodeZero || sc.partial || installStarted(r)
+			return !h.nodeZero || sc.partial || sc.addNodes || installStarted(r)
 		})
 		if r != nil {
 			res.reports[h.name] = r
@@ -381,7 +402,7 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 		if broken := r.Broken(); len(broken) > 0 {
 			return fail(fmt.Errorf("%s: units failed or restarted: %s", h.name, strings.Join(broken, ", ")))
 		}
-		if err := checkHostErr(r, h, hostUnits(h, !sc.partial)); err != nil {
+		if err := checkHostErr(r, h, sc.units(h)); err != nil {
 			return fail(err)
 		}
 	}
@@ -438,6 +459,17 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	}
 	if regErr != nil {
 		return fail(fmt.Errorf("not every host registered with node zero's assisted-service: %w", regErr))
+	}
+	if sc.addNodes {
+		if err := checkAddNodeReal(ctx, svc, clusterID, nz); err != nil {
+			return fail(err)
+		}
+		t.Logf("%s: assisted-service imported cluster %s and installs %s", sc.name, clusterID, nz.name)
+		if err := checkNodeImageMonitor(ctx, l.bin, dir, nz, res); err != nil {
+			return fail(err)
+		}
+		t.Logf("%s: node-image monitor:\n%s", sc.name, res.waitFor)
+		return res, nil
 	}
 	if err := checkInstallReal(ctx, svc, sc.partial); err != nil {
 		return fail(err)
@@ -551,6 +583,14 @@ func installStarted(r *Report) bool {
 		}
 	}
 	return false
+}
+
+// units are the units that must be active on h in the scenario.
+func (sc scenario) units(h host) []string {
+	if sc.addNodes {
+		return addNodesUnits()
+	}
+	return hostUnits(h, !sc.partial)
 }
 
 // hostUnits are the units that must be active on h.

@@ -313,3 +313,43 @@ func SetStartTimeout(d string) func(string) (string, error) {
 		return strings.Join(lines, "\n"), nil
 	}
 }
+
+// ISOFile returns the decoded contents of the storage file at path in the
+// Ignition config embedded in the agent ISO at isoPath.
+func ISOFile(isoPath, path string) ([]byte, error) {
+	iso, f, err := isoeditor.OpenFile(isoPath)
+	if err != nil {
+		return nil, err
+	}
+	files, err := iso.EmbeddedFiles()
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", isoPath, err)
+	}
+	for _, file := range files {
+		if file.Path != isoeditor.IgnitionConfigName {
+			continue
+		}
+		var cfg types.Config
+		if err := json.Unmarshal(file.Data, &cfg); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", isoPath, isoeditor.IgnitionConfigName, err)
+		}
+		for _, sf := range cfg.Storage.Files {
+			if sf.Path == path {
+				return FileContents(sf)
+			}
+		}
+		return nil, fmt.Errorf("%s: the Ignition config has no file %s", isoPath, path)
+	}
+	return nil, fmt.Errorf("%s: no %s in the embed area", isoPath, isoeditor.IgnitionConfigName)
+}
+
+// EnvValue is the value of NAME in an environment file's NAME=value lines.
+func EnvValue(env []byte, name string) (string, bool) {
+	for _, l := range strings.Split(string(env), "\n") {
+		if v, ok := strings.CutPrefix(l, name+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
+}

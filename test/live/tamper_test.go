@@ -118,3 +118,29 @@ func TestEditFiles(t *testing.T) {
 	_, err = FileContents(types.File{Node: types.Node{Path: "/x"}, FileEmbedded1: types.FileEmbedded1{Contents: types.Resource{Source: &notURL}}})
 	require.ErrorContains(t, err, "not a data URL")
 }
+
+// ISOFile reads one file of the embedded Ignition config; EnvValue one
+// variable of an environment file.
+func TestISOFile(t *testing.T) {
+	iso := filepath.Join(t.TempDir(), "node.iso")
+	_, err := testiso.WriteFile(iso, testiso.Options{})
+	require.NoError(t, err)
+	src := "data:;base64," + base64.StdEncoding.EncodeToString([]byte("NODE_ZERO_IP=127.0.0.1\nUSER_AUTH_TOKEN=eyJ.a.b\n"))
+	cfg := types.Config{Ignition: types.Ignition{Version: "3.2.0"}}
+	cfg.Storage.Files = []types.File{{Node: types.Node{Path: "/etc/assisted/rendezvous-host.env"}, FileEmbedded1: types.FileEmbedded1{Contents: types.Resource{Source: &src}}}}
+	b, err := json.Marshal(cfg)
+	require.NoError(t, err)
+	archive, err := isoeditor.IgnitionArchive(b)
+	require.NoError(t, err)
+	require.NoError(t, e2e.EmbedIgnitionArchive(iso, archive))
+
+	env, err := ISOFile(iso, "/etc/assisted/rendezvous-host.env")
+	require.NoError(t, err)
+	tok, ok := EnvValue(env, "USER_AUTH_TOKEN")
+	assert.True(t, ok)
+	assert.Equal(t, "eyJ.a.b", tok)
+	_, ok = EnvValue(env, "AUTH_TOKEN")
+	assert.False(t, ok, "a name is matched whole")
+	_, err = ISOFile(iso, "/etc/none")
+	assert.ErrorContains(t, err, "no file /etc/none")
+}
