@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make demo: the whole agentiso flow on the bundled HA example, offline, in
-# well under a minute. No RHCOS download: the base ISO is a synthetic one
+# well under a minute, then day 2 (a worker added to an installed cluster). No RHCOS download: the base ISO is a synthetic one
 # with the RHCOS live-ISO layout, and the install is played by the built-in
 # rendezvous simulator.
 set -euo pipefail
@@ -41,3 +41,39 @@ sim="$out/sim"
 simpid=$!
 trap 'kill $simpid 2>/dev/null || true' EXIT
 "$bin" wait-for install-complete --dir "$sim" --time-scale 120
+
+# Day 2 (docs/add-nodes.md): a simulated installed cluster on loopback (its
+# API, its release in a loopback registry), and a new worker at 127.0.0.83
+# whose own assisted-service and CSRs the simulator plays once its image is
+# built.
+day2="$out/day2"
+mkdir -p "$day2"
+cat >"$day2/nodes-config.yaml" <<'EOF'
+hosts:
+  - hostname: worker-3
+    interfaces:
+      - name: eth0
+        macAddress: 52:54:00:00:00:33
+    networkConfig:
+      interfaces:
+        - name: eth0
+          type: ethernet
+          state: up
+          mac-address: 52:54:00:00:00:33
+          ipv4:
+            enabled: true
+            address:
+              - ip: 127.0.0.83
+                prefix-length: 8
+EOF
+step "7. day 2: agentiso node-image create --dir $day2 --kubeconfig $day2/kubeconfig (a simulated installed cluster)"
+"$bin" dev cluster --dir "$day2" --step 1s --log-level warn &
+clusterpid=$!
+trap 'kill $simpid $clusterpid 2>/dev/null || true' EXIT
+for _ in $(seq 100); do [ -f "$day2/kubeconfig" ] && break; sleep 0.1; done
+cat "$day2/nodes-config.yaml"
+"$bin" node-image create --dir "$day2" --kubeconfig "$day2/kubeconfig" --base-iso "$out/rhcos-live.x86_64.iso"
+ls -l "$day2"
+
+step "8. node-image monitor --approve-csrs: the host's own assisted-service, then its CSRs, until it is a Ready node"
+"$bin" node-image monitor --dir "$day2" --kubeconfig "$day2/kubeconfig" --ip-addresses 127.0.0.83 --approve-csrs --interval 1s

@@ -122,7 +122,7 @@ where it comes from.`,
 	root.AddCommand(newServeCmd(g))
 	root.AddCommand(newBootCmd(g))
 	root.AddCommand(newNodeImageCmd(g))
-	devCmd(root).AddCommand(newDevMakeTestISOCmd(g))
+	devCmd(root).AddCommand(newDevMakeTestISOCmd(g), newDevClusterCmd(g))
 	return root
 }
 
