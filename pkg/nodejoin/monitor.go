@@ -119,7 +119,7 @@ func Monitor(ctx context.Context, o MonitorOptions) (*MonitorReport, error) {
 		}
 		select {
 		case <-ctx.Done():
-			err := fmt.Errorf("after %s, not every host is a Ready node: %s: %w", o.Timeout, m.waitingFor(), ErrMonitorTimeout)
+			var err error = &timeoutError{fmt.Sprintf("after %s, not every host is a Ready node: %s", o.Timeout, m.waitingFor())}
 			if ctx.Err() == context.Canceled {
 				err = ctx.Err()
 			}
@@ -130,9 +130,16 @@ func Monitor(ctx context.Context, o MonitorOptions) (*MonitorReport, error) {
 	}
 }
 
-// ErrMonitorTimeout is wrapped by Monitor's error when the timeout passed
+// ErrMonitorTimeout is what Monitor's error Is when the timeout passed
 // with a host not yet a Ready node.
 var ErrMonitorTimeout = errors.New("timed out")
+
+// timeoutError says which hosts are not Ready nodes; it Is
+// ErrMonitorTimeout.
+type timeoutError struct{ msg string }
+
+func (e *timeoutError) Error() string        { return e.msg }
+func (e *timeoutError) Is(target error) bool { return target == ErrMonitorTimeout }
 
 type monitor struct {
 	o      MonitorOptions

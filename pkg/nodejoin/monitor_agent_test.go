@@ -185,4 +185,5 @@ func TestMonitorHostFailures(t *testing.T) {
 	_, err = nodejoin.Monitor(context.Background(), nodejoin.MonitorOptions{Cluster: api, IPs: []string{"192.168.111.31"}, Resolve: noDNS,
 		Interval: 10 * time.Millisecond, Timeout: 200 * time.Millisecond, Agent: func(string) (nodejoin.AgentAPI, error) { return silent, nil }})
 	assert.ErrorIs(t, err, nodejoin.ErrMonitorTimeout)
+	assert.EqualError(t, err, "after 200ms, not every host is a Ready node: 192.168.111.31")
 }
