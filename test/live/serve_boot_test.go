@@ -57,34 +57,38 @@ func bmcAddr(i int) string { return fmt.Sprintf("%s:%d", BridgeIP, 8001+i) }
 // set's time is spent).
 func serveBootScenarios(l *lab, run func(name string, f func(t *testing.T))) {
 	run("serve-boot-negative", func(t *testing.T) { serveBootNegative(t, l) })
+	// The three masters of twoInstallConfig, all booted through their
+	// BMCs, up to the install call.
 	run("serve-boot", func(t *testing.T) {
 		requireQemuCurl(t)
 		var addrs []string
-		for i := range 2 {
-			addrs = append(addrs, fmt.Sprintf("redfish-virtualmedia+http://%s/redfish/v1/Systems/master-%d", bmcAddr(i), i))
-		}
 		sc := scenario{
-			name:          "serve-boot",
-			installConfig: serveBootInstallConfig(addrs),
-			agentConfig:   twoAgentConfig,
-			partial:       true,
-			dns:           clusterDNS("192.168.111.5", "192.168.111.4"),
-			hosts: []host{
-				{name: "master-0", macs: []string{"52:54:00:bb:00:01"}, ip: "192.168.111.80", nodeZero: true},
-				{name: "master-1", macs: []string{"52:54:00:bb:00:02"}, ip: "192.168.111.81"},
-			},
-			dhcp: []DHCPHost{
-				{MAC: "52:54:00:bb:00:01", IP: "192.168.111.80", Hostname: "master-0"},
-				{MAC: "52:54:00:bb:00:02", IP: "192.168.111.81", Hostname: "master-1"},
-			},
-			deadline: 18 * time.Minute,
-			boot:     serveAndBoot,
+			name:        "serve-boot",
+			agentConfig: threeAgentConfig,
+			dns:         clusterDNS("192.168.111.5", "192.168.111.4"),
+			deadline:    24 * time.Minute,
+			boot:        serveAndBoot,
 		}
+		for i := range 3 {
+			addrs = append(addrs, fmt.Sprintf("redfish-virtualmedia+http://%s/redfish/v1/Systems/master-%d", bmcAddr(i), i))
+			name, mac, ip := fmt.Sprintf("master-%d", i), fmt.Sprintf("52:54:00:bb:00:0%d", i+1), fmt.Sprintf("192.168.111.%d", 80+i)
+			sc.hosts = append(sc.hosts, host{name: name, macs: []string{mac}, ip: ip, nodeZero: i == 0})
+			sc.dhcp = append(sc.dhcp, DHCPHost{MAC: mac, IP: ip, Hostname: name})
+		}
+		sc.installConfig = serveBootInstallConfig(addrs)
 		res, err := l.run(t, sc)
 		require.NoError(t, err)
 		t.Logf("mirror manifest/blob requests: %d", len(res.pulls))
 	})
 }
+
+// threeAgentConfig is twoAgentConfig with the third master.
+const threeAgentConfig = twoAgentConfig + `  - hostname: master-2
+    role: master
+    interfaces:
+      - name: eno1
+        macAddress: 52:54:00:bb:00:03
+`
 
 // requireQemuCurl skips (fails in CI) without QEMU's curl block driver.
 func requireQemuCurl(t *testing.T) {
@@ -174,7 +178,7 @@ func serveAndBoot(ctx context.Context, t *testing.T, l *lab, nw *Network, dir st
 		return vms, bootErr
 	}
 	for _, want := range []string{
-		"host master-0: powering on", "host master-1: powering on",
+		"host master-0: powering on", "host master-1: powering on", "host master-2: powering on",
 		"CD at /redfish/v1/Managers/BMC-master-0/VirtualMedia/Cd under the Manager",
 		"CD at /redfish/v1/Systems/master-1/VirtualMedia/Cd under the System",
 		"every host is booting from the agent ISO",
