@@ -57,7 +57,10 @@ secret and tokens valid 48 hours: it is written 0600.`,
   agentiso node-image create --kubeconfig kc --dir day2 --mac-address 00:d8:e7:c7:4b:bb \
       --root-device-hint deviceName:/dev/sda --network-config-path worker-3-nmstate.yaml
 
-  # Then boot the hosts from day2/node.x86_64.iso`,
+  # Then boot the hosts from day2/node.x86_64.iso
+
+  # Keep day2/report.json of the run, also when it fails
+  agentiso node-image create --kubeconfig kc --dir day2 --report`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if r.Kubeconfig == "" {
@@ -100,6 +103,7 @@ secret and tokens valid 48 hours: it is written 0600.`,
 	f.StringVar(&r.Context, "context", "", "kubeconfig context to use (default its current-context)")
 	f.StringVarP(&r.OutputName, "output-name", "o", "", "file name of the ISO in --dir (default node.<arch>.iso)")
 	f.BoolVar(&r.PXE, "pxe", false, "write PXE files (boot-artifacts/node.<arch>-*) instead of the ISO")
+	f.BoolVar(&r.Report, "report", false, "write report.json in --dir (result, error, cluster, hosts, files), also after a failure")
 	f.StringVarP(&r.MAC, "mac-address", "m", "", "single host: its MAC address (nodes-config.yaml is then not used)")
 	f.StringVarP(&r.CPUArchitecture, "cpu-architecture", "c", "", "single host: its CPU architecture (default the control plane's)")
 	f.StringVarP(&r.SSHKeyPath, "ssh-key-path", "k", "", "single host: file with the SSH public key for the core user (default the cluster's worker key)")

@@ -2,8 +2,11 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
@@ -22,6 +25,9 @@ type NodeImageRequest struct {
 	OutputName string
 	// PXE is --pxe: PXE files instead of the ISO.
 	PXE bool
+	// Report is --report: report.json in the directory, whether the
+	// command succeeds or fails (NodeImageReport).
+	Report bool
 	// Image are the base ISO choices, as create image's.
 	Image *ImageOptions
 }
@@ -36,10 +42,73 @@ type NodeImageResult struct {
 	PXE *NodePXEFiles
 }
 
+// NodeImageReport is report.json of node-image create --report, written
+// whether the command succeeds or fails (as oc adm node-image create
+// --report): the result and the error, what was learnt of the cluster and
+// the hosts before the end, and the files written.
+type NodeImageReport struct {
+	Command string    `json:"command"`
+	Result  string    `json:"result"`
+	Error   string    `json:"error,omitempty"`
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended"`
+	// Cluster is nil when the cluster could not be read.
+	Cluster *NodeImageReportCluster `json:"cluster,omitempty"`
+	// Hosts are the hosts to add (their names; "" for a host named later
+	// by DHCP or reverse DNS), nil when they could not be read.
+	Hosts   []NodeImageReportHost `json:"hosts,omitempty"`
+	Outputs []asset.Output        `json:"outputs,omitempty"`
+}
+
+// NodeImageReportCluster is the installed cluster, as read over its API.
+type NodeImageReportCluster struct {
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	Version      string `json:"version"`
+	ReleaseImage string `json:"releaseImage"`
+	Platform     string `json:"platform"`
+	Arch         string `json:"architecture"`
+}
+
+// NodeImageReportHost is one host to add.
+type NodeImageReportHost struct {
+	Name string   `json:"name"`
+	MACs []string `json:"macAddresses,omitempty"`
+	IPs  []string `json:"ipAddresses,omitempty"`
+}
+
 // CreateNodeImage builds and writes the node ISO (or its PXE files) into
 // the store's directory: it reads the cluster, checks the hosts, and
-// writes nothing when anything fails.
+// writes nothing when anything fails. With r.Report it then writes
+// report.json (NodeImageReport), also after a failure; a report that cannot
+// be written is an error of its own.
 func CreateNodeImage(ctx context.Context, s *asset.Store, r NodeImageRequest) (*NodeImageResult, error) {
+	if !r.Report {
+		return createNodeImage(ctx, s, r, nil)
+	}
+	rep := &NodeImageReport{Command: "node-image create", Started: time.Now().UTC()}
+	res, err := createNodeImage(ctx, s, r, rep)
+	rep.Ended, rep.Result = time.Now().UTC(), "success"
+	if err != nil {
+		rep.Result, rep.Error = "failure", err.Error()
+	} else {
+		rep.Outputs = s.Outputs()
+	}
+	b, jerr := json.MarshalIndent(rep, "", "  ")
+	if jerr == nil {
+		jerr = fsutil.WriteFileAtomic(filepath.Join(s.Dir(), nodejoin.ReportFile), append(b, '\n'), 0o644)
+	}
+	if jerr != nil {
+		jerr = fmt.Errorf("cannot write %s: %w", nodejoin.ReportFile, jerr)
+		if err == nil {
+			return res, jerr
+		}
+		return res, fmt.Errorf("%w (and %v)", err, jerr)
+	}
+	return res, err
+}
+
+func createNodeImage(ctx context.Context, s *asset.Store, r NodeImageRequest, rep *NodeImageReport) (*NodeImageResult, error) {
 	if r.Kubeconfig == "" {
 		return nil, fmt.Errorf("no kubeconfig: pass --kubeconfig (or set $KUBECONFIG) with the installed cluster's credentials")
 	}
@@ -62,6 +131,25 @@ func CreateNodeImage(ctx context.Context, s *asset.Store, r NodeImageRequest) (*
 		img = &ImageOptions{}
 	}
 	if err := s.Provide(img); err != nil {
+		return nil, err
+	}
+	// The hosts and the cluster first (the report's, and what most
+	// refusals are about), then the image.
+	h, err := asset.Fetch[*NodeHosts](ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	ci, err := asset.Fetch[*ClusterInfo](ctx, s)
+	if rep != nil {
+		for _, nh := range h.Config.NewHosts() {
+			rep.Hosts = append(rep.Hosts, NodeImageReportHost{Name: nh.Name, MACs: nh.MACs, IPs: nh.IPs})
+		}
+		if err == nil && ci.Info != nil {
+			i := ci.Info
+			rep.Cluster = &NodeImageReportCluster{ID: i.ClusterID, Name: i.ClusterName, Version: i.Version, ReleaseImage: i.ReleaseImage, Platform: i.Platform, Arch: i.Arch}
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	targets := NodeImageTargets(r.PXE)
