@@ -219,7 +219,6 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 		require.NoError(t, EditUnit(iso, u, SetStartTimeout(labStartTimeout)))
 	}
 	t.Logf("%s: lowered for the lab's guests: %s; TimeoutStartSec=%s for %s", sc.name, lowered, labStartTimeout, strings.Join(slowStartUnits, ", "))
-	t.Logf("%s: lowered for the lab's guests: %s; TimeoutStartSec=%s for %s", sc.name, lowered, labStartTimeout, strings.Join(slowStartUnits, ", "))
 	if sc.tamper != nil {
 		require.NoError(t, sc.tamper(iso, dir, m))
 	}
