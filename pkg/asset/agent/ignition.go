@@ -253,6 +253,13 @@ func ztpFiles(m *AgentManifests, pinned string) ([]ignition.Manifest, error) {
 		assetdir.ClusterDeployment:   m.ClusterDeployment,
 		assetdir.ClusterImageSet:     cis,
 	}
+	return manifestFiles(objs, m.NMStateConfigs)
+}
+
+// manifestFiles renders objs (keyed by their cluster-manifests/ path) and
+// the NMStateConfigs (one multi-document file, none when empty) as the
+// manifests the ISO carries, sorted by file name.
+func manifestFiles(objs map[string]any, nm []manifests.NMStateConfig) ([]ignition.Manifest, error) {
 	var out []ignition.Manifest
 	for file, o := range objs {
 		b, err := marshalYAML(o)
@@ -261,8 +268,8 @@ func ztpFiles(m *AgentManifests, pinned string) ([]ignition.Manifest, error) {
 		}
 		out = append(out, ignition.Manifest{FileName: path.Base(file), Contents: b})
 	}
-	if len(m.NMStateConfigs) > 0 {
-		b, err := marshalNMStateConfigs(m.NMStateConfigs)
+	if len(nm) > 0 {
+		b, err := marshalNMStateConfigs(nm)
 		if err != nil {
 			return nil, err
 		}

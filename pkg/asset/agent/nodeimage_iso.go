@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"sort"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -143,26 +142,10 @@ const nodesConfigFile = nodejoin.NodesConfigFile
 // registerInfraEnv reads in the add-nodes workflow: the InfraEnv, its pull
 // secret and the hosts' NMStateConfigs.
 func nodeZTPManifests(ic *manifests.InstallConfig, hosts []manifests.Host) ([]ignition.Manifest, error) {
-	var out []ignition.Manifest
-	for file, o := range map[string]any{
+	return manifestFiles(map[string]any{
 		assetdir.InfraEnv:   manifests.GenerateInfraEnv(ic, nil, nodeZeroIP),
 		assetdir.PullSecret: manifests.GeneratePullSecret(ic),
-	} {
-		b, err := marshalYAML(o)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		out = append(out, ignition.Manifest{FileName: path.Base(file), Contents: b})
-	}
-	if nm := manifests.GenerateNMStateConfigs(ic, hosts); len(nm) > 0 {
-		b, err := marshalNMStateConfigs(nm)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ignition.Manifest{FileName: path.Base(assetdir.NMStateConfig), Contents: b})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].FileName < out[j].FileName })
-	return out, nil
+	}, manifests.GenerateNMStateConfigs(ic, hosts))
 }
 
 // NodeBaseISO is the RHCOS live ISO of the cluster's release, found as
