@@ -23,43 +23,6 @@ func newBootCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "boot [HOST...]",
 		Short: "Boot the hosts from the served agent ISO through their BMCs (Redfish virtual media)",
-		Long: `Boot every host of install-config.yaml's platform.baremetal.hosts that has a
-bmc entry (or the HOSTs named) from the agent ISO that agentiso serve
-serves, through the BMC's Redfish virtual media, all at once:
-
-  1. find the Redfish system (the address's path, or the BMC's only one)
-     and its CD/DVD virtual media slot, under the System (newer firmware)
-     or under its Manager;
-  2. eject what is mounted, insert the ISO's URL (InsertMedia);
-  3. set a one-time boot override to the CD;
-  4. power on, or force a restart when the host is on.
-
-Before touching any BMC, agentiso checks every address (schemes
-redfish-virtualmedia://, idrac-virtualmedia://, ilo5-virtualmedia://,
-redfish://, each optionally +http or +https; IPMI and the vendors'
-proprietary interfaces are refused, naming the host and why) and reads one
-byte of the ISO from --url with a range request, as the BMCs will.
-bmc.disableCertificateVerification is honoured. Each Redfish call is
-bounded (--call-timeout); an error names the host, the BMC, the call and
-the BMC's own message, never the credentials.
-
---eject (after the install) removes the virtual media instead.
---wait follows with wait-for install-complete.
--o json|yaml prints one final object on standard output: each host's
-result (its system, virtual media slot, power action, or the step that
-failed and why) and, with --wait, wait-for's status (docs/output.md).`,
-		Example: `  agentiso serve --dir mycluster --listen 10.0.0.1:8080 &
-  agentiso boot --dir mycluster --url http://10.0.0.1:8080 --wait
-
-  # one host again, the ISO behind basic authentication
-  agentiso boot --dir mycluster --url http://10.0.0.1:8080 master-1 \
-      --media-user media --media-password-file media.pass
-
-  # after the install
-  agentiso boot --dir mycluster --eject
-
-  # for a script: what each host did, as JSON
-  agentiso boot --dir mycluster --url http://10.0.0.1:8080 -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Dir, o.Hosts, o.Log = g.dir, args, g.log
 			if t := console.Inspect(g.errOut); t.TTY {

@@ -17,30 +17,7 @@ func newCreateConfigImageCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "config-image",
 		Short: "Build the config image that configures hosts booted from the generic ISO",
-		Long: `Build the config image: a small ISO (volume label agent_configimage) that
-carries this cluster's configuration for hosts booted from the generic ISO
-('agentiso create unconfigured-image'). Attach it to each host (virtual
-media, USB, a second CD); the host checks it and installs.
-
-Reads the same inputs as 'create image', validated the same way; needs no
-base ISO. The release must be the generic ISO's: a host refuses a config
-image for another release, architecture or rendezvous IP, and a corrupted
-one, saying why in its journal and on its console.
-
-Writes into --dir:
-  agentconfig.noarch.iso    the config image (0600: pull secret, tokens, CA keys)
-  auth/kubeconfig           admin kubeconfig of the new cluster (0600)
-  auth/kubeadmin-password   console password (0600)
-  rendezvousIP              the node-zero address
-
-Credentials are generated once and kept in .agentiso/state.json, as for
-'create image'. Mirrors, the trust bundle and NTP sources stay with the
-generic ISO. See docs/unconfigured.md.`,
-		Example: `  agentiso create config-image --dir site \
-      --release-image quay.io/openshift-release-dev/ocp-release@sha256:<digest>
-  # attach site/agentconfig.noarch.iso to every host booted from the generic ISO, then:
-  agentiso wait-for install-complete --dir site`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runCreateConfigImage(cmd.Context(), g, o)
 		},

@@ -14,16 +14,8 @@ func newCreateCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "create",
 		Short: "Create agent install artifacts",
-		Long: `Create agent install artifacts from the inputs in --dir.
-
-Inputs are install-config.yaml + agent-config.yaml, or the ZTP manifests
-under cluster-manifests/, or a mix. A file you put (or edit) in --dir always
-wins over the one agentiso would generate, and agentiso never deletes or
-rewrites your input files.`,
-		Example: `  agentiso create agent-config-template --dir mycluster
-  agentiso create cluster-manifests --dir mycluster`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	output.AddPersistentFlag(c, &g.format, "what was written (each file with its size and sha256) and the release")
 	c.AddCommand(newCreateClusterManifestsCmd(g), newCreateAgentConfigTemplateCmd(g), newCreateIgnitionCmd(g), newCreateImageCmd(g), newCreatePXEFilesCmd(g),
@@ -64,31 +56,7 @@ func newCreateAgentConfigTemplateCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "agent-config-template",
 		Short: "Write a commented agent-config.yaml to start from",
-		Long: `Write agent-config.yaml into --dir: a commented example with one host using
-static networking. Edit it to describe your machines:
-
-  rendezvousIP          IP of the first control-plane host (node zero); it
-                        runs the temporary installer service
-  additionalNTPSources  NTP servers the hosts can reach
-  hosts[].hostname      name to give the host
-  hosts[].role          master, arbiter or worker (empty: assigned)
-  hosts[].rootDeviceHints  which disk to install to
-  hosts[].interfaces    NIC names with their MACs: at least one (a host is
-                        matched to its machine by MAC), and every NIC that
-                        networkConfig uses
-  hosts[].networkConfig NMState static networking (omit for DHCP)
-  hosts[].installerArgs extra coreos-installer arguments, one per entry; only
-                        the flags assisted-service accepts (agentiso
-                        extension; see docs/inputs.md)
-  hosts[].ignitionConfigOverride  Ignition JSON merged into the installed
-                        host's config (agentiso extension)
-  disabledHostValidations  host validations to turn off, e.g. for remote
-                        worker nodes (agentiso extension)
-
-An existing agent-config.yaml is never overwritten.`,
-		Example: `  agentiso create agent-config-template --dir mycluster
-  $EDITOR mycluster/agent-config.yaml`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := agent.WriteAgentConfigTemplate(g.dir)
 			if err != nil {

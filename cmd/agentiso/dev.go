@@ -12,12 +12,8 @@ func devCmd(root *cobra.Command) *cobra.Command {
 		}
 	}
 	dev := &cobra.Command{
-		Use:   "dev",
-		Short: "Developer aids (hidden): test fixtures and simulators",
-		Long:  "Developer aids used by tests, demos and benchmarks: fixture generators and the rendezvous simulator. Not part of the supported interface.",
-		Example: `  agentiso dev make-test-iso --output-file base.iso --size 64MiB
-  agentiso dev init-dir --dir demo --rendezvous-ip 127.0.0.1 --local
-  agentiso dev simulate --dir demo --scenario sno-happy`,
+		Use:    "dev",
+		Short:  "Developer aids (hidden): test fixtures and simulators",
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE:   func(cmd *cobra.Command, _ []string) error { return cmd.Help() },

@@ -25,20 +25,7 @@ func newDevClusterCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "cluster",
 		Short: "Serve an installed cluster for node-image (day 2) and play its new hosts joining",
-		Long: `Serve, on loopback, the Kubernetes API of an installed cluster
-(internal/testcluster) whose release is a synthetic payload in a loopback
-registry, and write its kubeconfig to <dir>/kubeconfig. The cluster's
-machine network is 127.0.0.0/8, so that the hosts of <dir>/nodes-config.yaml
-(static 127.x addresses) can be played joining it: once node-image create
-has written the node image (its watcher token in <dir>), each host's own
-assisted-service answers on <its address>:8090 and installs the host, which
-then "reboots": its client and serving CSRs appear in turn, and once both
-are approved (node-image monitor --approve-csrs) it is a Ready node. Runs
-until interrupted.`,
-		Example: `  agentiso dev cluster --dir day2 &
-  agentiso node-image create --dir day2 --kubeconfig day2/kubeconfig --base-iso base.iso
-  agentiso node-image monitor --dir day2 --kubeconfig day2/kubeconfig --ip-addresses 127.0.0.83 --approve-csrs`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var hosts []testcluster.JoiningHost
 			b, err := fsutil.ReadRegular(filepath.Join(g.dir, nodejoin.NodesConfigFile), 4<<20)

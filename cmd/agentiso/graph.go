@@ -15,11 +15,7 @@ func newGraphCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "graph",
 		Short: "Print the asset graph in Graphviz DOT form",
-		Long: `Print how every artifact is derived from the inputs: one node per asset, an
-edge from each parent to its child. Render it with Graphviz.`,
-		Example: `  agentiso graph | dot -Tsvg > graph.svg
-  agentiso graph --output-file graph.dot`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return asset.WriteDOT(g.out, agent.AllTargets()...)

@@ -21,22 +21,7 @@ func newCreateIgnitionCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "ignition",
 		Short: "Write the agent Ignition config the ISO would carry, for inspection",
-		Long: `Validate the inputs and write the Ignition config that 'create image' embeds
-in the ISO, so it can be read, diffed and checked (e.g. with ignition-validate)
-without building an ISO.
-
-Writes into --dir:
-  agent.ign                 indented JSON (0600: holds the pull secret and tokens)
-  auth/kubeconfig           admin kubeconfig of the new cluster (0600)
-  auth/kubeadmin-password   console password (0600)
-  rendezvousIP              the node-zero address
-
-Keys, tokens and the password are generated once and kept in
-.agentiso/state.json, so 'create ignition' and 'create image' agree and
-re-runs keep the same credentials.`,
-		Example: `  agentiso create ignition --dir mycluster
-  jq '.storage.files[].path' mycluster/agent.ign`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runCreateIgnition(cmd.Context(), g, o)
 		},

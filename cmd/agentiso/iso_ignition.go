@@ -22,18 +22,7 @@ func newIsoIgnitionShowCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "show ISO",
 		Short: "Print the embedded Ignition config",
-		Long: `Print the Ignition config (config.ign) embedded in the ISO, decompressed,
-exactly as it will be seen by the live system. Fails if no config is embedded,
-as on a pristine RHCOS live ISO.
-
-With --files, print a summary instead: one line per file (mode, owner,
-path), directory and systemd unit (enabled or not), without any content.
-
-The config of an agent ISO contains secrets (pull secret, SSH keys, tokens):
-take care where you redirect it.`,
-		Example: `  agentiso iso ignition show agent.x86_64.iso > agent.ign
-  agentiso iso ignition show --files agent.x86_64.iso`,
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.iso, o.out = args[0], g.out
 			return isoIgnitionShow(o)

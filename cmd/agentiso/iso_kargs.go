@@ -21,13 +21,7 @@ func newIsoKargsShowCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show ISO",
 		Short: "Print the kernel arguments the ISO boots with",
-		Long: `Print the kernel arguments in the ISO's kernel-argument embed areas: the
-live ISO's defaults followed by any arguments appended when the agent ISO was
-made. With --default, print only the defaults recorded in coreos/kargs.json.
-Fails if the areas disagree with each other or the ISO has none.`,
-		Example: `  agentiso iso kargs show agent.x86_64.iso
-  agentiso iso kargs show --default rhcos-live.x86_64.iso`,
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.iso, o.out = args[0], g.out
 			return isoKargsShow(o)

@@ -15,11 +15,8 @@ func newNodeImageCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "node-image",
 		Short: "Day 2: add nodes to an installed cluster from an ISO built from its own configuration",
-		Long: `Day 2: add worker nodes to an installed on-prem cluster from a bootable ISO,
-as oc adm node-image does, but from this workstation with a kubeconfig: no
-pod on the cluster, no oc. See docs/add-nodes.md.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	c.AddCommand(newNodeImageCreateCmd(g), newNodeImageMonitorCmd(g))
 	return c
@@ -31,37 +28,7 @@ func newNodeImageCreateCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "create",
 		Short: "Build the ISO that adds nodes-config.yaml's hosts (or --mac-address) to the cluster",
-		Long: `Read the installed cluster over its API with the kubeconfig's credentials
-(ClusterVersion, cluster-config-v1, the pull secret, proxy, trust bundle,
-mirror sets, infrastructure, machine configs, boot images, nodes: the list
-and why is in docs/add-nodes.md), and build node.<arch>.iso: an agent ISO
-in the add-nodes workflow, from the cluster's own release, that imports the
-cluster and installs each host that boots it as a worker.
-
-Hosts come from nodes-config.yaml in --dir (hosts: as in agent-config.yaml;
-optional cpuArchitecture and sshKey), or from --mac-address and the other
-single-host flags (then nodes-config.yaml is not used).
-
-Refused, with the reason and nothing written: a kubeconfig that lacks a
-permission (the missing one is named, as RBAC spells it), a cluster whose
-platform is not on-prem (BareMetal, None, VSphere, Nutanix, External), a
-host whose name, MAC or IP already belongs to a node, a host outside the
-cluster's machine networks.
-
-The base ISO is found as for create image (--base-iso, the cache, the
-release's RHCOS stream, the payload in a mirror). The ISO holds the pull
-secret and tokens valid 48 hours: it is written 0600.`,
-		Example: `  agentiso node-image create --kubeconfig ~/mycluster/auth/kubeconfig --dir day2
-
-  # One host, no nodes-config.yaml
-  agentiso node-image create --kubeconfig kc --dir day2 --mac-address 00:d8:e7:c7:4b:bb \
-      --root-device-hint deviceName:/dev/sda --network-config-path worker-3-nmstate.yaml
-
-  # Then boot the hosts from day2/node.x86_64.iso
-
-  # Keep day2/report.json of the run, also when it fails
-  agentiso node-image create --kubeconfig kc --dir day2 --report`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if r.Kubeconfig == "" {
 				r.Kubeconfig = os.Getenv("KUBECONFIG")

@@ -17,37 +17,7 @@ func newNodeImageMonitorCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "monitor",
 		Short: "Follow the hosts being added until each is a Ready node; show (and approve) their CSRs",
-		Long: `Follow the hosts booted from node-image create's ISO, by their IP addresses,
-until each is a Ready node of the cluster.
-
-Each host runs its own assisted-service, which imports the cluster and
-installs that host: until the host reboots, the table shows what it says
-(status, install stage, progress) and its failing validations are
-printed, read with the ISO's watcher token, which node-image create keeps
-in --dir (.agentiso/node-watcher-token). Without it only the cluster side
-is followed.
-
-Then the cluster side: each joining host asks for two certificates (CSRs),
-a client one through the node-bootstrapper and a serving one as the node;
-they are shown while pending. With --approve-csrs they are approved, but
-only those whose requester and subject are exactly a host being added
-(its node name; for the serving one, only that host's addresses).
-
-Host names come from the node with that address, from nodes-config.yaml in
---dir (hosts with static addresses), from the host's assisted-service, or
-from reverse DNS; a host whose name is unknown has its CSRs neither shown
-nor approved. See docs/add-nodes.md.
-
-Exit status: 0 when every host is a Ready node; 1 on a usage error, missing
-input or a refused permission (named); 5 when --timeout passes first; 6
-when a host's assisted-service says its installation failed; 130 on
-Ctrl-C. --report writes report.json in --dir, also after a failure.`,
-		Example: `  agentiso node-image monitor --dir day2 --kubeconfig kc --ip-addresses 192.168.111.83
-
-  # Two hosts; approve their CSRs; write report.json in --dir
-  agentiso node-image monitor --dir day2 --kubeconfig kc \
-      --ip-addresses 192.168.111.83,192.168.111.84 --approve-csrs --report`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if r.Kubeconfig == "" {
 				r.Kubeconfig = os.Getenv("KUBECONFIG")

@@ -18,46 +18,7 @@ func newCreatePXEFilesCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "pxe-files",
 		Short: "Build PXE files: kernel, initrd with the agent config, rootfs, iPXE script",
-		Long: `Validate the inputs in --dir and build the files that boot a host from the
-network instead of the agent ISO. They are taken from the same base RHCOS
-live ISO as create image (found the same way: --base-iso, the cache, the
-release's stream, the payload's machine-os-images), streamed from it
-without extraction:
-
-  boot-artifacts/agent.<arch>-vmlinuz      the live kernel (gunzipped on
-                                           aarch64)
-  boot-artifacts/agent.<arch>-initrd.img   the live initrd, unchanged, then
-                                           the agent Ignition config as a
-                                           separate gzip newc cpio archive
-                                           (0600: it carries the pull secret)
-  boot-artifacts/agent.<arch>-rootfs.img   the live root file system
-  boot-artifacts/agent.<arch>.ipxe         with bootArtifactsBaseURL in
-                                           agent-config.yaml: an iPXE script
-                                           that boots the three from there
-
-Each has a <file>.sha256. Serve boot-artifacts/ at bootArtifactsBaseURL
-and chain-load the .ipxe script (or use your own PXE configuration with the
-kernel arguments the command prints: the live ISO's defaults without
-coreos.liveiso=, the agent's, and coreos.live.rootfs_url=<URL of the
-rootfs>). Every file is written to a temporary name and renamed at the end,
-with auth/ and the state, as one unit; a failed run leaves the previous
-files. Also writes rendezvousIP and auth/ like create image.
-
-s390x, when the base ISO has them (as upstream):
-  boot-artifacts/agent.s390x-initrd.addrsize  the initrd's load address and
-                                              the new initrd's size
-  boot-artifacts/agent.s390x-generic.ins      the ISO's generic.ins naming
-                                              the files above
-The .prm files are not written: the kernel arguments are printed.`,
-		Example: `  # agent-config.yaml has bootArtifactsBaseURL: http://10.0.0.1:8080/boot
-  agentiso create pxe-files --dir mycluster --base-iso rhcos-live.x86_64.iso
-  agentiso pxe info mycluster
-  # serve mycluster/boot-artifacts/ as http://10.0.0.1:8080/boot/, then
-  # chain http://10.0.0.1:8080/boot/agent.x86_64.ipxe from iPXE
-
-  # The release's own RHCOS ISO (cache or download), no iPXE script
-  agentiso create pxe-files --dir mycluster`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runCreatePXEFiles(cmd.Context(), g, o)
 		},

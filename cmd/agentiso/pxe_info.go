@@ -14,12 +14,10 @@ import (
 // newPXECmd groups the commands that inspect PXE files.
 func newPXECmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:     "pxe",
-		Short:   "Inspect the PXE files create pxe-files wrote",
-		Long:    "Inspect the PXE files (boot-artifacts/) that agentiso create pxe-files wrote.",
-		Example: `  agentiso pxe info mycluster`,
-		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Use:   "pxe",
+		Short: "Inspect the PXE files create pxe-files wrote",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newPXEInfoCmd(g))
 	return cmd
@@ -37,17 +35,7 @@ func newPXEInfoCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "info [DIR]",
 		Short: "List the PXE files in DIR with sizes, checksums, URLs and kernel arguments",
-		Long: `List the PXE files in DIR/boot-artifacts (or DIR itself when it is the
-boot-artifacts directory; DIR defaults to --dir): each kernel, initrd, root file system and iPXE
-script with its size and the sha256 its .sha256 file records, then what the
-iPXE script boots: kernel, initrd and root file system URLs and the kernel
-arguments. With --verify the files are read and their sha256 checked
-against the .sha256 files (a mismatch is an error). Minimal ISOs' root file
-systems written by create image are listed too.`,
-		Example: `  agentiso pxe info mycluster
-  agentiso pxe info --verify mycluster/boot-artifacts
-  agentiso pxe info -o json mycluster | jq -r .ipxe.rootfsURL`,
-		Args: cobra.MaximumNArgs(1),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.dir, o.out = g.dir, g.out
 			if len(args) == 1 {

@@ -33,30 +33,7 @@ func newReleaseInfoCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "info [IMAGE]",
 		Short: "Show what agentiso resolves a release image to",
-		Long: `Read an OpenShift release payload the way 'create image' does and print what
-agentiso would install: the digest the reference resolves to (the ISO pins
-it by digest), the version and architectures from the payload's metadata,
-the location it was read from (mirrors are tried in order, as the hosts'
-registries.conf does; a tag is never looked up on a digest-only mirror),
-and the RHCOS live ISO of the payload's CoreOS stream that the base ISO
-would come from.
-
-IMAGE defaults to --release-image (or $` + config.EnvVar("release-image") + `), else the
-ClusterImageSet in --dir's cluster-manifests/ (agentiso pins no release);
-an IMAGE given here wins over the environment. When --dir holds install-config.yaml, its pullSecret,
-imageDigestSources/imageContentSources, additionalTrustBundle, proxy and
-controlPlane.architecture are used; otherwise the registry is read
-anonymously with the system trust store. Nothing is written.`,
-		Example: `  # Resolve a tag through the mirrors of mycluster/install-config.yaml
-  agentiso release info --dir mycluster quay.io/openshift-release-dev/ocp-release:4.19.3-x86_64
-
-  # The release the directory would install, as JSON for scripts
-  agentiso release info --dir mycluster -o json | jq -r .pinned
-
-  # A multi-architecture payload: its architectures
-  agentiso release info quay.io/openshift-release-dev/ocp-release:4.19.3-multi -o json |
-      jq .architectures`,
-		Args: cobra.MaximumNArgs(1),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				// IMAGE is part of the command line: it wins over the

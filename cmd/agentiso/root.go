@@ -45,25 +45,8 @@ type globals struct {
 
 func newRootCmd(g *globals) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "agentiso",
-		Short: "Build a bootable agent ISO that installs OpenShift with no hub cluster",
-		Long: `agentiso turns a cluster description (install-config.yaml + agent-config.yaml,
-or a directory of ZTP manifests) into one bootable agent ISO. Boot every
-machine from it: the host that owns the rendezvous IP runs a temporary
-assisted-service, the others register with it, and the cluster installs
-itself. Everything works offline.
-
-Every flag can also be set in the environment as AGENTISO_<FLAG> (upper
-case, "-" as "_": AGENTISO_RELEASE_IMAGE for --release-image) and in the
-config file (--config, else ~/.config/agentiso/config.yaml) as a key named
-like the flag (release-image: ...). The command line wins over the
-environment, which wins over the file. --regenerate-credentials is only
-read from the command line. 'agentiso config view' shows every setting and
-where it comes from.`,
-		Example: `  agentiso create agent-config-template --dir mycluster   # then edit it
-  agentiso create image --dir mycluster --base-iso rhcos-live.x86_64.iso
-  # boot every host from mycluster/agent.x86_64.iso, then
-  agentiso wait-for install-complete --dir mycluster`,
+		Use:           "agentiso",
+		Short:         "Build a bootable agent ISO that installs OpenShift with no hub cluster",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -123,6 +106,7 @@ where it comes from.`,
 	root.AddCommand(newBootCmd(g))
 	root.AddCommand(newNodeImageCmd(g))
 	devCmd(root).AddCommand(newDevMakeTestISOCmd(g), newDevClusterCmd(g))
+	setHelp(root, helpValues())
 	return root
 }
 

@@ -11,33 +11,12 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
-const unconfiguredInputs = `Reads from --dir (docs/unconfigured.md):
-  cluster-manifests/infraenv.yaml            required: SSH key, architecture, NTP
-  cluster-manifests/pull-secret.yaml         required
-  cluster-manifests/cluster-image-set.yaml   the release (or --release-image)
-  cluster-manifests/nmstateconfig.yaml       optional static networking
-  mirror/registries.conf, mirror/ca-bundle.crt   optional mirrors and CA
-  agent-config.yaml                          optional, rendezvousIP only
-Refused: install-config.yaml, and agent-config.yaml hosts, additionalNTPSources,
-bootArtifactsBaseURL, minimalISO. No interactive flavour (agent TUI, web UI).`
-
 func newCreateUnconfiguredIgnitionCmd(g *globals) *cobra.Command {
 	o := &ignitionOptions{}
 	c := &cobra.Command{
 		Use:   "unconfigured-ignition",
 		Short: "Write the Ignition config of a generic ISO that names no cluster",
-		Long: `Write the Ignition config of the generic ISO: every program of the agent ISO
-and nothing of any cluster. A host booted from it waits until a config image
-('agentiso create config-image') is attached, then installs as usual.
-
-` + unconfiguredInputs + `
-
-Writes into --dir unconfigured-agent.ign (0600: it holds the pull secret).
-No auth/ and no rendezvousIP: the generic ISO has no credentials.`,
-		Example: `  agentiso create unconfigured-ignition --dir factory \
-      --release-image quay.io/openshift-release-dev/ocp-release@sha256:<digest>
-  jq '.systemd.units[] | select(.enabled) | .name' factory/unconfigured-agent.ign`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runCreateUnconfiguredIgnition(cmd.Context(), g, o)
 		},
@@ -77,20 +56,7 @@ func newCreateUnconfiguredImageCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "unconfigured-image",
 		Short: "Build the generic ISO: the agent ISO without any cluster in it",
-		Long: `Build the generic ISO: the RHCOS live ISO with the config of
-'create unconfigured-ignition' embedded. Boot every host from it; each
-waits, saying so on its console, until the config image of its cluster
-('agentiso create config-image') is attached, then installs as usual.
-
-` + unconfiguredInputs + `
-
-The base ISO is found as for 'create image'. Writes into --dir
-agent-unconfigured.<arch>.iso and its .sha256 (the ISO 0600: it holds the
-pull secret), through a temporary name.`,
-		Example: `  agentiso create unconfigured-image --dir factory --base-iso rhcos-live.x86_64.iso \
-      --release-image quay.io/openshift-release-dev/ocp-release@sha256:<digest>
-  agentiso iso ignition show --files factory/agent-unconfigured.x86_64.iso`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runCreateUnconfiguredImage(cmd.Context(), g, o)
 		},

@@ -43,13 +43,7 @@ func newVersionCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "version",
 		Short: "Print the agentiso version and the release it would install",
-		Long: `Print the agentiso version, the Go version it was built with and the VCS revision
-when known, then the OpenShift release: agentiso pins none, so this names the
-release set in the environment or the config file (and where), if any, and
-the releases agentiso supports.`,
-		Example: `  agentiso version
-  agentiso version -o json | jq -r .release.pullSpec`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v := versionInfo{Version: version, GoVersion: "unknown", Commit: "unknown",
 				Supported: versionSupported{Floor: releasepolicy.Floor().String(), NewestChecked: releasepolicy.NewestChecked().String()}}

@@ -27,24 +27,7 @@ func newWaitForCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "wait-for",
 		Short: "Watch the installation until bootstrap or the whole install completes",
-		Long: `wait-for follows an agent-based installation from the workstation.
-
-It polls the assisted-service REST API on the rendezvous host
-(http://<rendezvousIP>:8090/api/assisted-install/v2, authenticated with the
-watcher token only) and shows cluster and host status, validations that
-start or stop failing (with a hint for common causes) and install events.
-When the rendezvous host reboots and its API goes away, wait-for switches to
-the new cluster's Kubernetes API with <dir>/auth/kubeconfig.
-
-On a terminal the hosts are shown as a live table; otherwise each message is
-one timestamped line. Use --log-level debug to see every poll.
-
-Exit codes: 0 done, 1 usage or missing inputs, 5 bootstrap failed or timed
-out, 6 installation failed or timed out, 130 interrupted (Ctrl-C).`,
-		Example: `  agentiso wait-for bootstrap-complete --dir mycluster
-  agentiso wait-for install-complete --dir mycluster --log-level debug
-  agentiso wait-for install-complete --dir mycluster --timeout 3h`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return &exitError{code: 1, err: errors.New("wait-for needs a target: bootstrap-complete or install-complete")}
 		},
@@ -58,13 +41,11 @@ out, 6 installation failed or timed out, 130 interrupted (Ctrl-C).`,
 		_ = cmd.PersistentFlags().MarkHidden(f)
 	}
 
-	sub := func(target, short, long, example string) *cobra.Command {
+	sub := func(target, short string) *cobra.Command {
 		return &cobra.Command{
-			Use:     target,
-			Short:   short,
-			Long:    long,
-			Example: example,
-			Args:    cobra.NoArgs,
+			Use:   target,
+			Short: short,
+			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				oo := *o
 				oo.target = target
@@ -80,17 +61,8 @@ out, 6 installation failed or timed out, 130 interrupted (Ctrl-C).`,
 		}
 	}
 	cmd.AddCommand(
-		sub("bootstrap-complete", "Wait until the cluster's control plane has bootstrapped",
-			`Wait until the bootstrap configmap (kube-system/bootstrap) of the new cluster says
-"complete". Before the cluster API exists, progress comes from the rendezvous
-host's REST API. Times out after 60 minutes (--timeout). Exit code 5 on failure.`,
-			`  agentiso wait-for bootstrap-complete --dir mycluster`),
-		sub("install-complete", "Wait until the cluster is installed and the console is up",
-			`Wait for bootstrap (as bootstrap-complete), then until the ClusterVersion is
-Available and neither Progressing nor Failing and the console route is
-admitted (90 minutes, --timeout). Prints how to log in at the end.
-Exit code 5 when bootstrap fails, 6 when the installation fails.`,
-			`  agentiso wait-for install-complete --dir mycluster`),
+		sub("bootstrap-complete", "Wait until the cluster's control plane has bootstrapped"),
+		sub("install-complete", "Wait until the cluster is installed and the console is up"),
 	)
 	// A script given -o gets its object whatever ends the command: a
 	// usage error, a bad setting, missing inputs in --dir.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -31,25 +30,8 @@ func newDevSimulateCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "simulate",
 		Short: "Serve a simulated rendezvous host and cluster API for wait-for",
-		Long: `Serve a fake assisted-service REST API and a fake Kubernetes API (TLS, client
-certificate required) that play a scenario: a timeline of cluster and host
-states, validations, events, API outages and cluster readiness. Tokens are
-checked against the public key in --dir like the real service (401/403).
-
---scenario takes a YAML file or a built-in name: ` + strings.Join(sim.BuiltinNames(), ", ") + `.
---speed N plays N scenario seconds per real second; run wait-for with the
-same --time-scale. --hold-until-seen (for tests at high speed on a busy
-machine) never lets the scenario pass a REST API state that no client has
-been served yet: the scenario clock waits for the poller, up to ` + sim.DefaultHoldTimeout.String() + `
-of real time per step. Listen addresses default to .agentiso/dev-sim.json
-(written by 'dev init-dir --local'), else <rendezvousIP>:8090 and the
-kubeconfig server's host:port. Runs until interrupted.`,
-		Example: `  agentiso dev init-dir --dir demo --rendezvous-ip 127.0.0.1 --local
-  agentiso dev simulate --dir demo --scenario ha-happy --speed 60 &
-  agentiso wait-for install-complete --dir demo --time-scale 60
-  agentiso dev simulate --dir demo --scenario sno-happy --speed 300 --hold-until-seen &`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd.Context(), g, *o) },
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd.Context(), g, *o) },
 	}
 	cmd.Flags().StringVar(&o.scenario, "scenario", "", "scenario YAML file or built-in scenario name (required)")
 	cmd.Flags().StringVar(&o.listen, "listen", "", "REST API listen address host:port")
@@ -84,15 +66,7 @@ func newDevInitDirCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init-dir",
 		Short: "Write the files wait-for reads, with freshly generated credentials",
-		Long: `Write the inputs of wait-for into --dir, as the image build would: rendezvousIP,
-auth/kubeconfig, auth/kubeadmin-password and .agentiso/state.json (auth
-tokens and signer CAs, generated now). Secrets are written 0600.
-
-With --local the simulator addresses are picked on free loopback ports and
-recorded in .agentiso/dev-sim.json, and the kubeconfig points at them, so
-'dev simulate' and 'wait-for' find each other with no other flags.`,
-		Example: `  agentiso dev init-dir --dir demo --rendezvous-ip 127.0.0.1 --local`,
-		Args:    cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Dir = g.dir
 			if err := sim.WriteDevDir(o); err != nil {
