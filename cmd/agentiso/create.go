@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -36,20 +37,18 @@ func openStore(g *globals, rf releaseFlags) (*asset.Store, error) {
 	return s, nil
 }
 
-// fetchAll resolves every asset as every create command does
-// (agent.Resolve: all input problems at once, the release named, the
-// warnings shown).
-func fetchAll(ctx context.Context, g *globals, s *asset.Store, as ...asset.Asset) error {
-	return agent.Resolve(ctx, s, g.log, as...)
-}
-
-// reportCreated prints, with -o json|yaml, what a create command wrote
-// and the release it installs.
-func reportCreated(ctx context.Context, g *globals, s *asset.Store, command string) error {
-	if g.format == output.Text {
-		return nil
+// create runs a create command: its one package call do on the store of
+// --dir (the release flags applied), then, with -o json|yaml and report,
+// what was written and the release it installs.
+func (g *globals) create(cmd *cobra.Command, rf releaseFlags, report bool, do func(context.Context, *asset.Store) error) error {
+	s, err := openStore(g, rf)
+	if err != nil {
+		return err
 	}
-	return output.Write(g.out, g.format, agent.Describe(ctx, s, command))
+	if err := do(cmd.Context(), s); err != nil || !report || g.format == output.Text {
+		return err
+	}
+	return output.Write(g.out, g.format, agent.Describe(cmd.Context(), s, strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")))
 }
 
 func newCreateAgentConfigTemplateCmd(g *globals) *cobra.Command {

@@ -2,12 +2,11 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
-	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
 type ignitionOptions struct {
@@ -23,7 +22,9 @@ func newCreateIgnitionCmd(g *globals) *cobra.Command {
 		Short: "Write the agent Ignition config the ISO would carry, for inspection",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runCreateIgnition(cmd.Context(), g, o)
+			return g.create(cmd, o.release, true, func(ctx context.Context, s *asset.Store) error {
+				return agent.CreateIgnition(ctx, s, g.log, o.regenerate)
+			})
 		},
 	}
 	addReleaseFlags(c.Flags(), &o.release, true)
@@ -31,24 +32,57 @@ func newCreateIgnitionCmd(g *globals) *cobra.Command {
 	return c
 }
 
-func runCreateIgnition(ctx context.Context, g *globals, o *ignitionOptions) error {
-	s, err := openStore(g, o.release)
-	if err != nil {
-		return err
+func newCreateConfigImageCmd(g *globals) *cobra.Command {
+	o := &ignitionOptions{}
+	c := &cobra.Command{
+		Use:   "config-image",
+		Short: "Build the config image that configures hosts booted from the generic ISO",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return g.create(cmd, o.release, false, func(ctx context.Context, s *asset.Store) error {
+				return agent.CreateConfigImage(ctx, s, g.log, o.regenerate)
+			})
+		},
 	}
-	if err := agent.GuardCredentials(s, o.regenerate); err != nil {
-		return err
+	addReleaseFlags(c.Flags(), &o.release, true)
+	c.Flags().BoolVar(&o.regenerate, regenerateCredentialsFlag, false, "generate new keys, tokens, CAs and password, replacing those in auth/ and the state")
+	return c
+}
+
+func newCreateUnconfiguredIgnitionCmd(g *globals) *cobra.Command {
+	o := &ignitionOptions{}
+	c := &cobra.Command{
+		Use:   "unconfigured-ignition",
+		Short: "Write the Ignition config of a generic ISO that names no cluster",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.interactive {
+				return agent.ErrInteractiveUnsupported
+			}
+			return g.create(cmd, o.release, false, func(ctx context.Context, s *asset.Store) error {
+				return agent.CreateUnconfiguredIgnition(ctx, s, g.log)
+			})
+		},
 	}
-	targets := agent.IgnitionTargets()
-	if err := fetchAll(ctx, g, s, targets...); err != nil {
-		return err
+	addReleaseFlags(c.Flags(), &o.release, true)
+	c.Flags().BoolVar(&o.interactive, "interactive", false, "not supported: upstream's interactive flow (agent TUI, web UI); refused with the reason")
+	return c
+}
+
+func newCreateClusterManifestsCmd(g *globals) *cobra.Command {
+	var forHub bool
+	var release releaseFlags
+	c := &cobra.Command{
+		Use:   "cluster-manifests",
+		Short: "Write the ZTP manifests and mirror config the agent ISO carries",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return g.create(cmd, release, true, func(ctx context.Context, s *asset.Store) error {
+				return agent.CreateClusterManifests(ctx, s, g.log, forHub)
+			})
+		},
 	}
-	if err := agent.ReportIgnition(ctx, s, g.log); err != nil {
-		return err
-	}
-	if err := s.Persist(ctx, targets...); err != nil {
-		return err
-	}
-	g.log.Info("Created " + filepath.Join(g.dir, assetdir.AgentIgnition))
-	return reportCreated(ctx, g, s, "create ignition")
+	addReleaseFlags(c.Flags(), &release, true)
+	c.Flags().BoolVar(&forHub, "for-hub", false, "also write hub/<host>.yaml: the BareMetalHost and BMC Secret of each install-config host with a BMC, for a hub's Metal3 + assisted-service (docs/serve-boot.md)")
+	return c
 }

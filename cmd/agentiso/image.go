@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -28,41 +27,43 @@ func newCreateImageCmd(g *globals) *cobra.Command {
 		Short: "Build the bootable agent ISO",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runCreateImage(cmd.Context(), g, o)
+			return g.create(cmd, o.release, true, func(ctx context.Context, s *asset.Store) error {
+				return agent.CreateImage(ctx, s, g.log, o.assetOptions(g), o.regenerate)
+			})
 		},
 	}
 	o.addFlags(c.Flags())
 	return c
 }
 
-func runCreateImage(ctx context.Context, g *globals, o *imageOptions) error {
-	s, err := persistImageTargets(ctx, g, o, agent.ImageTargets())
-	if err != nil {
-		return err
+func newCreatePXEFilesCmd(g *globals) *cobra.Command {
+	o := &imageOptions{}
+	c := &cobra.Command{
+		Use:   "pxe-files",
+		Short: "Build PXE files: kernel, initrd with the agent config, rootfs, iPXE script",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return g.create(cmd, o.release, true, func(ctx context.Context, s *asset.Store) error {
+				return agent.CreatePXEFiles(ctx, s, g.log, o.assetOptions(g), o.regenerate)
+			})
+		},
 	}
-	iso, err := asset.Fetch[*agent.AgentISO](ctx, s)
-	if err != nil {
-		return err
-	}
-	res := iso.Result()
-	if iso.Minimal {
-		g.log.Info("Generated minimal ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "rootfs", iso.RootfsURL)
-		if r := iso.RootfsResult(); r != nil {
-			g.log.Info("RootFS file created in "+filepath.Dir(r.Path)+". Upload it at "+iso.RootfsURL, "file", r.Path, "bytes", r.Size, "sha256", r.SHA256, "method", r.Method, "sha256-from", r.HashSource())
-		}
-	} else {
-		g.log.Info("Generated ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "method", res.Method, "sha256-from", res.HashSource())
-	}
-	g.log.Warn("The ISO carries the pull secret and install credentials; it is readable only by you (0600). Keep it private.")
-	return reportCreated(ctx, g, s, "create image")
+	o.addFlags(c.Flags())
+	return c
 }
 
-// persistImageTargets resolves and writes the targets of a command that
-// builds from the base ISO (agent.PersistImageTargets).
-func persistImageTargets(ctx context.Context, g *globals, o *imageOptions, targets []asset.Asset) (*asset.Store, error) {
-	s, err := openStore(g, o.release)
-	if err != nil {
-		return nil, err
+func newCreateUnconfiguredImageCmd(g *globals) *cobra.Command {
+	o := &imageOptions{}
+	c := &cobra.Command{
+		Use:   "unconfigured-image",
+		Short: "Build the generic ISO: the agent ISO without any cluster in it",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return g.create(cmd, o.release, false, func(ctx context.Context, s *asset.Store) error {
+				return agent.CreateUnconfiguredImage(ctx, s, g.log, o.assetOptions(g))
+			})
+		},
 	}
-	return s, agent.PersistImageTargets(ctx, s, g.log, o.assetOptions(g), o.regenerate, targets)
+	o.addFlags(c.Flags())
+	return c
 }

@@ -89,10 +89,12 @@ func TestCreateImageCancelledLeavesNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	o := &imageOptions{baseISO: base, release: testReleaseFlags()}
-	err = runCreateImage(ctx, g, o)
+	s, err := openStore(g, o.release)
+	require.NoError(t, err)
+	err = agent.CreateImage(ctx, s, g.log, o.assetOptions(g), o.regenerate)
 	require.ErrorIs(t, err, context.Canceled)
 	// And when the interrupt arrives at the ISO write itself.
-	s, err := openStore(g, o.release)
+	s, err = openStore(g, o.release)
 	require.NoError(t, err)
 	require.NoError(t, s.Provide(o.assetOptions(g)))
 	for _, a := range agent.ImageTargets() {
