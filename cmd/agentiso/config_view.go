@@ -9,14 +9,7 @@ import (
 )
 
 func newConfigCmd(g *globals) *cobra.Command {
-	c := &cobra.Command{
-		Use:   "config",
-		Short: "Show the settings from flags, environment and config file",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
-	}
-	c.AddCommand(newConfigViewCmd(g))
-	return c
+	return group("config", "Show the settings from flags, environment and config file", newConfigViewCmd(g))
 }
 
 func newConfigViewCmd(g *globals) *cobra.Command {

@@ -12,15 +12,9 @@ import (
 )
 
 func newCreateCmd(g *globals) *cobra.Command {
-	c := &cobra.Command{
-		Use:   "create",
-		Short: "Create agent install artifacts",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
-	}
+	c := group("create", "Create agent install artifacts", newCreateClusterManifestsCmd(g), newCreateAgentConfigTemplateCmd(g), newCreateIgnitionCmd(g),
+		newCreateImageCmd(g), newCreatePXEFilesCmd(g), newCreateUnconfiguredIgnitionCmd(g), newCreateUnconfiguredImageCmd(g), newCreateConfigImageCmd(g))
 	output.AddPersistentFlag(c, &g.format, "what was written (each file with its size and sha256) and the release")
-	c.AddCommand(newCreateClusterManifestsCmd(g), newCreateAgentConfigTemplateCmd(g), newCreateIgnitionCmd(g), newCreateImageCmd(g), newCreatePXEFilesCmd(g),
-		newCreateUnconfiguredIgnitionCmd(g), newCreateUnconfiguredImageCmd(g), newCreateConfigImageCmd(g))
 	return c
 }
 

@@ -2,24 +2,15 @@ package main
 
 import (
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
-	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
 
 func newNodeImageCmd(g *globals) *cobra.Command {
-	c := &cobra.Command{
-		Use:   "node-image",
-		Short: "Day 2: add nodes to an installed cluster from an ISO built from its own configuration",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
-	}
-	c.AddCommand(newNodeImageCreateCmd(g), newNodeImageMonitorCmd(g))
-	return c
+	return group("node-image", "Day 2: add nodes to an installed cluster from an ISO built from its own configuration",
+		newNodeImageCreateCmd(g), newNodeImageMonitorCmd(g))
 }
 
 func newNodeImageCreateCmd(g *globals) *cobra.Command {
@@ -34,35 +25,7 @@ func newNodeImageCreateCmd(g *globals) *cobra.Command {
 				r.Kubeconfig = os.Getenv("KUBECONFIG")
 			}
 			r.Image = io.assetOptions(g)
-			s, err := asset.NewStore(g.dir, g.log)
-			if err != nil {
-				return err
-			}
-			out, err := agent.CreateNodeImage(cmd.Context(), s, r)
-			for _, w := range s.Warnings() {
-				g.log.Warn(w)
-			}
-			if err != nil {
-				return err
-			}
-			if px := out.PXE; px != nil {
-				for _, res := range px.Results() {
-					g.log.Debug("wrote", "file", res.Path, "bytes", res.Size, "sha256", res.SHA256)
-				}
-				g.log.Info("Generated the node PXE files in " + filepath.Join(s.Dir(), assetdir.BootArtifactsDir))
-				g.log.Info("Kernel parameters for PXE boot: " + px.Kargs)
-				if px.IPXE != "" {
-					g.log.Info("Created iPXE script "+px.IPXE, "rootfs", px.RootfsURL)
-				} else {
-					g.log.Info("No iPXE script: set bootArtifactsBaseURL in nodes-config.yaml for one; boot with coreos.live.rootfs_url=<URL of " + filepath.Base(px.Rootfs) + "> added")
-				}
-				g.log.Warn("The initrd " + filepath.Join(s.Dir(), px.Initrd) + " carries the cluster's pull secret; it is readable only by you (0600): never serve it world-readable. Its tokens expire in 48 hours.")
-				return nil
-			}
-			res := out.ISO.Result()
-			g.log.Info("Generated node ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256)
-			g.log.Warn("The ISO carries the cluster's pull secret; it is readable only by you (0600). Its tokens expire in 48 hours.")
-			return nil
+			return agent.RunNodeImage(cmd.Context(), g.dir, g.log, r)
 		},
 	}
 	f := c.Flags()

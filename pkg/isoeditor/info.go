@@ -62,6 +62,43 @@ func FileInfo(path string) (Info, error) {
 	return iso.Info()
 }
 
+// FileIgnition is the Ignition config embedded in the ISO at path
+// (EmbeddedIgnition), an error naming the file when there is none.
+func FileIgnition(path string) ([]byte, error) {
+	iso, f, err := OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cfg, err := iso.EmbeddedIgnition()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// FileKargs are the kernel arguments the ISO at path boots with (Kargs),
+// or with defaults those recorded in its coreos/kargs.json; an error
+// naming the file when the ISO has no such areas or they disagree.
+func FileKargs(path string, defaults bool) (string, error) {
+	iso, f, err := OpenFile(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if !defaults {
+		k, err := iso.Kargs()
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", path, err)
+		}
+		return k, nil
+	}
+	if iso.KargsAreas() == nil {
+		return "", fmt.Errorf("%s: %w: the ISO has no %s", path, ErrNoKargs, KargsJSONPath)
+	}
+	return iso.KargsAreas().Default, nil
+}
+
 // OpenFile opens the live ISO at path. The caller closes the returned file.
 func OpenFile(path string) (*ISO, *os.File, error) {
 	f, err := fsutil.OpenRegular(path)

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
+	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 	"github.com/seed-a052040e/agentiso/pkg/kubeapi"
 	"github.com/seed-a052040e/agentiso/pkg/nodejoin"
@@ -40,6 +42,27 @@ const maxSmallInput = 1 << 20
 type NodeImageResult struct {
 	ISO *NodeISO
 	PXE *NodePXEFiles
+}
+
+// Log says what the node image wrote into dir, and what it carries.
+func (r *NodeImageResult) Log(log *slog.Logger, dir string) {
+	if px := r.PXE; px != nil {
+		for _, res := range px.Results() {
+			log.Debug("wrote", "file", res.Path, "bytes", res.Size, "sha256", res.SHA256)
+		}
+		log.Info("Generated the node PXE files in " + filepath.Join(dir, assetdir.BootArtifactsDir))
+		log.Info("Kernel parameters for PXE boot: " + px.Kargs)
+		if px.IPXE != "" {
+			log.Info("Created iPXE script "+px.IPXE, "rootfs", px.RootfsURL)
+		} else {
+			log.Info("No iPXE script: set bootArtifactsBaseURL in nodes-config.yaml for one; boot with coreos.live.rootfs_url=<URL of " + filepath.Base(px.Rootfs) + "> added")
+		}
+		log.Warn("The initrd " + filepath.Join(dir, px.Initrd) + " carries the cluster's pull secret; it is readable only by you (0600): never serve it world-readable. Its tokens expire in 48 hours.")
+		return
+	}
+	res := r.ISO.Result()
+	log.Info("Generated node ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256)
+	log.Warn("The ISO carries the cluster's pull secret; it is readable only by you (0600). Its tokens expire in 48 hours.")
 }
 
 // NodeImageReport is report.json of node-image create --report, written
@@ -75,6 +98,22 @@ type NodeImageReportHost struct {
 	Name string   `json:"name"`
 	MACs []string `json:"macAddresses,omitempty"`
 	IPs  []string `json:"ipAddresses,omitempty"`
+}
+
+// RunNodeImage is node-image create: CreateNodeImage on the store of dir,
+// the store's warnings and then what was written logged on log.
+func RunNodeImage(ctx context.Context, dir string, log *slog.Logger, r NodeImageRequest) error {
+	s, err := asset.NewStore(dir, log)
+	if err != nil {
+		return err
+	}
+	out, err := CreateNodeImage(ctx, s, r)
+	logWarnings(s, log)
+	if err != nil {
+		return err
+	}
+	out.Log(log, s.Dir())
+	return nil
 }
 
 // CreateNodeImage builds and writes the node ISO (or its PXE files) into

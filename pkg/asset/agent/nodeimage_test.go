@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -92,6 +93,12 @@ func TestNodeImageFromTheCluster(t *testing.T) {
 	fi, err := os.Stat(out)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "the ISO holds the pull secret")
+	nodeISO, err := asset.Fetch[*agent.NodeISO](context.Background(), s)
+	require.NoError(t, err)
+	var logged bytes.Buffer
+	(&agent.NodeImageResult{ISO: nodeISO}).Log(slog.New(slog.NewTextHandler(&logged, nil)), dir)
+	assert.Contains(t, logged.String(), "Generated node ISO at "+out)
+	assert.Contains(t, logged.String(), "Its tokens expire in 48 hours.")
 	ign, err := asset.Fetch[*agent.NodeIgnition](context.Background(), s)
 	require.NoError(t, err)
 	edited, f, err := isoeditor.OpenFile(out)
@@ -246,6 +253,11 @@ func TestNodeImagePXE(t *testing.T) {
 	assert.Equal(t, "boot-artifacts/node.x86_64.ipxe", px.IPXE)
 	assert.NoFileExists(t, filepath.Join(dir, "node.x86_64.iso"))
 	assert.FileExists(t, filepath.Join(dir, ".agentiso", "node-watcher-token"))
+	var logged bytes.Buffer
+	(&agent.NodeImageResult{PXE: px}).Log(slog.New(slog.NewTextHandler(&logged, nil)), dir)
+	assert.Contains(t, logged.String(), "Generated the node PXE files in "+filepath.Join(dir, "boot-artifacts"))
+	assert.Contains(t, logged.String(), "Created iPXE script boot-artifacts/node.x86_64.ipxe")
+	assert.Contains(t, logged.String(), "The initrd "+p+" carries the cluster's pull secret")
 
 	// An ISO is refused with bootArtifactsBaseURL, which is for --pxe.
 	s, _ = nodeStore(t, api, base, map[string]string{"nodes-config.yaml": cfg}, agent.NodeImageOptions{})
