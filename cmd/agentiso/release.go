@@ -67,8 +67,5 @@ func runReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) erro
 	if err != nil {
 		return err
 	}
-	if o.format != output.Text {
-		return output.Write(g.out, o.format, d)
-	}
-	return d.WriteText(g.out)
+	return writeResult(g.out, o.format, d)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -19,7 +18,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
 )
@@ -128,7 +126,7 @@ func TestWaitForInterrupted(t *testing.T) {
 	g := &globals{dir: dir, logLevel: "info", out: io.Discard, errOut: &errOut, log: slog.New(slog.DiscardHandler)}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := runWaitFor(ctx, g, waitForOptions{target: "install-complete", timeScale: 1, requestTimeout: time.Second})
+	_, err := waitFor(ctx, g, waitForOptions{target: "install-complete", timeScale: 1, requestTimeout: time.Second})
 	var ee *exitError
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, 130, ee.code)
@@ -142,16 +140,6 @@ func TestInitDirFiles(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), f)
 	}
-	in, err := loadWaitForInputs(dir, "", "", rendezvous.BaseURL)
-	require.NoError(t, err)
-	assert.Equal(t, "127.0.0.1", in.RendezvousIP)
-	assert.True(t, strings.HasPrefix(in.restURL, "http://127.0.0.1:"), in.restURL)
-	pub, err := in.Auth.ECPublicKey()
-	require.NoError(t, err)
-	c, err := credentials.Verify(in.Auth.WatcherAuthToken, pub)
-	require.NoError(t, err)
-	assert.Equal(t, credentials.Claims{"auth_scheme": "watcherAuth"}, c)
-
 	// The state file is the asset store's, with the documented shape.
 	var st struct {
 		Version int `json:"version"`
@@ -167,44 +155,6 @@ func TestInitDirFiles(t *testing.T) {
 	fi, err := os.Stat(filepath.Join(dir, assetdir.State))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
-
-	in, err = loadWaitForInputs(dir, "http://[fd00::5]:8090/api/assisted-install/v2", "$AGENTISO_RENDEZVOUS_URL", rendezvous.BaseURL)
-	require.NoError(t, err)
-	assert.Equal(t, "http://[fd00::5]:8090/api/assisted-install/v2", in.restURL)
-	assert.Equal(t, "$AGENTISO_RENDEZVOUS_URL", in.restURLSource)
-
-	// Without the dev file the URL comes from rendezvousIP, IPv6 bracketed.
-	require.NoError(t, os.Remove(filepath.Join(dir, filepath.FromSlash(assetdir.DevSim))))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.RendezvousIP), []byte("fd00::0005\n"), 0o644))
-	in, err = loadWaitForInputs(dir, "", "", rendezvous.BaseURL)
-	require.NoError(t, err)
-	assert.Equal(t, "http://[fd00::5]:8090/api/assisted-install/v2", in.restURL)
-}
-
-func TestWaitForInputErrors(t *testing.T) {
-	dir := initDir(t)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.State), []byte(`{"version":1,"assets":{}}`), 0o600))
-	_, err := loadWaitForInputs(dir, "", "", rendezvous.BaseURL)
-	assert.ErrorContains(t, err, `cannot read the install's API tokens (written by create image): `)
-	assert.ErrorContains(t, err, `state.json does not hold what create image records there (create the image again)`)
-	assert.NotContains(t, err.Error(), "AuthConfig", "no internal asset name")
-	assert.NotContains(t, err.Error(), "Agent Auth Config", "no internal asset name")
-
-	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.RendezvousIP), []byte("not-an-ip"), 0o644))
-	_, err = loadWaitForInputs(dir, "", "", rendezvous.BaseURL)
-	assert.ErrorContains(t, err, `"not-an-ip" is not an IP address`)
-	assert.False(t, errors.Is(err, os.ErrNotExist))
-}
-
-// A state file that exists but cannot be read is reported as unreadable,
-// with the reason, not as if the asset were missing.
-func TestWaitForCorruptStateSaysUnreadable(t *testing.T) {
-	dir := initDir(t)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.State), []byte(`{"version":1,"assets":`), 0o600))
-	_, err := loadWaitForInputs(dir, "", "", rendezvous.BaseURL)
-	require.Error(t, err)
-	assert.ErrorContains(t, err, "unreadable")
-	assert.NotContains(t, err.Error(), "is missing")
 }
 
 // The REST and Kubernetes ports of `dev init-dir --local` are never the

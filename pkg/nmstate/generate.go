@@ -5,12 +5,15 @@ import (
 	"crypto/sha1"
 	"errors"
 	"fmt"
+	"io"
 	"net/netip"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
 
 // Options control Generate.
@@ -61,6 +64,26 @@ func GenerateFile(name string, data []byte, opts Options) ([]Keyfile, error) {
 		return nil, errors.Join(errs...)
 	}
 	return files, nil
+}
+
+// MaxFileSize bounds the NMState YAML GenerateInput reads, as every input
+// file of the asset directory is bounded.
+const MaxFileSize = 4 << 20
+
+// GenerateInput is GenerateFile for the file named name, read here ("-"
+// reads stdin): a regular file of at most MaxFileSize bytes.
+func GenerateInput(name string, stdin io.Reader, opts Options) ([]Keyfile, error) {
+	var data []byte
+	var err error
+	if name == "-" {
+		data, err = fsutil.ReadLimited(stdin, "standard input", MaxFileSize)
+	} else {
+		data, err = fsutil.ReadRegular(name, MaxFileSize)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading NMState YAML: %w", err)
+	}
+	return GenerateFile(name, data, opts)
 }
 
 // Validate reports every problem Generate would report, without output.
