@@ -30,7 +30,7 @@ import (
 // Node is one node of the installed cluster.
 type Node struct {
 	Name string
-	// Role is "master" or "worker".
+	// Role is "master", "arbiter" or "worker".
 	Role string
 	// Arch is the Go spelling of the node's architecture ("amd64").
 	Arch string
@@ -76,7 +76,8 @@ type Options struct {
 	// User is the name the API server reports in a 403.
 	User string
 	// MCSListen, when set (host:port), serves the machine-config server
-	// there too: /config/worker answers the workers' Ignition config over
+	// there too: /config/worker (and the master pool, and the arbiter pool
+	// of a cluster with an arbiter node) answers the Ignition config over
 	// TLS, with a certificate for api-int.<name>.<domain> signed by a CA of
 	// the cluster's, and worker-user-data-managed points new workers at it
 	// (the live lab's hosts download it, as the real agent's day-2 check
@@ -224,16 +225,25 @@ func (c *Cluster) listenMCS(now time.Time) (net.Listener, error) {
 	c.mcsCA = ca.CertPEM
 	_, c.mcsPort, _ = net.SplitHostPort(ln.Addr().String())
 	ign := c.WorkerIgnition()
+	pools := map[string]bool{"worker": true, "master": true}
+	for _, n := range c.opts.Nodes {
+		if n.Role == "arbiter" {
+			pools["arbiter"] = true
+		}
+	}
 	mux := http.NewServeMux()
 	// The pool is the last element of the path, as the real server's
 	// (machine-config-operator pkg/server/api.go): assisted-service asks
 	// for <endpoint>/<pool>, /config/worker/worker with the endpoint of
-	// worker-user-data-managed.
+	// worker-user-data-managed (/config/worker/master for a day-2
+	// control-plane host). It serves the pools the cluster has: worker,
+	// master, and arbiter when a node is one; the answer is the same
+	// config for each.
 	mux.HandleFunc("GET /config/", func(w http.ResponseWriter, r *http.Request) {
 		c.mu.Lock()
 		c.requests = append(c.requests, "MCS "+r.Method+" "+r.URL.Path)
 		c.mu.Unlock()
-		if path.Base(r.URL.Path) != "worker" {
+		if !pools[path.Base(r.URL.Path)] {
 			http.NotFound(w, r)
 			return
 		}

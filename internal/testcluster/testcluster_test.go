@@ -77,10 +77,29 @@ func TestMachineConfigServer(t *testing.T) {
 	// GetIgnitionEndpointAndCert); the machine-config server takes the
 	// pool from the last path element, as the real one
 	// (machine-config-operator pkg/server/api.go, path.Base).
-	for path, want := range map[string]int{"/worker": http.StatusOK, "/master": http.StatusNotFound} {
+	// It serves the pools the cluster has: worker and master (a day-2
+	// control-plane host asks for <endpoint>/master), arbiter only on a
+	// cluster with an arbiter node, no other.
+	for path, want := range map[string]int{"/worker": http.StatusOK, "/master": http.StatusOK, "/arbiter": http.StatusNotFound, "/infra": http.StatusNotFound} {
 		resp, err := hc.Get(c.MCSURL() + path)
 		require.NoError(t, err)
 		resp.Body.Close()
 		assert.Equal(t, want, resp.StatusCode, path)
 	}
+	assert.Contains(t, c.Requests(), "MCS GET /config/worker/master")
+
+	o.Nodes = append(o.Nodes, Node{Name: "arbiter-0", Role: "arbiter", Arch: "amd64", IP: "192.168.111.24", MAC: "52:54:00:00:00:24", Ready: true})
+	c2, err := Start(o)
+	require.NoError(t, err)
+	defer c2.Close()
+	u2, err := url.Parse(c2.MCSURL())
+	require.NoError(t, err)
+	port = u2.Port()
+	pool2 := x509.NewCertPool()
+	require.True(t, pool2.AppendCertsFromPEM([]byte(c2.MCSCA())))
+	hc.Transport.(*http.Transport).TLSClientConfig.RootCAs = pool2
+	resp, err = hc.Get(c2.MCSURL() + "/arbiter")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "the arbiter pool of a cluster with an arbiter node")
 }

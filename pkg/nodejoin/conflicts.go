@@ -15,6 +15,8 @@ type NewHost struct {
 	MACs []string
 	// IPs are the static addresses of its network config.
 	IPs []string
+	// Role is its role, "" for a worker.
+	Role string
 }
 
 // CheckHosts refuses new hosts whose name, MAC or IP already belongs to a

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -65,6 +66,8 @@ type ExistingNode struct {
 	MACs []string
 	// Kind is "node" or "bare-metal host".
 	Kind string
+	// Roles are a node's node-role.kubernetes.io/<role> labels.
+	Roles []string
 }
 
 // ClusterInfo is what the new hosts' ISO is built from. Secrets are in
@@ -307,6 +310,12 @@ func (in *inspector) nodes(ctx context.Context) error {
 	}
 	for _, n := range l.Items {
 		e := ExistingNode{Name: n.Metadata.Name, Kind: "node"}
+		for l := range n.Metadata.Labels {
+			if r, ok := strings.CutPrefix(l, "node-role.kubernetes.io/"); ok && r != "" {
+				e.Roles = append(e.Roles, r)
+			}
+		}
+		slices.Sort(e.Roles)
 		for _, a := range n.Status.Addresses {
 			if a.Type == "InternalIP" || a.Type == "ExternalIP" {
 				e.IPs = append(e.IPs, a.Address)

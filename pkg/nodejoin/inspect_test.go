@@ -58,7 +58,7 @@ func TestInspectReadsTheCluster(t *testing.T) {
 	assert.Contains(t, ci.IgnitionCA, "BEGIN CERTIFICATE")
 	assert.Equal(t, []string{"192.168.111.0/24"}, ci.MachineNetworks)
 	require.Len(t, ci.Existing, 8, "four nodes and their four bare-metal hosts")
-	assert.Equal(t, nodejoin.ExistingNode{Name: "master-0", Kind: "node", IPs: []string{"192.168.111.20"}, MACs: []string{"52:54:00:00:00:20"}}, ci.Existing[0])
+	assert.Equal(t, nodejoin.ExistingNode{Name: "master-0", Kind: "node", IPs: []string{"192.168.111.20"}, MACs: []string{"52:54:00:00:00:20"}, Roles: []string{"master"}}, ci.Existing[0])
 	assert.Empty(t, ci.Notes)
 }
 

@@ -31,6 +31,9 @@ type MonitorOptions struct {
 	IPs []string
 	// Names, when known (nodes-config.yaml), map an IP to its host name.
 	Names map[string]string
+	// Roles map an IP to its host's role (nodes-config.yaml's: master,
+	// arbiter); a host without one is a worker.
+	Roles map[string]string
 	// ApproveCSRs approves the pending CSRs that match a host being added
 	// (MatchCSR); without it they are only shown.
 	ApproveCSRs bool
@@ -50,8 +53,10 @@ type MonitorOptions struct {
 
 // HostStatus is one host's state in the report.
 type HostStatus struct {
-	IP       string   `json:"ip"`
-	Name     string   `json:"name,omitempty"`
+	IP   string `json:"ip"`
+	Name string `json:"name,omitempty"`
+	// Role is the host's role: worker, master or arbiter.
+	Role     string   `json:"role"`
 	Node     bool     `json:"node"`
 	Ready    bool     `json:"ready"`
 	Pending  []string `json:"pendingCSRs,omitempty"`
@@ -96,7 +101,11 @@ func Monitor(ctx context.Context, o MonitorOptions) (*MonitorReport, error) {
 		if !ValidIP(ip) {
 			return nil, fmt.Errorf("--ip-addresses: %q is not an IP address", ip)
 		}
-		rep.Hosts = append(rep.Hosts, &HostStatus{IP: ip, Name: o.Names[ip]})
+		role := o.Roles[ip]
+		if role == "" {
+			role = "worker"
+		}
+		rep.Hosts = append(rep.Hosts, &HostStatus{IP: ip, Name: o.Names[ip], Role: role})
 	}
 	if len(rep.Hosts) == 0 {
 		return nil, fmt.Errorf("--ip-addresses: give the addresses of the hosts being added")

@@ -195,21 +195,21 @@ func (m *monitor) table() {
 		w := m.agents[h.IP]
 		switch {
 		case h.Node && h.Ready:
-			rows = append(rows, rendezvous.HostRow{Name: name, Role: "worker", Status: "node, Ready"})
+			rows = append(rows, rendezvous.HostRow{Name: name, Role: h.Role, Status: "node, Ready"})
 		case h.Node:
-			rows = append(rows, rendezvous.HostRow{Name: name, Role: "worker", Status: "node, not Ready yet"})
+			rows = append(rows, rendezvous.HostRow{Name: name, Role: h.Role, Status: "node, not Ready yet"})
 		case len(h.Pending) > 0:
-			rows = append(rows, rendezvous.HostRow{Name: name, Role: "worker", Status: "waiting for CSR approval: " + strings.Join(h.Pending, ", ")})
+			rows = append(rows, rendezvous.HostRow{Name: name, Role: h.Role, Status: "waiting for CSR approval: " + strings.Join(h.Pending, ", ")})
 		case h.Agent != nil && h.Agent.Gone:
-			rows = append(rows, rendezvous.HostRow{Name: name, Role: "worker", Status: "rebooted: joining the cluster"})
+			rows = append(rows, rendezvous.HostRow{Name: name, Role: h.Role, Status: "rebooted: joining the cluster"})
 		case w != nil && len(w.rows) > 0:
 			rows = append(rows, w.rows...)
 		case h.Agent != nil:
-			rows = append(rows, rendezvous.HostRow{Name: name, Role: "worker", Status: h.Agent.Status})
+			rows = append(rows, rendezvous.HostRow{Name: name, Role: h.Role, Status: h.Agent.Status})
 		case m.o.Agent != nil:
-			rows = append(rows, rendezvous.HostRow{Name: name, Role: "worker", Status: "assisted-service not answering yet"})
+			rows = append(rows, rendezvous.HostRow{Name: name, Role: h.Role, Status: "assisted-service not answering yet"})
 		default:
-			rows = append(rows, rendezvous.HostRow{Name: name, Role: "worker", Status: "not a node yet"})
+			rows = append(rows, rendezvous.HostRow{Name: name, Role: h.Role, Status: "not a node yet"})
 		}
 	}
 	m.o.Reporter.Hosts(rows)

@@ -52,7 +52,7 @@ func RunMonitor(ctx context.Context, r MonitorRequest) (*MonitorReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := map[string]string{}
+	names, roles := map[string]string{}, map[string]string{}
 	if b, err := fsutil.ReadRegular(filepath.Join(r.Dir, NodesConfigFile), maxNodesConfig); err == nil {
 		nc, err := ParseNodesConfig(b)
 		if err != nil {
@@ -61,12 +61,15 @@ func RunMonitor(ctx context.Context, r MonitorRequest) (*MonitorReport, error) {
 		for _, h := range nc.NewHosts() {
 			for _, ip := range h.IPs {
 				names[ip] = h.Name
+				if h.Role != "" {
+					roles[ip] = h.Role
+				}
 			}
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	o := MonitorOptions{Cluster: kubeapi.New(cfg, 0), IPs: r.IPs, Names: names, ApproveCSRs: r.ApproveCSRs,
+	o := MonitorOptions{Cluster: kubeapi.New(cfg, 0), IPs: r.IPs, Names: names, Roles: roles, ApproveCSRs: r.ApproveCSRs,
 		Interval: r.Interval, Timeout: r.Timeout, Reporter: r.Reporter}
 	if o.Agent, err = agentsFromDir(r); err != nil {
 		return nil, err

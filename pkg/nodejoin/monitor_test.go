@@ -80,3 +80,26 @@ func TestMonitorShowsWithoutApproving(t *testing.T) {
 	_, err = nodejoin.Monitor(context.Background(), nodejoin.MonitorOptions{Cluster: api, IPs: []string{"192.168.111.31"}, Resolve: noDNS, Timeout: time.Second})
 	assert.ErrorContains(t, err, `may not list certificatesigningrequests (API group "certificates.k8s.io") cluster-wide`)
 }
+
+// A control-plane host being added is shown and reported with its role
+// (nodes-config.yaml's), not as a worker.
+func TestMonitorShowsTheHostsRole(t *testing.T) {
+	c, api := start(t, testcluster.Default())
+	require.NoError(t, c.AddCSR("csr-cp", bootstrapper, "kubernetes.io/kube-apiserver-client-kubelet", requestPEM(t, "system:node:master-3")))
+	rec := &recorder{}
+	rep, err := nodejoin.Monitor(context.Background(), nodejoin.MonitorOptions{Cluster: api, IPs: []string{"192.168.111.33", "192.168.111.34"},
+		Names: map[string]string{"192.168.111.33": "master-3", "192.168.111.34": "worker-4"}, Roles: map[string]string{"192.168.111.33": "master"},
+		Resolve: noDNS, Interval: 30 * time.Millisecond, Timeout: time.Second, Reporter: rec})
+	require.Error(t, err)
+	require.Len(t, rep.Hosts, 2)
+	assert.Equal(t, "master", rep.Hosts[0].Role)
+	assert.Equal(t, "worker", rep.Hosts[1].Role, "no role in nodes-config.yaml: a worker")
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	require.NotEmpty(t, rec.tables)
+	last := rec.tables[len(rec.tables)-1]
+	require.Len(t, last, 2)
+	assert.Equal(t, "master-3", last[0].Name)
+	assert.Equal(t, "master", last[0].Role)
+	assert.Equal(t, "worker", last[1].Role)
+}

@@ -28,6 +28,10 @@ type NodesConfig struct {
 	SSHKey               string                `json:"sshKey,omitempty"`
 	BootArtifactsBaseURL string                `json:"bootArtifactsBaseURL,omitempty"`
 	Hosts                []manifests.AgentHost `json:"hosts,omitempty"`
+
+	// lines are the file's line numbers, for the checks made once the
+	// cluster is read (CheckRoles); nil for the single-host flags.
+	lines manifests.Lines
 }
 
 // ParseNodesConfig decodes nodes-config.yaml strictly (unknown fields are
@@ -38,6 +42,7 @@ func ParseNodesConfig(data []byte) (*NodesConfig, error) {
 	if err != nil {
 		return nil, err
 	}
+	nc.lines = dec.Lines
 	return nc, nc.check(dec.Lines)
 }
 
@@ -53,15 +58,6 @@ func (nc *NodesConfig) check(lines manifests.Lines) error {
 		where := fmt.Sprintf("%s:%d: hosts[%d]", NodesConfigFile, lines.Line(fmt.Sprintf("hosts[%d]", i)), i)
 		if len(h.Interfaces) == 0 {
 			errs = append(errs, fmt.Errorf("%s.interfaces: every host needs at least one interface with its MAC address: the host finds its configuration by MAC", where))
-		}
-		switch h.Role {
-		case "", "worker":
-		default:
-			// Upstream's node-joiner adds workers only: its ISO expects
-			// no control-plane agent and counts every host as a worker
-			// (openshift/installer pkg/asset/agent/image/ignition.go,
-			// the addnodes case).
-			errs = append(errs, fmt.Errorf("%s.role: %q: node-image adds worker nodes only (as upstream's node-joiner); remove the role or set it to worker", where, h.Role))
 		}
 	}
 	if u := nc.BootArtifactsBaseURL; u != "" {
@@ -117,7 +113,7 @@ func quoteYAML(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") 
 func (nc *NodesConfig) NewHosts() []NewHost {
 	var out []NewHost
 	for _, h := range nc.Hosts {
-		nh := NewHost{Name: h.Hostname}
+		nh := NewHost{Name: h.Hostname, Role: h.Role}
 		for _, itf := range h.Interfaces {
 			nh.MACs = append(nh.MACs, manifests.NormalizeMAC(itf.MACAddress))
 		}

@@ -121,6 +121,70 @@ type Hardware struct {
 	Master, Arbiter, Worker, SNO Role
 }
 
+// Day2 is which roles a host added to an installed cluster (node-image
+// create, nodes-config.yaml's hosts[].role) may have on a release: the
+// role reaches the host's own assisted-service through the ISO's host
+// configuration (/etc/assisted/hostconfig/<host>/role, applied by the
+// agent-installer client's apply-host-config with the host update call).
+// A worker (or no role) is always allowed.
+//
+// The upstream node-joiner (openshift/installer) checks a host's role
+// with the install's check, in every workflow (pkg/asset/agent/agentconfig
+// agenthosts.go validateRoles: master or worker; arbiter too in the later
+// versions that know arbiter hosts) and writes it to the host
+// configuration as is; its add-nodes Ignition counts every host as a
+// worker (pkg/asset/agent/image/ignition.go, the addnodes case), a count
+// only the install's start-cluster-installation reads. What decides is the
+// host's own assisted-service:
+//
+//   - master: internal/host/hostutil/host_utils.go IsRoleValid takes it
+//     for a day-2 host on every branch (release-4.16 ... release-4.23 and
+//     master); internal/host/common.go updateRole then sets the day-2
+//     host's machine-config pool to master, so that
+//     GetIgnitionEndpointAndCert asks the cluster's machine-config server
+//     for the master pool (the imported endpoint's path joined with
+//     "master": .../config/worker/master, served as pool master).
+//   - arbiter: IsRoleValid takes it from release-4.19, but
+//     internal/bminventory/inventory.go updateHostRole refuses it on
+//     release-4.19 and release-4.20 for a cluster without an OpenShift
+//     version, which an imported cluster is (cmd/agentbasedinstaller
+//     import.go sends name, API DNS name and cluster ID only; 4.20 also
+//     wants platform baremetal); from release-4.21 the check is
+//     common.ValidateClusterSupportsArbiterHosts, which passes every
+//     day-2 (AddHostsCluster) cluster, and TNA_CLUSTERS_SUPPORT (which the
+//     ISO sets) defaults to true.
+type Day2 struct {
+	// ControlPlane allows role master.
+	ControlPlane bool
+	// Arbiter allows role arbiter.
+	Arbiter bool
+}
+
+// Allows reports whether a day-2 host may have role ("" is the default,
+// worker).
+func (d Day2) Allows(role string) bool {
+	switch role {
+	case "", "worker":
+		return true
+	case "master":
+		return d.ControlPlane
+	case "arbiter":
+		return d.Arbiter
+	}
+	return false
+}
+
+// Day2Since is the first release whose day-2 hosts may have role; false
+// when none may.
+func Day2Since(role string) (Minor, bool) {
+	for _, r := range ruleSet {
+		if r.Day2.Allows(role) {
+			return r.Minor, true
+		}
+	}
+	return Minor{}, false
+}
+
 // Rule is what one OpenShift minor release's assisted-service and
 // agent-installer client expect.
 type Rule struct {
@@ -129,6 +193,7 @@ type Rule struct {
 	Fencing  Fencing
 	Match    Match
 	Hardware Hardware
+	Day2     Day2
 }
 
 // Branch is the assisted-service branch the rule was read from.
@@ -144,17 +209,19 @@ var (
 	hw418   = Hardware{Master: master, Worker: worker, SNO: sno8}
 	hw420   = Hardware{Master: master, Arbiter: arb100, Worker: worker, SNO: sno8}
 	hw422   = Hardware{Master: master, Arbiter: arb50, Worker: worker, SNO: sno4}
+	cpDay2  = Day2{ControlPlane: true}
+	allDay2 = Day2{ControlPlane: true, Arbiter: true}
 	v4      = func(m int) Minor { return Minor{4, m} }
 	ruleSet = []Rule{
 		// data/default_hw_requirements.json: 4.18 and 4.19 name no arbiter;
 		// 4.20 and 4.21 add it (100 GB disk); 4.22 lowers its disk to 50 GB
 		// and single-node to 4 cores ({"version":"4.22","match_type":"min_version"}).
-		{Minor: v4(18), Auth: AuthAgentInstallerLocal, Fencing: FencingNone, Match: MatchVersion, Hardware: hw418},
-		{Minor: v4(19), Auth: AuthAgentInstallerLocal, Fencing: FencingNone, Match: MatchVersion, Hardware: hw418},
-		{Minor: v4(20), Auth: AuthAgentInstallerLocal, Fencing: FencingNone, Match: MatchVersion, Hardware: hw420},
-		{Minor: v4(21), Auth: AuthAgentInstallerLocal, Fencing: FencingServiceOnly, Match: MatchVersion, Hardware: hw420},
-		{Minor: v4(22), Auth: AuthAgentInstallerLocal, Fencing: FencingHostnameFile, Match: MatchURL, Hardware: hw422},
-		{Minor: v4(23), Auth: AuthAgentInstallerLocal, Fencing: FencingPerHostMAC, Match: MatchURL, Hardware: hw422},
+		{Minor: v4(18), Auth: AuthAgentInstallerLocal, Fencing: FencingNone, Match: MatchVersion, Hardware: hw418, Day2: cpDay2},
+		{Minor: v4(19), Auth: AuthAgentInstallerLocal, Fencing: FencingNone, Match: MatchVersion, Hardware: hw418, Day2: cpDay2},
+		{Minor: v4(20), Auth: AuthAgentInstallerLocal, Fencing: FencingNone, Match: MatchVersion, Hardware: hw420, Day2: cpDay2},
+		{Minor: v4(21), Auth: AuthAgentInstallerLocal, Fencing: FencingServiceOnly, Match: MatchVersion, Hardware: hw420, Day2: allDay2},
+		{Minor: v4(22), Auth: AuthAgentInstallerLocal, Fencing: FencingHostnameFile, Match: MatchURL, Hardware: hw422, Day2: allDay2},
+		{Minor: v4(23), Auth: AuthAgentInstallerLocal, Fencing: FencingPerHostMAC, Match: MatchURL, Hardware: hw422, Day2: allDay2},
 	}
 )
 

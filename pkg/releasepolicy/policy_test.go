@@ -109,3 +109,30 @@ func FuzzParseMinor(f *testing.F) {
 		_, _ = releasepolicy.For(v)
 	})
 }
+
+// The roles a day-2 host may have (node-image create), per release: the
+// upstream node-joiner passes master and arbiter through to the host's
+// configuration; assisted-service takes master for a day-2 host on every
+// branch, and arbiter for a host of an imported cluster from release-4.21.
+func TestDay2RolesPerRelease(t *testing.T) {
+	for v, want := range map[string][2]bool{ // {master, arbiter}
+		"4.18.0": {true, false}, "4.19.2": {true, false}, "4.20.3": {true, false},
+		"4.21.0": {true, true}, "4.22.1": {true, true}, "4.23.0": {true, true}, "4.24.0-ec.1": {true, true},
+	} {
+		s, err := releasepolicy.For(v)
+		require.NoError(t, err, v)
+		assert.True(t, s.Day2.Allows(""), v)
+		assert.True(t, s.Day2.Allows("worker"), v)
+		assert.Equal(t, want[0], s.Day2.Allows("master"), v)
+		assert.Equal(t, want[1], s.Day2.Allows("arbiter"), v)
+		assert.False(t, s.Day2.Allows("bootstrap"), v)
+		assert.False(t, s.Day2.Allows("auto-assign"), v)
+	}
+	for role, want := range map[string]releasepolicy.Minor{"worker": {Major: 4, Minor: 18}, "master": {Major: 4, Minor: 18}, "arbiter": {Major: 4, Minor: 21}} {
+		got, ok := releasepolicy.Day2Since(role)
+		require.True(t, ok, role)
+		assert.Equal(t, want, got, role)
+	}
+	_, ok := releasepolicy.Day2Since("bootstrap")
+	assert.False(t, ok)
+}

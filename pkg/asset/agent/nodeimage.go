@@ -132,7 +132,8 @@ func (a *NodeHosts) Generate(_ context.Context, p asset.Parents) error {
 
 // ClusterInfo is what the installed cluster says of itself, read over
 // its API (nodejoin.Inspect), after the refusals: a platform that is not
-// on-prem, a new host whose name, MAC or IP belongs to a node.
+// on-prem, a new host whose name, MAC or IP belongs to a node, a role the
+// cluster's release does not take for a day-2 host (nodejoin.CheckRoles).
 type ClusterInfo struct {
 	Warnings
 	Info *nodejoin.ClusterInfo `json:"-"`
@@ -166,6 +167,11 @@ func (a *ClusterInfo) Generate(ctx context.Context, p asset.Parents) error {
 	if err := nodejoin.CheckHosts(ci, nc.NewHosts()); err != nil {
 		return fmt.Errorf("%s: these hosts cannot be added:\n%w", nodejoin.NodesConfigFile, err)
 	}
+	notes, err := nodejoin.CheckRoles(nc, ci)
+	if err != nil {
+		return err
+	}
+	a.Warn = append(a.Warn, notes...)
 	a.Warn = append(a.Warn, ci.Notes...)
 	a.Info = ci
 	return nil

@@ -77,6 +77,11 @@ func (a *NodeIgnition) Generate(_ context.Context, p asset.Parents) error {
 		ReleaseImage: rel.Pinned, ReleaseVersion: rel.Version, Arch: rel.Arch,
 		OSImages:     []ignition.OSImage{{CPUArchitecture: art.Arch, URL: art.URL, Version: art.Release, OpenshiftVersion: rel.Version}},
 		RendezvousIP: nodeZeroIP, InfraEnvID: asset.Get[*InfraEnvID](p).ID, ImageType: fullISO,
+		// Every host counts as a worker, whatever its role, as upstream's
+		// node-joiner counts them (the addnodes case of
+		// pkg/asset/agent/image/ignition.go): the counts feed only the
+		// install's start-cluster-installation, which add-nodes does not
+		// run. A host's role goes to its host configuration (below).
 		WorkerAgents:    len(hosts),
 		RegistriesConf:  []byte(manifests.GenerateRegistriesConf(ic.MirrorSources())),
 		CABundle:        []byte(ci.TrustBundle),

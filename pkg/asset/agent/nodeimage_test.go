@@ -43,15 +43,23 @@ const nodesConfig = `hosts:
         address: [{ip: 192.168.111.31, prefix-length: 24}]
 `
 
-// nodeImageEnv is an installed cluster whose release is in a test registry.
+// nodeImageEnv is an installed 4.20.3 cluster whose release is in a test
+// registry.
 func nodeImageEnv(t *testing.T, mutate func(*testcluster.Options)) (*testcluster.Cluster, *kubeapi.Client, string) {
 	t.Helper()
+	return nodeImageEnvAt(t, "4.20.3", mutate)
+}
+
+// nodeImageEnvAt is nodeImageEnv with the cluster on release version.
+func nodeImageEnvAt(t *testing.T, version string, mutate func(*testcluster.Options)) (*testcluster.Cluster, *kubeapi.Client, string) {
+	t.Helper()
 	r := testrelease.StartRegistry(t, testrelease.RegistryOptions{})
-	img, err := testrelease.Payload{Version: "4.20.3"}.Image()
+	img, err := testrelease.Payload{Version: version}.Image()
 	require.NoError(t, err)
-	dg, err := r.Push("ocp/release", "4.20.3-x86_64", img)
+	dg, err := r.Push("ocp/release", version+"-x86_64", img)
 	require.NoError(t, err)
 	o := testcluster.Default()
+	o.Version = version
 	o.ReleaseImage = r.Host + "/ocp/release@" + dg
 	o.PullSecret = string(r.PullSecret())
 	o.TrustBundle = string(r.CAPEM)
@@ -173,8 +181,9 @@ func TestNodeImageRefusals(t *testing.T) {
 		"name taken":     {hosts: strings.Replace(nodesConfig, "worker-1", "worker-0", 1), want: `hostname "worker-0" is already the name of a node`},
 		"MAC taken":      {hosts: strings.ReplaceAll(nodesConfig, "00:31", "00:20"), want: "MAC address 52:54:00:00:00:20 already belongs to node master-0"},
 		"IP taken":       {hosts: strings.Replace(nodesConfig, "192.168.111.31", "192.168.111.22", 1), want: "IP address 192.168.111.22 is already the address of node master-2"},
-		"master role":    {hosts: strings.Replace(nodesConfig, "- hostname: worker-1\n", "- hostname: worker-1\n  role: master\n", 1), want: "node-image adds worker nodes only"},
-		"no hosts":       {hosts: "-", want: "no hosts to add: write nodes-config.yaml"},
+		"arbiter on 4.20": {hosts: strings.Replace(nodesConfig, "- hostname: worker-1\n", "- hostname: worker-1\n  role: arbiter\n", 1),
+			want: `nodes-config.yaml:3: hosts[0] (worker-1).role: "arbiter": the cluster runs OpenShift 4.20.3, and a host added to a cluster may have role arbiter from OpenShift 4.21 on`},
+		"no hosts": {hosts: "-", want: "no hosts to add: write nodes-config.yaml"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c, api, base := nodeImageEnv(t, tc.mutate)
@@ -197,6 +206,39 @@ func TestNodeImageRefusals(t *testing.T) {
 			assert.True(t, os.IsNotExist(serr), "nothing written on failure")
 			_, serr = os.Stat(filepath.Join(dir, ".agentiso", "node-watcher-token"))
 			assert.True(t, os.IsNotExist(serr), "no token without its ISO")
+		})
+	}
+}
+
+// A control-plane host (role master, 4.18 and later) and an arbiter (4.21
+// and later) are added as upstream's node-joiner adds them: the role is
+// in the host's configuration, which the host's own assisted-service
+// applies; the rest of the ISO is a worker's.
+func TestNodeImageControlPlaneHosts(t *testing.T) {
+	for _, tc := range []struct{ version, role, warn string }{
+		{"4.20.3", "master", ""},
+		{"4.21.0", "arbiter", "no node of the cluster is labelled node-role.kubernetes.io/arbiter"},
+	} {
+		t.Run(tc.role, func(t *testing.T) {
+			_, api, base := nodeImageEnvAt(t, tc.version, nil)
+			hosts := strings.Replace(nodesConfig, "- hostname: worker-1\n", "- hostname: cp-1\n  role: "+tc.role+"\n", 1)
+			s, dir := nodeStore(t, api, base, map[string]string{"nodes-config.yaml": hosts}, agent.NodeImageOptions{})
+			require.NoError(t, buildNodeImage(s))
+			assert.FileExists(t, filepath.Join(dir, "node.x86_64.iso"))
+			ign, err := asset.Fetch[*agent.NodeIgnition](context.Background(), s)
+			require.NoError(t, err)
+			var cfg types.Config
+			require.NoError(t, json.Unmarshal(ign.Config, &cfg))
+			assert.Equal(t, tc.role, string(ignitionFile(t, cfg, "/etc/assisted/hostconfig/cp-1/role")))
+			assert.Equal(t, "52:54:00:00:00:31", strings.TrimSpace(string(ignitionFile(t, cfg, "/etc/assisted/hostconfig/cp-1/mac_addresses"))))
+			assert.Contains(t, string(ignitionFile(t, cfg, "/etc/assisted/rendezvous-host.env")), "WORKFLOW_TYPE=addnodes\n")
+			ci, err := asset.Fetch[*agent.ClusterInfo](context.Background(), s)
+			require.NoError(t, err)
+			if tc.warn == "" {
+				assert.Empty(t, ci.Warn)
+			} else {
+				assert.Contains(t, strings.Join(ci.Warn, "\n"), tc.warn)
+			}
 		})
 	}
 }
