@@ -1,4 +1,4 @@
-// Package releasepolicy is agentiso's supported-release policy: one table, by OpenShift minor release, of what the real assisted-service and agent-installer client of that release expect from the ISO (authentication, two-node fencing, hardware requirements, how the install's release is matched), and the refusal of releases below the floor.
+// Package releasepolicy is agentiso's supported-release policy: one table, by OpenShift minor release, of what the real assisted-service and agent-installer client of that release expect from the ISO (authentication, two-node fencing, hardware requirements, how the install's release is matched, the roles a host added at day 2 may have), and the refusal of releases below the floor.
 package releasepolicy
 
 import (

@@ -46,24 +46,29 @@ func addNodesCluster(m *mirror.Mirror) testcluster.Options {
 	return o
 }
 
-// addNodesConfig is nodes-config.yaml: one worker with a static address
-// outside the cluster's nodes' (.20 to .23).
-const addNodesConfig = `hosts:
-  - hostname: worker-live
-    interfaces:
+// addNodesConfig is nodes-config.yaml: one host h with a static address
+// outside the cluster's nodes' (.20 to .23), with role (none: a worker).
+func addNodesConfig(h host, role string) string {
+	roleLine := ""
+	if role != "" {
+		roleLine = "    role: " + role + "\n"
+	}
+	return `hosts:
+  - hostname: ` + h.name + `
+` + roleLine + `    interfaces:
       - name: eno1
-        macAddress: 52:54:00:cc:00:01
+        macAddress: ` + h.macs[0] + `
     networkConfig:
       interfaces:
         - name: eno1
           type: ethernet
           state: up
-          mac-address: 52:54:00:cc:00:01
+          mac-address: ` + h.macs[0] + `
           ipv4:
             enabled: true
             dhcp: false
             address:
-              - ip: 192.168.111.83
+              - ip: ` + h.ip + `
                 prefix-length: 24
           ipv6:
             enabled: false
@@ -77,13 +82,19 @@ const addNodesConfig = `hosts:
             next-hop-address: 192.168.111.1
             next-hop-interface: eno1
 `
+}
 
-// addNodesHost is the host of addNodesConfig: its own node zero.
+// addNodesHost is the worker of the add-nodes scenario: its own node zero.
 var addNodesHost = host{name: "worker-live", macs: []string{"52:54:00:cc:00:01"}, ip: "192.168.111.83", nodeZero: true}
 
+// addNodesMasterHost is the control-plane host of add-nodes-master (role
+// master in nodes-config.yaml).
+var addNodesMasterHost = host{name: "master-live", macs: []string{"52:54:00:cc:00:02"}, ip: "192.168.111.84", nodeZero: true}
+
 // buildNodeImage serves the installed cluster and runs node-image create
-// against it: the ISO's path, and the cluster (to be closed by the caller).
-func (l *lab) buildNodeImage(ctx context.Context, dir string, m *mirror.Mirror) (string, *testcluster.Cluster, error) {
+// against it with nodesConfig: the ISO's path, and the cluster (to be
+// closed by the caller).
+func (l *lab) buildNodeImage(ctx context.Context, dir string, m *mirror.Mirror, nodesConfig string) (string, *testcluster.Cluster, error) {
 	c, err := testcluster.Start(addNodesCluster(m))
 	if err != nil {
 		return "", nil, fmt.Errorf("serve the installed cluster: %w", err)
@@ -93,7 +104,7 @@ func (l *lab) buildNodeImage(ctx context.Context, dir string, m *mirror.Mirror) 
 		c.Close()
 		return "", nil, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "nodes-config.yaml"), []byte(addNodesConfig), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "nodes-config.yaml"), []byte(nodesConfig), 0o600); err != nil {
 		c.Close()
 		return "", nil, err
 	}
@@ -137,8 +148,8 @@ var hostInstallingStatuses = []string{"installing", "installing-in-progress", "i
 
 // checkAddNodeReal: the host's assisted-service holds one cluster, the
 // installed one imported (kind AddHostsCluster, its OpenShift cluster ID,
-// adding-hosts), and the host is installing.
-func checkAddNodeReal(ctx context.Context, svc *ServiceClient, clusterID string, h host) error {
+// adding-hosts), and the host is installing with role (worker, master).
+func checkAddNodeReal(ctx context.Context, svc *ServiceClient, clusterID string, h host, role string) error {
 	// The service's cluster model, with the imported cluster's fields.
 	var cls []struct {
 		Kind               string `json:"kind"`
@@ -175,10 +186,37 @@ func checkAddNodeReal(ctx context.Context, svc *ServiceClient, clusterID string,
 			if !slices.Contains(hostInstallingStatuses, sh.Status) {
 				return fmt.Errorf("host %s is %s (%s), want one of %v: agent-add-node's install call was not taken", h.name, sh.Status, sh.StatusInfo, hostInstallingStatuses)
 			}
+			// The role of nodes-config.yaml, applied by the real client's
+			// apply-host-config from the ISO's host configuration.
+			if sh.Role != role {
+				return fmt.Errorf("host %s installs with role %q, want %q (nodes-config.yaml's, through apply-host-config)", h.name, sh.Role, role)
+			}
 			return nil
 		}
 	}
 	return errors.New("host " + h.name + " is not in assisted-service")
+}
+
+// checkPoolFetched: the host's day-2 check downloaded the Ignition config
+// of its role's pool from the cluster's machine-config server:
+// assisted-service asks for the imported endpoint joined with the pool
+// (release-4.20 internal/host/hostutil/host_utils.go
+// GetIgnitionEndpointAndCert), /config/worker/<role>.
+func checkPoolFetched(c *testcluster.Cluster, role string) error {
+	want := "MCS GET /config/worker/" + role
+	got := c.Requests()
+	for _, r := range got {
+		if r == want {
+			return nil
+		}
+	}
+	var mcs []string
+	for _, r := range got {
+		if strings.HasPrefix(r, "MCS ") {
+			mcs = append(mcs, r)
+		}
+	}
+	return fmt.Errorf("the machine-config server never got %q: the host's day-2 check did not ask for the %s pool (it got %v)", want, role, mcs)
 }
 
 // checkNodeImageMonitor runs node-image monitor from the test machine: it

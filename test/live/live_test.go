@@ -510,10 +510,26 @@ func liveScenarios(t *testing.T, l *lab, only map[string]bool) {
 	// host's install.
 	run("add-nodes", func(t *testing.T) {
 		sc := scenario{
-			name:     "add-nodes",
-			addNodes: true,
-			hosts:    []host{addNodesHost},
-			dns:      clusterDNS(BridgeIP, BridgeIP),
+			name:        "add-nodes",
+			addNodes:    true,
+			nodesConfig: addNodesConfig(addNodesHost, ""),
+			hosts:       []host{addNodesHost},
+			dns:         clusterDNS(BridgeIP, BridgeIP),
+		}
+		_, err := l.run(t, sc)
+		require.NoError(t, err)
+	})
+	// Day 2, a control-plane host (role master in nodes-config.yaml): its
+	// own assisted-service takes the role, fetches the master pool's
+	// Ignition from the machine-config server and starts its install.
+	run("add-nodes-master", func(t *testing.T) {
+		sc := scenario{
+			name:        "add-nodes-master",
+			addNodes:    true,
+			nodesConfig: addNodesConfig(addNodesMasterHost, "master"),
+			dayTwoRole:  "master",
+			hosts:       []host{addNodesMasterHost},
+			dns:         clusterDNS(BridgeIP, BridgeIP),
 		}
 		_, err := l.run(t, sc)
 		require.NoError(t, err)

@@ -3,6 +3,7 @@
 package live
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -51,6 +52,9 @@ type scenario struct {
 	// cluster (addnodes_test.go) instead of create image: every host is
 	// its own node zero, imports the cluster and installs itself.
 	addNodes bool
+	// nodesConfig is nodes-config.yaml (addNodes), and dayTwoRole the role
+	// the host must install with ("worker" when empty).
+	nodesConfig, dayTwoRole string
 	// dns are the names the lab's DNS server on the bridge answers (name ->
 	// IPv4, subdomains included): what the real assisted-service's domain
 	// validations resolve on the hosts.
@@ -179,6 +183,7 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	iso := filepath.Join(dir, "agent.x86_64.iso")
 	var cdSteps []cdStep
 	var clusterID string
+	var installed *testcluster.Cluster
 	if !sc.addNodes {
 		files := map[string]string{
 			"install-config.yaml": mirrorInputs(sc.installConfig, m, !sc.noCA, proxyURL),
@@ -190,11 +195,10 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	}
 	switch {
 	case sc.addNodes:
-		var c *testcluster.Cluster
-		if iso, c, err = l.buildNodeImage(ctx, dir, m); err != nil {
+		if iso, installed, err = l.buildNodeImage(ctx, dir, m, sc.nodesConfig); err != nil {
 			return nil, err
 		}
-		defer c.Close()
+		defer installed.Close()
 		clusterID = addNodesCluster(m).ClusterID
 	case sc.unconfigured:
 		if iso, cdSteps, err = l.buildUnconfigured(ctx, dir, m); err != nil {
@@ -460,10 +464,14 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 		return fail(fmt.Errorf("not every host registered with node zero's assisted-service: %w", regErr))
 	}
 	if sc.addNodes {
-		if err := checkAddNodeReal(ctx, svc, clusterID, nz); err != nil {
+		role := cmp.Or(sc.dayTwoRole, "worker")
+		if err := checkAddNodeReal(ctx, svc, clusterID, nz, role); err != nil {
 			return fail(err)
 		}
-		t.Logf("%s: assisted-service imported cluster %s and installs %s", sc.name, clusterID, nz.name)
+		if err := checkPoolFetched(installed, role); err != nil {
+			return fail(err)
+		}
+		t.Logf("%s: assisted-service imported cluster %s and installs %s as %s (its day-2 check fetched the %s pool's Ignition)", sc.name, clusterID, nz.name, role, role)
 		if err := checkNodeImageMonitor(ctx, l.bin, dir, nz, res); err != nil {
 			return fail(err)
 		}
