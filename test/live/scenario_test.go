@@ -344,7 +344,7 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	// the wrong config images and take the right one.
 	if len(cdSteps) > 0 {
 		for _, h := range sc.hosts {
-			if err := attachConfigImages(ctx, t, vms[h.name], cdSteps); err != nil {
+			if err := attachConfigImages(ctx, t, vms[h.name], sc.staticIP(h), cdSteps); err != nil {
 				return fail(err)
 			}
 		}
@@ -727,4 +727,17 @@ func checkInstallReal(ctx context.Context, svc *ServiceClient, partial bool) err
 		return fmt.Errorf("the installation was started without every host: %s %q", ev.EventTime, ev.Message)
 	}
 	return nil
+}
+
+// staticIP is the address h holds from static networking alone (no DHCP
+// lease in the scenario for any of its MACs), or "".
+func (sc scenario) staticIP(h host) string {
+	for _, d := range sc.dhcp {
+		for _, mac := range h.macs {
+			if strings.EqualFold(d.MAC, mac) {
+				return ""
+			}
+		}
+	}
+	return h.ip
 }

@@ -5,12 +5,16 @@ package live
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -51,8 +55,14 @@ func (l *lab) buildUnconfigured(ctx context.Context, dir string, m *mirror.Mirro
 		return "", nil, err
 	}
 	factory := filepath.Join(dir, "factory")
-	for _, f := range []string{assetdir.InfraEnv, assetdir.PullSecret, assetdir.ClusterImageSet, assetdir.RegistriesConf, assetdir.CABundle} {
+	// The hosts' NMStateConfigs too: the generic ISO brings up their
+	// static networking before any config image (checked in
+	// attachConfigImages).
+	for _, f := range []string{assetdir.InfraEnv, assetdir.PullSecret, assetdir.ClusterImageSet, assetdir.RegistriesConf, assetdir.CABundle, assetdir.NMStateConfig} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
+		if f == assetdir.NMStateConfig && errors.Is(err, fs.ErrNotExist) {
+			continue // a scenario without static networking
+		}
 		if err != nil {
 			return "", nil, err
 		}
@@ -123,9 +133,11 @@ func (l *lab) buildUnconfigured(ctx context.Context, dir string, m *mirror.Mirro
 }
 
 // attachConfigImages waits until the host says it waits for its
-// configuration, then puts each step's image into its second CD drive and
-// waits for the line the step expects in its journal.
-func attachConfigImages(ctx context.Context, t *testing.T, vm *VM, steps []cdStep) error {
+// configuration; when staticIP is set, checks that the host already holds
+// that address (the generic ISO's own keyfiles, before any config image);
+// then puts each step's image into its second CD drive and waits for the
+// line the step expects in its journal.
+func attachConfigImages(ctx context.Context, t *testing.T, vm *VM, staticIP string, steps []cdStep) error {
 	refusal := regexp.MustCompile(regexp.QuoteMeta(loaderPrefix+"refused") + ".*")
 	waitLine := func(from int, want *regexp.Regexp) (string, int, error) {
 		for {
@@ -160,6 +172,12 @@ func attachConfigImages(ctx context.Context, t *testing.T, vm *VM, steps []cdSte
 		return fmt.Errorf("%s: the generic ISO never said it waits for the config image: %w", vm.Name, err)
 	}
 	t.Logf("%s: waits for its configuration", vm.Name)
+	if staticIP != "" {
+		if err := awaitAddress(ctx, staticIP, 3*time.Minute); err != nil {
+			return fmt.Errorf("%s: the generic ISO's static networking (nmstateconfig.yaml's keyfiles) did not bring up %s before any config image: %w", vm.Name, staticIP, err)
+		}
+		t.Logf("%s: holds its static address %s before any config image", vm.Name, staticIP)
+	}
 	for _, s := range steps {
 		if err := vm.EjectCD(ctx); err != nil {
 			return err
@@ -175,4 +193,30 @@ func attachConfigImages(ctx context.Context, t *testing.T, vm *VM, steps []cdSte
 		t.Logf("%s: attached %s: %s", vm.Name, s.name, strings.TrimSpace(line))
 	}
 	return nil
+}
+
+// awaitAddress waits until a host answers at ip: a TCP connection to a
+// closed port that is refused (or accepted) proves a machine holds the
+// address; silence does not.
+func awaitAddress(ctx context.Context, ip string, within time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, within)
+	defer cancel()
+	var last error
+	for {
+		d := net.Dialer{Timeout: 2 * time.Second}
+		c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(ip, "9"))
+		if err == nil {
+			_ = c.Close()
+			return nil
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return nil
+		}
+		last = err
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no answer within %s: %w", within, last)
+		case <-time.After(2 * time.Second):
+		}
+	}
 }
