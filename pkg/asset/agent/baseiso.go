@@ -135,11 +135,8 @@ func (a *BaseISO) resolve(ctx context.Context, rel *ReleasePayload, cpu string, 
 		CacheDir: o.CacheDir, Arch: cpu, Progress: o.Report.Progress, IsTTY: o.Report.TTY, Logger: o.Report.Log, Stream: rel.Stream,
 		KeepLock: o.HoldBaseISO,
 	}
-	if len(rel.Stream) == 0 && o.BaseISO == "" {
-		// Never another release's ISO: the one this release needs is
-		// unknown, so the user names it.
-		return fmt.Errorf("the RHCOS live ISO of release %s is unknown (%s): pass --base-iso PATH|URL with that release's RHCOS live ISO; `agentiso release info %s` where its registry is reachable names the file and its sha256",
-			rel.PullSpec, rel.streamUnknownWhy(), rel.PullSpec)
+	if err := baseISOKnown(rel, o); err != nil {
+		return err
 	}
 	if rel.MachineOSImages != "" && !o.Offline {
 		spec := rel.MachineOSImages
@@ -171,6 +168,18 @@ func (a *BaseISO) resolve(ctx context.Context, rel *ReleasePayload, cpu string, 
 		}
 	}
 	return nil
+}
+
+// baseISOKnown says when no base ISO can be found without --base-iso: the
+// release's RHCOS is unknown (--offline), and never another release's ISO
+// is taken instead, so the user names it. It needs no download, so the
+// commands check it before they build anything (PersistImageTargets).
+func baseISOKnown(rel *ReleasePayload, o *ImageOptions) error {
+	if len(rel.Stream) != 0 || o.BaseISO != "" {
+		return nil
+	}
+	return fmt.Errorf("the RHCOS live ISO of release %s is unknown (%s): pass --base-iso PATH|URL with that release's RHCOS live ISO; `agentiso release info %s` where its registry is reachable names the file and its sha256",
+		rel.PullSpec, rel.streamUnknownWhy(), rel.PullSpec)
 }
 
 // checkISORelease compares the RHCOS release in the ISO's volume ID

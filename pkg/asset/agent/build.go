@@ -117,6 +117,15 @@ func PersistImageTargets(ctx context.Context, s *asset.Store, log *slog.Logger, 
 		}
 		return err
 	}
+	// A base ISO that cannot be found without --base-iso is known now,
+	// before the lines of a build that could not finish.
+	rel, err := asset.Fetch[*ReleasePayload](ctx, s)
+	if err != nil {
+		return err
+	}
+	if err := baseISOKnown(rel, opts); err != nil {
+		return fmt.Errorf("cannot get the base ISO: %w", err)
+	}
 	if err := ReportIgnition(ctx, s, log); err != nil {
 		return err
 	}
