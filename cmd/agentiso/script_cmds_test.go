@@ -1,10 +1,13 @@
 package main
 
 import (
+	"net"
 	"os"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
 )
 
 // oldTime is the mtime `backdate` gives files, so `backdated` can tell
@@ -18,6 +21,11 @@ func oldTime() time.Time { return time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC) }
 //	backdate file...    set the files' mtime to a fixed old time
 //	backdated file...   fail unless every file still has that mtime
 //	                    (with !: fail unless every file was rewritten)
+//	listening dir       wait (up to a minute) until the simulator of dir
+//	                    (`dev init-dir --local`) accepts connections on
+//	                    its REST address: a wait-for whose --timeout is
+//	                    the expected end must not spend it on the
+//	                    simulator's start on a loaded machine
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	cmds := releaseScriptCmds()
 	for k, v := range baseScriptCmds() {
@@ -46,6 +54,28 @@ func baseScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args 
 			}
 			for _, a := range args {
 				ts.Check(os.Chtimes(ts.MkAbs(a), oldTime(), oldTime()))
+			}
+		},
+		"listening": func(ts *testscript.TestScript, neg bool, args []string) {
+			if neg || len(args) != 1 {
+				ts.Fatalf("usage: listening dir")
+			}
+			ds, err := sim.ReadDevSim(ts.MkAbs(args[0]))
+			ts.Check(err)
+			if ds == nil {
+				ts.Fatalf("%s: no simulator addresses (run dev init-dir --local)", args[0])
+			}
+			deadline := time.Now().Add(time.Minute)
+			for {
+				c, err := net.DialTimeout("tcp", ds.RESTAddr, time.Second)
+				if err == nil {
+					_ = c.Close()
+					return
+				}
+				if time.Now().After(deadline) {
+					ts.Fatalf("the simulator does not listen on %s: %v", ds.RESTAddr, err)
+				}
+				time.Sleep(20 * time.Millisecond)
 			}
 		},
 		"backdated": func(ts *testscript.TestScript, neg bool, args []string) {
