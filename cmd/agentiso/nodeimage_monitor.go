@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -26,27 +24,14 @@ func newNodeImageMonitorCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
-			var rep rendezvous.Reporter
-			if t := console.Inspect(g.errOut); t.TTY {
-				rep = rendezvous.NewTerminalReporter(g.errOut, lvl, t.Colour, t.Width)
-			} else {
-				rep = rendezvous.NewPlainReporter(g.errOut, lvl)
-			}
-			if g.logFile != nil {
-				rep = rendezvous.Tee(rep, rendezvous.NewPlainReporter(g.logFile, slog.LevelDebug))
-			}
+			rep := rendezvous.NewReporter(g.errOut, lvl, g.debugLog())
 			r.Dir, r.Reporter = g.dir, rep
 			_, err = nodejoin.RunMonitor(cmd.Context(), r)
 			rep.Close(err == nil)
-			var hf *nodejoin.HostFailedError
-			switch {
-			case err == nil:
+			if err == nil {
 				rep.Result("Every host is a Ready node of the cluster")
-				return nil
-			case errors.Is(err, nodejoin.ErrMonitorTimeout):
-				return &exitError{code: 5, err: err}
-			case errors.As(err, &hf):
-				return &exitError{code: 6, err: err}
+			} else if code := nodejoin.MonitorExitCode(err); code > 1 {
+				return &exitError{code: code, err: err}
 			}
 			return err
 		},

@@ -43,6 +43,14 @@ type globals struct {
 	onFailure []func(c *cobra.Command, code int, err error)
 }
 
+// debugLog is the debug log in --dir, nil when the command keeps none.
+func (g *globals) debugLog() io.Writer {
+	if g.logFile == nil {
+		return nil
+	}
+	return g.logFile
+}
+
 func newRootCmd(g *globals) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "agentiso",

@@ -28,10 +28,7 @@ func waitFor(ctx context.Context, g *globals, o waitForOptions) (*rendezvous.Sta
 	}
 	ro := rendezvous.RunOptions{Target: o.target, RESTURL: in.RESTURL, RESTURLSource: in.RESTURLSource, WatcherToken: in.Auth.WatcherAuthToken,
 		Kubeconfig: in.Kubeconfig, KubeconfigPath: in.KubeconfigPath, PasswordPath: in.PasswordPath, RendezvousIP: in.RendezvousIP,
-		Timeout: o.timeout, TimeScale: o.timeScale, RequestTimeout: o.requestTimeout, Out: g.errOut, Level: lvl}
-	if g.logFile != nil {
-		ro.Log = g.logFile
-	}
+		Timeout: o.timeout, TimeScale: o.timeScale, RequestTimeout: o.requestTimeout, Out: g.errOut, Level: lvl, Log: g.debugLog()}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st, err := rendezvous.Run(ctx, ro)

@@ -42,6 +42,23 @@ type MonitorRequest struct {
 // ReportFile is the monitor's report in --dir (--report).
 const ReportFile = "report.json"
 
+// MonitorExitCode is node-image monitor's exit code for RunMonitor's
+// error: 0 when every host is a Ready node, 5 when the timeout passed
+// first, 6 when a host's installation failed, else 1 (a usage error,
+// missing input, a refused permission).
+func MonitorExitCode(err error) int {
+	var hf *HostFailedError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, ErrMonitorTimeout):
+		return 5
+	case errors.As(err, &hf):
+		return 6
+	}
+	return 1
+}
+
 // RunMonitor loads the kubeconfig and runs Monitor; with Report it writes
 // the report, also after a failure.
 func RunMonitor(ctx context.Context, r MonitorRequest) (*MonitorReport, error) {

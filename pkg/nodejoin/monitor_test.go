@@ -8,6 +8,8 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -102,4 +104,12 @@ func TestMonitorShowsTheHostsRole(t *testing.T) {
 	assert.Equal(t, "master-3", last[0].Name)
 	assert.Equal(t, "master", last[0].Role)
 	assert.Equal(t, "worker", last[1].Role)
+}
+
+// The exit codes node-image monitor documents, also for a wrapped error.
+func TestMonitorExitCode(t *testing.T) {
+	assert.Equal(t, 0, nodejoin.MonitorExitCode(nil))
+	assert.Equal(t, 5, nodejoin.MonitorExitCode(fmt.Errorf("monitor: %w", nodejoin.ErrMonitorTimeout)))
+	assert.Equal(t, 6, nodejoin.MonitorExitCode(fmt.Errorf("monitor: %w", &nodejoin.HostFailedError{Host: "worker-1", Status: "error"})))
+	assert.Equal(t, 1, nodejoin.MonitorExitCode(errors.New("no kubeconfig")))
 }

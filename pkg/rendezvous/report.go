@@ -266,6 +266,23 @@ func (t *TerminalReporter) Close(success bool) {
 	_, _ = t.w.Write(b.Bytes())
 }
 
+// NewReporter is the Reporter of a command that follows an install: on out
+// the messages at level and above, as a live table of the hosts when out
+// is a terminal, else as lines; and, when log is not nil, every message
+// at debug level on log (the debug log in the asset directory).
+func NewReporter(out io.Writer, level slog.Level, log io.Writer) Reporter {
+	var rep Reporter
+	if t := console.Inspect(out); t.TTY {
+		rep = NewTerminalReporter(out, level, t.Colour, t.Width)
+	} else {
+		rep = NewPlainReporter(out, level)
+	}
+	if log != nil {
+		rep = Tee(rep, NewPlainReporter(log, slog.LevelDebug))
+	}
+	return rep
+}
+
 // Tee returns a Reporter that passes everything to each of rs (the
 // terminal and the debug log in --dir).
 func Tee(rs ...Reporter) Reporter { return tee(rs) }

@@ -186,3 +186,21 @@ func FuzzParseValidations(f *testing.F) {
 		assert.Equal(t, len(vs), len(back))
 	})
 }
+
+// NewReporter writes lines (no table) to what is not a terminal, at its
+// level, and every message to the debug log when there is one.
+func TestNewReporter(t *testing.T) {
+	var out, log bytes.Buffer
+	rep := NewReporter(&out, slog.LevelInfo, &log)
+	rep.Log(slog.LevelDebug, "polled")
+	rep.Log(slog.LevelInfo, "host booted")
+	rep.Close(true)
+	assert.NotContains(t, out.String(), "polled")
+	assert.Contains(t, out.String(), "host booted")
+	assert.NotContains(t, out.String(), "\x1b[", "no escape codes off a terminal")
+	assert.Contains(t, log.String(), "polled")
+	assert.Contains(t, log.String(), "host booted")
+
+	_, plain := NewReporter(&out, slog.LevelInfo, nil).(*PlainReporter)
+	assert.True(t, plain, "no debug log: the terminal's reporter alone")
+}

@@ -9,7 +9,6 @@ import (
 	"net"
 	"time"
 
-	"github.com/seed-a052040e/agentiso/internal/console"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 )
 
@@ -64,15 +63,7 @@ func Run(ctx context.Context, o RunOptions) (*Status, error) {
 	if o.TimeScale != 1 {
 		clock = &ScaledClock{Scale: o.TimeScale}
 	}
-	var rep Reporter
-	if t := console.Inspect(o.Out); t.TTY {
-		rep = NewTerminalReporter(o.Out, o.Level, t.Colour, t.Width)
-	} else {
-		rep = NewPlainReporter(o.Out, o.Level)
-	}
-	if o.Log != nil {
-		rep = Tee(rep, NewPlainReporter(o.Log, slog.LevelDebug))
-	}
+	rep := NewReporter(o.Out, o.Level, o.Log)
 	if o.RESTURLSource != "" {
 		rep.Log(slog.LevelInfo, fmt.Sprintf("Using the rendezvous API at %s (from %s)", o.RESTURL, o.RESTURLSource))
 	}

@@ -2,6 +2,7 @@ package testminiso
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -53,4 +54,29 @@ func Make(ctx context.Context, path string, o MakeOptions) error {
 	}
 	_, err = isoeditor.WriteFile(ctx, path, img, isoeditor.WriteOptions{})
 	return err
+}
+
+// Flags are dev make-test-iso's command line: MakeOptions with the sizes
+// as written ("64MiB", ParseSize) and the Ignition config as a file.
+type Flags struct {
+	MakeOptions
+	Size, EmbedArea, IgnitionFile string
+}
+
+// MakeFromFlags is Make for dev make-test-iso: f's sizes parsed and its
+// Ignition file read first, each error naming its flag.
+func MakeFromFlags(ctx context.Context, path string, f Flags) error {
+	var err error
+	if f.Options.Size, err = testiso.ParseSize(f.Size); err != nil {
+		return fmt.Errorf("--size: %w", err)
+	}
+	if f.EmbedAreaSize, err = testiso.ParseSize(f.EmbedArea); err != nil {
+		return fmt.Errorf("--embed-area: %w", err)
+	}
+	if f.IgnitionFile != "" {
+		if f.Ignition, err = os.ReadFile(f.IgnitionFile); err != nil {
+			return fmt.Errorf("--ignition: %w", err)
+		}
+	}
+	return Make(ctx, path, f.MakeOptions)
 }

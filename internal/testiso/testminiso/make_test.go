@@ -39,3 +39,33 @@ func TestMakeEdited(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"agent.iso", "agent.iso.sha256"}, names)
 }
+
+// MakeFromFlags parses the sizes and reads the Ignition file, naming the
+// flag of what it could not.
+func TestMakeFromFlags(t *testing.T) {
+	dir := t.TempDir()
+	ign := filepath.Join(dir, "config.ign")
+	require.NoError(t, os.WriteFile(ign, []byte(`{"ignition":{"version":"3.2.0"}}`), 0o644))
+	p := filepath.Join(dir, "agent.iso")
+	require.NoError(t, MakeFromFlags(context.Background(), p, Flags{Size: "4MiB", EmbedArea: "256KiB", IgnitionFile: ign}))
+	fi, err := os.Stat(p)
+	require.NoError(t, err)
+	assert.Equal(t, int64(4<<20), fi.Size())
+	iso, f, err := isoeditor.OpenFile(p)
+	require.NoError(t, err)
+	defer f.Close()
+	got, err := iso.EmbeddedIgnition()
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"ignition":{"version":"3.2.0"}}`, string(got))
+
+	for _, tc := range []struct {
+		flags Flags
+		want  string
+	}{
+		{Flags{Size: "lots", EmbedArea: "256KiB"}, "--size: "},
+		{Flags{Size: "4MiB", EmbedArea: "some"}, "--embed-area: "},
+		{Flags{Size: "4MiB", EmbedArea: "256KiB", IgnitionFile: dir + "/no"}, "--ignition: "},
+	} {
+		assert.ErrorContains(t, MakeFromFlags(context.Background(), filepath.Join(dir, "x.iso"), tc.flags), tc.want)
+	}
+}

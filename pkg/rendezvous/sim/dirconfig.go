@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -105,6 +106,20 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// Simulate is dev simulate: ServeDir with the scenario named by scenario
+// (a file, else a built-in name; Load).
+func Simulate(ctx context.Context, dir, scenario string, o DirOptions) error {
+	if o.Speed <= 0 {
+		return errors.New("--speed must be greater than zero")
+	}
+	sc, err := Load(scenario)
+	if err != nil {
+		return err
+	}
+	o.Scenario = sc
+	return ServeDir(ctx, dir, o)
 }
 
 // ServeDir serves o.Scenario for dir (ConfigForDir) until ctx ends,

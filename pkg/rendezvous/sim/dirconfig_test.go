@@ -34,3 +34,15 @@ func TestServeDir(t *testing.T) {
 	assert.Contains(t, logs.String(), `msg=simulating scenario=sno-happy`)
 	assert.Contains(t, logs.String(), `msg="simulator stopped" requests=0 denied=0`)
 }
+
+// Simulate refuses a speed that is not positive and a scenario that is
+// neither a file nor a built-in name, before serving anything.
+func TestSimulateRefusals(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, WriteDevDir(DevDirOptions{Dir: dir, RendezvousIP: "127.0.0.1", ClusterName: "ocp", BaseDomain: "example.com", Local: true}))
+	assert.EqualError(t, Simulate(context.Background(), dir, "sno-happy", DirOptions{Speed: 0}), "--speed must be greater than zero")
+	assert.Error(t, Simulate(context.Background(), dir, "no-such-scenario", DirOptions{Speed: 1}))
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	assert.NoError(t, Simulate(ctx, dir, "sno-happy", DirOptions{Speed: 1, Log: slog.New(slog.DiscardHandler)}))
+}
