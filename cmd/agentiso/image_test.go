@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/console"
 	"github.com/seed-a052040e/agentiso/internal/testiso"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
@@ -83,7 +84,7 @@ func TestCreateImageChangesOnlyEmbedAreas(t *testing.T) {
 func TestCreateImageCancelledLeavesNothing(t *testing.T) {
 	dir, base := makeImageDir(t)
 	g := &globals{dir: dir, out: &bytes.Buffer{}, errOut: &bytes.Buffer{}}
-	lg, err := newLogger(g.errOut, "info")
+	lg, err := console.NewLogger(g.errOut, "info", nil)
 	require.NoError(t, err)
 	g.log = lg
 	ctx, cancel := context.WithCancel(context.Background())

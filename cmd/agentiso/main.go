@@ -8,9 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/seed-a052040e/agentiso/internal/console"
@@ -44,35 +42,13 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 	root.SetErr(errOut)
 	// Ctrl-C or SIGTERM cancels the context: long work stops, temp files
 	// are removed, and nothing half-written is left behind. A phase that
-	// cannot see the context (a read blocked on standard input) is ended
-	// anyway: on a second signal, or forceExitAfter after the first, the
-	// process exits 130 (its locked temporary files are then removed by the
-	// next run).
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	finished := make(chan struct{})
-	defer close(finished)
-	go func() {
-		select {
-		case <-sigs:
-		case <-finished:
-			return
-		}
-		cancel()
-		t := time.NewTimer(forceExitAfter)
-		defer t.Stop()
-		select {
-		case <-sigs:
-		case <-t.C:
-		case <-finished:
-			return
-		}
+	// cannot see the context is ended anyway, with exit code 130 (its
+	// locked temporary files are then removed by the next run).
+	ctx, stop := console.CancelOnInterrupt(context.Background(), forceExitAfter, func() {
 		_, _ = io.WriteString(errOut, console.Line(slog.LevelError, "interrupted", console.Inspect(errOut).Colour))
 		os.Exit(130)
-	}()
+	})
+	defer stop()
 	c, err := root.ExecuteContextC(ctx)
 	defer func() { g.closeLog(err != nil) }()
 	if err == nil {
@@ -118,15 +94,4 @@ func (g *globals) closeLog(failed bool) {
 	if failed && !g.dirExisted {
 		console.RemoveLogOnlyDir(g.dir)
 	}
-}
-
-// newLogger returns the one logger used by every command: "LEVEL
-// message" lines on w (internal/console), coloured on a terminal unless
-// NO_COLOR is set.
-func newLogger(w io.Writer, level string) (*slog.Logger, error) {
-	lv, err := console.ParseLevel(level)
-	if err != nil {
-		return nil, err
-	}
-	return slog.New(console.NewHandler(w, lv, console.Inspect(w).Colour)), nil
 }

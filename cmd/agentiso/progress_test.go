@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/seed-a052040e/agentiso/internal/console"
 )
 
 // Progress is info-level output: --log-level warn or error hides the
@@ -18,7 +20,7 @@ func TestProgressFollowsLogLevel(t *testing.T) {
 	}{{"debug", true}, {"info", true}, {"warn", false}, {"error", false}} {
 		t.Run(tc.level, func(t *testing.T) {
 			var errOut bytes.Buffer
-			lg, err := newLogger(&errOut, tc.level)
+			lg, err := console.NewLogger(&errOut, tc.level, nil)
 			require.NoError(t, err)
 			r := (&imageOptions{}).assetOptions(&globals{errOut: &errOut, log: lg, logLevel: tc.level}).Report
 			if r.WriteProgress != nil {

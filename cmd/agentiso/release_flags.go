@@ -34,12 +34,8 @@ func releaseOrigin(g *globals, r releaseFlags) string {
 	if r.origin != "" {
 		return r.origin
 	}
-	s := g.setting("release-image")
-	switch s.Source {
-	case config.FromFlag, config.FromEnv:
-		return s.Origin
-	case config.FromFile:
-		return "config file " + s.Origin
+	if p := g.setting("release-image").Place(); p != "" {
+		return p
 	}
 	return "--release-image"
 }

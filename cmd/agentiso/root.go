@@ -61,7 +61,7 @@ func newRootCmd(g *globals) *cobra.Command {
 			if err := applyConfig(cmd, g); err != nil {
 				return &exitError{code: 1, err: err}
 			}
-			lg, err := newLogger(g.errOut, g.logLevel)
+			lg, err := console.NewLogger(g.errOut, g.logLevel, nil)
 			if err != nil {
 				if s := g.setting("log-level"); s.Source != config.FromFlag && s.Source != "" {
 					err = fmt.Errorf("%w (from %s)", err, s.Origin)
@@ -73,9 +73,7 @@ func newRootCmd(g *globals) *cobra.Command {
 				_, statErr := os.Stat(g.dir)
 				g.dirExisted = statErr == nil
 				g.logFile = console.NewLogFile(g.dir, nil)
-				lv, _ := console.ParseLevel(g.logLevel)
-				g.log = slog.New(slog.NewMultiHandler(console.NewHandler(g.errOut, lv, console.Inspect(g.errOut).Colour),
-					console.NewHandler(g.logFile, slog.LevelDebug, false)))
+				g.log, _ = console.NewLogger(g.errOut, g.logLevel, g.logFile)
 				g.log.Debug(fmt.Sprintf("agentiso %s: %s", version, strings.Join(g.args, " ")))
 			}
 			for _, w := range output.Deprecations(cmd.Flags()) {

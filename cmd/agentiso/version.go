@@ -5,7 +5,6 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/seed-a052040e/agentiso/internal/config"
 	"github.com/seed-a052040e/agentiso/internal/output"
@@ -55,15 +54,12 @@ func newVersionCmd(g *globals) *cobra.Command {
 					}
 				}
 			}
-			s, err := releaseImageSetting(g)
+			s, err := g.config.Lookup("release-image")
 			if err != nil {
 				return err
 			}
 			if s.Source == config.FromEnv || s.Source == config.FromFile {
-				v.Release = &versionRelease{PullSpec: s.Value, Origin: s.Origin}
-				if s.Source == config.FromFile {
-					v.Release.Origin = "config file " + s.Origin
-				}
+				v.Release = &versionRelease{PullSpec: s.Value, Origin: s.Place()}
 			}
 			if format != output.Text {
 				return output.Write(g.out, format, v)
@@ -81,19 +77,4 @@ func newVersionCmd(g *globals) *cobra.Command {
 	}
 	output.AddFlag(c, &format, "the version and release")
 	return c
-}
-
-// releaseImageSetting resolves release-image through the environment and
-// the config file, as the create commands would.
-func releaseImageSetting(g *globals) (config.Setting, error) {
-	if g.config == nil || g.config.Layers == nil {
-		return config.Setting{Source: config.FromDefault}, nil
-	}
-	fs := pflag.NewFlagSet("version", pflag.ContinueOnError)
-	fs.String("release-image", "", "")
-	settings, err := g.config.Layers.Resolve(fs)
-	if err != nil || len(settings) != 1 {
-		return config.Setting{}, err
-	}
-	return settings[0], nil
 }

@@ -111,6 +111,23 @@ type Applied struct {
 	Settings map[string]Setting
 }
 
+// Lookup resolves key, a string setting the command itself does not
+// declare (version reads release-image), through the environment and the
+// config file: a default when a is nil (a command that reads only its
+// command line).
+func (a *Applied) Lookup(key string) (Setting, error) {
+	if a == nil || a.Layers == nil {
+		return Setting{Source: FromDefault}, nil
+	}
+	fs := pflag.NewFlagSet(key, pflag.ContinueOnError)
+	fs.String(key, "", "")
+	settings, err := a.Layers.Resolve(fs)
+	if err != nil || len(settings) != 1 {
+		return Setting{}, err
+	}
+	return settings[0], nil
+}
+
 // Apply fills the flags of cmd that the command line left unset from the
 // environment or the config file (configFile is --config's value, the
 // empty string when not given), and records where every setting came from.

@@ -75,3 +75,21 @@ func TestPolicyApply(t *testing.T) {
 	_, ok := a.Settings["once"]
 	assert.False(t, ok)
 }
+
+// Lookup resolves a key the command does not declare through the
+// environment; without layers it is a default. Place names each source.
+func TestAppliedLookupAndPlace(t *testing.T) {
+	t.Setenv(EnvVar("release-image"), "quay.io/x/y@sha256:1")
+	l, err := New(nil)
+	require.NoError(t, err)
+	s, err := (&Applied{Layers: l}).Lookup("release-image")
+	require.NoError(t, err)
+	assert.Equal(t, Setting{Key: "release-image", Value: "quay.io/x/y@sha256:1", Source: FromEnv, Origin: "$AGENTISO_RELEASE_IMAGE"}, s)
+	assert.Equal(t, "$AGENTISO_RELEASE_IMAGE", s.Place())
+	s, err = (*Applied)(nil).Lookup("release-image")
+	require.NoError(t, err)
+	assert.Equal(t, FromDefault, s.Source)
+	assert.Empty(t, s.Place())
+	assert.Equal(t, "config file /etc/a.yaml:3", Setting{Source: FromFile, Origin: "/etc/a.yaml:3"}.Place())
+	assert.Equal(t, "--release-image", Setting{Source: FromFlag, Origin: "--release-image"}.Place())
+}

@@ -50,6 +50,18 @@ type Setting struct {
 	Origin string `json:"origin"`
 }
 
+// Place names where s came from, for a message: the flag or the variable
+// (its Origin), or "config file PATH:LINE"; "" for a default.
+func (s Setting) Place() string {
+	switch s.Source {
+	case FromFlag, FromEnv:
+		return s.Origin
+	case FromFile:
+		return "config file " + s.Origin
+	}
+	return ""
+}
+
 // Layers resolves keys through the command line, then the environment,
 // then the config file, then the flags' defaults.
 type Layers struct {

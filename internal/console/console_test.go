@@ -69,3 +69,25 @@ func TestWriteProgressPlain(t *testing.T) {
 	p.Done(true)
 	assert.Equal(t, "INFO Writing agent.iso: 25%\nINFO Writing agent.iso: 50%\nINFO Writing agent.iso: 75%\n", b.String())
 }
+
+// NewLogger writes at its level to the terminal side and every debug line
+// to the debug log; a bad level is refused.
+func TestNewLogger(t *testing.T) {
+	var out, debug bytes.Buffer
+	lg, err := NewLogger(&out, "warn", &debug)
+	require.NoError(t, err)
+	lg.Debug("polled")
+	lg.Info("progress")
+	lg.Warn("careful")
+	assert.Equal(t, "WARNING careful\n", out.String())
+	assert.Equal(t, "DEBUG polled\nINFO progress\nWARNING careful\n", debug.String())
+
+	out.Reset()
+	lg, err = NewLogger(&out, "info", nil)
+	require.NoError(t, err)
+	lg.Info("progress", "bytes", 3)
+	assert.Equal(t, "INFO progress bytes=3\n", out.String())
+
+	_, err = NewLogger(&out, "loud", nil)
+	assert.Error(t, err)
+}

@@ -11,6 +11,22 @@ import (
 	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
 
+// NewLogger returns the one logger of a command: "LEVEL message" lines at
+// level (ParseLevel) and above on w, coloured on a terminal unless
+// NO_COLOR is set, and, when debugLog is not nil, every line from debug up
+// on debugLog, uncoloured (the debug log in the asset directory).
+func NewLogger(w io.Writer, level string, debugLog io.Writer) (*slog.Logger, error) {
+	lv, err := ParseLevel(level)
+	if err != nil {
+		return nil, err
+	}
+	h := slog.Handler(NewHandler(w, lv, Inspect(w).Colour))
+	if debugLog != nil {
+		h = slog.NewMultiHandler(h, NewHandler(debugLog, slog.LevelDebug, false))
+	}
+	return slog.New(h), nil
+}
+
 // Handler is the slog handler of every command: Line's "LEVEL message"
 // format, with any attributes appended as key=value.
 type Handler struct {
