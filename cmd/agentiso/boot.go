@@ -61,34 +61,16 @@ func newBootCmd(g *globals) *cobra.Command {
 	// A script given -o gets its one object whatever ends the command: a
 	// usage error, a refused address or ISO URL (no host then), a host that
 	// failed, the wait that followed.
-	g.onFailure = append(g.onFailure, func(cc *cobra.Command, code int, err error) {
-		if wrote || cc != c {
-			return
-		}
-		f := format
-		if f == output.Text {
-			f = output.FromArgs(g.args)
-		}
-		if f == output.Text {
-			return
-		}
+	g.objectOnFailure(&format, &wrote, func(cc *cobra.Command) bool { return cc == c }, func(_ *cobra.Command, code int, err error) any {
 		out := pending
 		if out == nil {
-			action := "boot"
-			if o.Eject {
-				action = "eject"
-			}
-			out = &bootResult{Result: &bmcboot.Result{Action: action, Result: bmcboot.ResultFailed, Hosts: []bmcboot.HostResult{}}}
-			if err != nil {
-				out.Error = err.Error()
-			}
+			out = &bootResult{Result: bmcboot.FailedBefore(o.Eject, err)}
 		}
 		out.ExitCode = code
 		if code == rendezvous.ExitInterrupted {
 			out.Result.Result = bmcboot.ResultInterrupted
 		}
-		wrote = true
-		_ = output.Write(g.out, f, out)
+		return out
 	})
 	output.AddFlag(c, &format, "one final object: the result of each host (its Redfish system, virtual media slot, power action or error) and, with --wait, wait-for's status")
 	f := c.Flags()

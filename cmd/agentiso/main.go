@@ -11,7 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/seed-a052040e/agentiso/internal/console"
+	"github.com/seed-a052040e/agentiso/internal/output"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 )
 
@@ -79,6 +82,27 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 	}
 	_, _ = io.WriteString(errOut, console.Line(slog.LevelError, strings.TrimSpace(err.Error())+console.UsageHint(c, err), console.Inspect(errOut).Colour))
 	return code
+}
+
+// objectOnFailure makes a command given -o json|yaml print its one object
+// whatever ends it: when the command that failed is its own (ours) and
+// printed none (*wrote), object(c, code, err) is printed in the format of
+// -o, read from the command line as given when it did not parse.
+func (g *globals) objectOnFailure(format *output.Format, wrote *bool, ours func(*cobra.Command) bool, object func(c *cobra.Command, code int, err error) any) {
+	g.onFailure = append(g.onFailure, func(c *cobra.Command, code int, err error) {
+		if *wrote || !ours(c) {
+			return
+		}
+		f := *format
+		if f == output.Text {
+			f = output.FromArgs(g.args)
+		}
+		if f == output.Text {
+			return
+		}
+		*wrote = true
+		_ = output.Write(g.out, f, object(c, code, err))
+	})
 }
 
 // closeLog ends the debug log in --dir, if one was kept. A failed command

@@ -66,23 +66,13 @@ func newWaitForCmd(g *globals) *cobra.Command {
 	)
 	// A script given -o gets its object whatever ends the command: a
 	// usage error, a bad setting, missing inputs in --dir.
-	g.onFailure = append(g.onFailure, func(c *cobra.Command, code int, err error) {
-		if o.wrote || (c != cmd && c.Parent() != cmd) {
-			return
-		}
-		f := o.format
-		if f == output.Text {
-			f = output.FromArgs(g.args)
-		}
-		if f == output.Text {
-			return
-		}
+	ours := func(c *cobra.Command) bool { return c == cmd || c.Parent() == cmd }
+	g.objectOnFailure(&o.format, &o.wrote, ours, func(c *cobra.Command, code int, err error) any {
 		target := ""
 		if c != cmd {
 			target = c.Name()
 		}
-		o.wrote = true
-		_ = output.Write(g.out, f, rendezvous.StatusBeforeWait(target, code, err))
+		return rendezvous.StatusBeforeWait(target, code, err)
 	})
 	return cmd
 }

@@ -263,6 +263,19 @@ const (
 	ResultInterrupted = "interrupted"
 )
 
+// FailedBefore is the result of a run that err stopped before any BMC was
+// spoken to (a usage error, a refused address or ISO URL): no host.
+func FailedBefore(eject bool, err error) *Result {
+	r := &Result{Action: "boot", Result: ResultFailed, Hosts: []HostResult{}}
+	if eject {
+		r.Action = "eject"
+	}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	return r
+}
+
 // The results of a host.
 const (
 	HostBooting         = "booting"

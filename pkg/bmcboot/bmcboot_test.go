@@ -261,3 +261,14 @@ func TestLiveTable(t *testing.T) {
 	assert.Equal(t, cols[0], cols[1])
 	assert.Equal(t, cols[0], cols[2])
 }
+
+// A run stopped before any BMC: failed, no host (an empty list, not null,
+// for scripts), the error and the action kept.
+func TestFailedBefore(t *testing.T) {
+	b, err := json.Marshal(FailedBefore(false, fmt.Errorf("--url is required")))
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"action":"boot","result":"failed","hosts":[],"error":"--url is required"}`, string(b))
+	r := FailedBefore(true, nil)
+	assert.Equal(t, "eject", r.Action)
+	assert.Empty(t, r.Error)
+}
