@@ -8,8 +8,10 @@ import (
 	"hash"
 	"io"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ulikunitz/xz"
 )
@@ -194,6 +196,8 @@ type minimalReaderAt struct {
 	xzPos  int64
 	// cache is the whole packed part when it is at most maxPackedCache.
 	cache []byte
+	// mu guards the xz stream: a write and its hash read concurrently.
+	mu sync.Mutex
 }
 
 func newMinimalReaderAt(data *MinisoData, full io.ReaderAt) (*minimalReaderAt, error) {
@@ -257,6 +261,8 @@ func (r *minimalReaderAt) readPacked(p []byte, pos int64) error {
 		copy(p, r.cache[pos:])
 		return nil
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.xz == nil || pos < r.xzPos {
 		if err := r.restart(); err != nil {
 			return err
@@ -319,11 +325,29 @@ func (r *minimalReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	return done, nil
 }
 
+// fileSpans implements spannedBase when the full ISO is a file: the shared
+// extents are spans of it. A packed part too large to keep in memory (never
+// a live ISO's) would be decompressed again each time the hash, behind the
+// copy, read back over it: such a minimal ISO is written in one stream.
+func (r *minimalReaderAt) fileSpans() (*os.File, []fileSpan, io.ReaderAt) {
+	f, ok := r.full.(*os.File)
+	if !ok || r.cache == nil {
+		return nil, nil, nil
+	}
+	spans := make([]fileSpan, 0, len(r.data.Extents))
+	for _, e := range r.data.Extents {
+		if e.Length > 0 {
+			spans = append(spans, fileSpan{off: e.MinimalOffset, fileOff: e.FullOffset, n: e.Length})
+		}
+	}
+	return f, spans, r
+}
+
 // verifyingReaderAt hashes the bytes of ra in order as a sequential reader
 // asks for them, reading what it skips itself (the regions under
 // overlays), so the pristine image's sha256 is known once the stream ends.
 type verifyingReaderAt struct {
-	ra   io.ReaderAt
+	ra   *minimalReaderAt
 	size int64
 	h    hash.Hash
 	next int64
@@ -355,6 +379,18 @@ func (v *verifyingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 		v.next = end
 	}
 	return n, err
+}
+
+// fileSpans implements spannedBase: the spans of ra, read raw without
+// being hashed (the hash reads through v, in order).
+func (v *verifyingReaderAt) fileSpans() (*os.File, []fileSpan, io.ReaderAt) {
+	return v.ra.fileSpans()
+}
+
+// checkHash implements checkedBase: the writer hashes the pristine bytes
+// into v.h itself, and v is then not read at all.
+func (v *verifyingReaderAt) checkHash() (hash.Hash, func()) {
+	return v.h, func() { v.next = v.size }
 }
 
 // finish hashes what is left and compares the sha256 with miniso.dat's.

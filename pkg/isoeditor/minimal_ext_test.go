@@ -3,11 +3,14 @@ package isoeditor_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -66,20 +69,49 @@ func TestMinimalReadAt(t *testing.T) {
 // areas, the root file system URL instead of coreos.liveiso=, a kargs.json
 // default without coreos.liveiso=, no rootfs.img, and every other byte of
 // the minimal ISO unchanged.
+//
+// The bytes it shares with the full ISO (here mostly the 2 MiB initrd) are
+// copied by the kernel, or cloned where the file system can, unless the
+// kernel copy is turned off; every way writes the same bytes and sum.
 func TestMinimalEdit(t *testing.T) {
-	p, res := writeFullWithMiniso(t, testiso.Options{Size: 8 << 20})
+	for _, tc := range []struct {
+		name    string
+		opts    isoeditor.WriteOptions
+		methods []string
+	}{
+		{"default", isoeditor.WriteOptions{}, kernelMethods()},
+		{"no reflink", isoeditor.WriteOptions{NoReflink: true}, kernelMethods()[:1]},
+		{"no kernel copy", isoeditor.WriteOptions{NoKernelCopy: true}, []string{isoeditor.MethodReadWrite}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testMinimalEdit(t, tc.opts, tc.methods) })
+	}
+}
+
+// kernelMethods are the methods of a write the kernel copies: off Linux,
+// the portable one.
+func kernelMethods() []string {
+	if runtime.GOOS != "linux" {
+		return []string{isoeditor.MethodReadWrite}
+	}
+	return []string{isoeditor.MethodCopyFileRange, isoeditor.MethodReflink}
+}
+
+func testMinimalEdit(t *testing.T, opts isoeditor.WriteOptions, methods []string) {
+	p, res := writeFullWithMiniso(t, testiso.Options{Size: 8 << 20, InitrdSize: 2 << 20, Dense: true})
 	_, m := openMinimal(t, p)
 	cfg := []byte(`{"ignition":{"version":"3.2.0"}}`)
 	const url = "http://10.0.0.1:8080/boot/agent.x86_64-rootfs.img"
 	img, err := m.Edit(isoeditor.Edit{Ignition: cfg, AppendKargs: []string{"console=ttyS0"}}, url)
 	require.NoError(t, err)
 	out := filepath.Join(t.TempDir(), "agent.x86_64.iso")
-	wr, err := isoeditor.WriteFile(context.Background(), out, img, isoeditor.WriteOptions{})
+	wr, err := isoeditor.WriteFile(context.Background(), out, img, opts)
 	require.NoError(t, err)
-	assert.Equal(t, isoeditor.MethodReadWrite, wr.Method)
+	assert.Contains(t, methods, wr.Method)
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	require.Len(t, b, len(res.MinimalBytes))
+	sum := sha256.Sum256(b)
+	assert.Equal(t, hex.EncodeToString(sum[:]), wr.SHA256)
 
 	edited, err := isoeditor.Open(bytes.NewReader(b), int64(len(b)))
 	require.NoError(t, err)
@@ -110,7 +142,7 @@ func TestMinimalEdit(t *testing.T) {
 // A full ISO whose shared bytes differ from what miniso.dat was packed
 // against gives no output: the write fails with the digest error.
 func TestMinimalEditDigestMismatch(t *testing.T) {
-	p, res := writeFullWithMiniso(t, testiso.Options{Size: 8 << 20})
+	p, res := writeFullWithMiniso(t, testiso.Options{Size: 8 << 20, InitrdSize: 2 << 20})
 	fw, err := os.OpenFile(p, os.O_RDWR, 0)
 	require.NoError(t, err)
 	_, err = fw.WriteAt([]byte{0xff, 0xfe}, res.Full.Files["images/pxeboot/initrd.img"].Offset+100)
@@ -119,14 +151,16 @@ func TestMinimalEditDigestMismatch(t *testing.T) {
 	_, m := openMinimal(t, p)
 	img, err := m.Edit(isoeditor.Edit{Ignition: []byte(`{}`)}, "https://example.com/r.img")
 	require.NoError(t, err)
-	out := filepath.Join(t.TempDir(), "agent.x86_64.iso")
-	_, err = isoeditor.WriteFile(context.Background(), out, img, isoeditor.WriteOptions{})
-	var dm *isoeditor.DigestMismatchError
-	require.ErrorAs(t, err, &dm)
-	assert.NoFileExists(t, out)
-	entries, err := os.ReadDir(filepath.Dir(out))
-	require.NoError(t, err)
-	assert.Empty(t, entries, "no temporary file left")
+	for _, opts := range []isoeditor.WriteOptions{{}, {NoChecksum: true}, {NoKernelCopy: true}} {
+		out := filepath.Join(t.TempDir(), "agent.x86_64.iso")
+		_, err = isoeditor.WriteFile(context.Background(), out, img, opts)
+		var dm *isoeditor.DigestMismatchError
+		require.ErrorAs(t, err, &dm, "%+v", opts)
+		assert.NoFileExists(t, out)
+		entries, err := os.ReadDir(filepath.Dir(out))
+		require.NoError(t, err)
+		assert.Empty(t, entries, "no temporary file left")
+	}
 }
 
 func TestMinimalErrors(t *testing.T) {

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/seed-a052040e/agentiso/internal/testiso"
@@ -304,4 +307,40 @@ func TestMinimalReaderAtPaths(t *testing.T) {
 		_, err = r.ReadAt(make([]byte, 10), int64(len(minimal))-5)
 		require.ErrorIs(t, err, io.EOF)
 	}
+}
+
+// The kernel copies the extents of a minimal ISO only when the full ISO is
+// a file and the packed part is in memory: the hash, behind the copy, reads
+// back over packed bytes the copy has passed, which would otherwise be
+// decompressed again from the start each time.
+func TestMinimalReaderAtFileSpans(t *testing.T) {
+	full, minimal, extents := synthMiniso(t)
+	m, err := PackMiniso(bytes.NewReader(minimal), int64(len(minimal)), extents, "x")
+	require.NoError(t, err)
+	p := filepath.Join(t.TempDir(), "full.iso")
+	require.NoError(t, os.WriteFile(p, full, 0o600))
+	fullFile, err := os.Open(p)
+	require.NoError(t, err)
+	defer fullFile.Close()
+
+	r, err := newMinimalReaderAt(m, fullFile)
+	require.NoError(t, err)
+	f, spans, raw := r.fileSpans()
+	require.Equal(t, fullFile, f)
+	var want []fileSpan
+	for _, e := range extents {
+		if e.Length > 0 { // an empty extent is no span
+			want = append(want, fileSpan{off: e.MinimalOffset, fileOff: e.FullOffset, n: e.Length})
+		}
+	}
+	assert.Equal(t, want, spans)
+	assert.Equal(t, r, raw)
+
+	r.cache = nil
+	f, _, _ = r.fileSpans()
+	assert.Nil(t, f, "packed part not in memory")
+	r, err = newMinimalReaderAt(m, bytes.NewReader(full))
+	require.NoError(t, err)
+	f, _, _ = r.fileSpans()
+	assert.Nil(t, f, "the full ISO is not a file")
 }

@@ -76,6 +76,18 @@ func (m *Image) ReadAt(p []byte, off int64) (int, error) {
 		}
 		return n, err
 	}
+	m.patch(p, off)
+	return len(p), eof
+}
+
+// patches says whether an overlay lies in bytes [from, to).
+func (m *Image) patches(from, to int64) bool {
+	i := sort.Search(len(m.overlays), func(i int) bool { return m.overlays[i].End() > from })
+	return i < len(m.overlays) && m.overlays[i].Offset < to
+}
+
+// patch copies the overlays over p, the base's bytes at off.
+func (m *Image) patch(p []byte, off int64) {
 	end := off + int64(len(p))
 	i := sort.Search(len(m.overlays), func(i int) bool { return m.overlays[i].End() > off })
 	for ; i < len(m.overlays) && m.overlays[i].Offset < end; i++ {
@@ -83,7 +95,6 @@ func (m *Image) ReadAt(p []byte, off int64) (int, error) {
 		lo, hi := max(o.Offset, off), min(o.End(), end)
 		copy(p[lo-off:hi-off], o.Data[lo-o.Offset:hi-o.Offset])
 	}
-	return len(p), eof
 }
 
 // segment is a run of the output: either base bytes or one overlay.

@@ -55,43 +55,6 @@ func writeKernel(ctx context.Context, out, base *os.File, img *Image, h hash.Has
 	return MethodCopyFileRange, nil
 }
 
-// copyAlign is the alignment of kernel-copied spans. copy_file_range on a
-// filesystem without reflink splices page by page; spans that start off a
-// page boundary make every page a partial copy (measured 1.2-1.7x slower on
-// ext4 for a 1 GiB span), so overlays are widened to whole aligned blocks
-// filled from the edited image.
-const copyAlign = 64 << 10
-
-// alignedSegments returns the image as aligned base gaps and patch blocks.
-func alignedSegments(img *Image) ([]segment, error) {
-	var segs []segment
-	pos := int64(0)
-	for i := 0; i < len(img.overlays); {
-		lo := img.overlays[i].Offset / copyAlign * copyAlign
-		hi := min((img.overlays[i].End()+copyAlign-1)/copyAlign*copyAlign, img.size)
-		i++
-		// merge following overlays whose blocks touch this one
-		for i < len(img.overlays) && img.overlays[i].Offset/copyAlign*copyAlign <= hi {
-			hi = min((img.overlays[i].End()+copyAlign-1)/copyAlign*copyAlign, img.size)
-			i++
-		}
-		lo = max(lo, pos)
-		if lo > pos {
-			segs = append(segs, segment{off: pos, n: lo - pos})
-		}
-		data := make([]byte, hi-lo)
-		if _, err := img.ReadAt(data, lo); err != nil {
-			return nil, fmt.Errorf("reading image at byte %d: %w", lo, err)
-		}
-		segs = append(segs, segment{off: lo, n: hi - lo, overlay: &Overlay{Region: "patch", Offset: lo, Data: data}})
-		pos = hi
-	}
-	if pos < img.size {
-		segs = append(segs, segment{off: pos, n: img.size - pos})
-	}
-	return segs, nil
-}
-
 // copyKernel copies the image's base gaps with copy_file_range and writes
 // its patch blocks, in order; copied(end) is called each time every byte
 // before end is in out.
@@ -125,8 +88,7 @@ func copyKernel(ctx context.Context, out, base *os.File, img *Image, progress fu
 			}
 			n, err := unix.CopyFileRange(inFd, &roff, outFd, &woff, int(min(kernelChunk, end-roff)), 0)
 			if err != nil {
-				if first && (errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EXDEV) ||
-					errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EPERM)) {
+				if first && noKernelCopy(err) {
 					return errNoFastPath
 				}
 				return fmt.Errorf("copy_file_range at byte %d: %w", roff, err)
@@ -145,21 +107,21 @@ func copyKernel(ctx context.Context, out, base *os.File, img *Image, progress fu
 	return out.Truncate(img.size)
 }
 
-// copyRangeKernel copies n bytes of src from off to the start of out with
+// copyRangeKernel copies n bytes of src from off to out at start with
 // copy_file_range. It returns errNoFastPath, before anything is copied,
 // when the kernel cannot copy between these files.
-// copied(end) is called each time every byte before end is in out.
-func copyRangeKernel(ctx context.Context, out, src *os.File, off, n int64, progress func(done, total int64), copied func(end int64)) error {
+// copied(end) is called each time every byte of out before end is written;
+// progress counts from the start of out.
+func copyRangeKernel(ctx context.Context, out, src *os.File, off, start, n int64, progress func(done, total int64), copied func(end int64)) error {
 	inFd, outFd := int(src.Fd()), int(out.Fd())
-	roff, woff := off, int64(0)
-	for woff < n {
+	roff, woff, end := off, start, start+n
+	for woff < end {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		c, err := unix.CopyFileRange(inFd, &roff, outFd, &woff, int(min(kernelChunk, n-woff)), 0)
+		c, err := unix.CopyFileRange(inFd, &roff, outFd, &woff, int(min(kernelChunk, end-woff)), 0)
 		if err != nil {
-			if woff == 0 && (errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EXDEV) ||
-				errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EPERM)) {
+			if woff == start && noKernelCopy(err) {
 				return errNoFastPath
 			}
 			return fmt.Errorf("copy_file_range at byte %d: %w", roff, err)
@@ -169,8 +131,37 @@ func copyRangeKernel(ctx context.Context, out, src *os.File, off, n int64, progr
 		}
 		copied(woff)
 		if progress != nil {
-			progress(woff, n)
+			progress(woff, end)
 		}
 	}
 	return nil
+}
+
+// noKernelCopy is an error of copy_file_range meaning the kernel cannot
+// copy between these files (another file system, no support), not an I/O
+// error.
+func noKernelCopy(err error) bool {
+	return errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EXDEV) || errors.Is(err, unix.EINVAL) ||
+		errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EPERM)
+}
+
+// cloneRange shares the blocks of n bytes of src at srcOff with out at
+// dstOff (FICLONERANGE), as far as whole blocks go, and returns how many
+// bytes it cloned: 0 when either offset is not block-aligned or the file
+// system cannot share extents. The caller copies the rest.
+func cloneRange(out, src *os.File, srcOff, dstOff, n int64) int64 {
+	if srcOff%cloneBlock != 0 || dstOff%cloneBlock != 0 {
+		return 0
+	}
+	n = n / cloneBlock * cloneBlock
+	if n == 0 {
+		return 0
+	}
+	err := unix.IoctlFileCloneRange(int(out.Fd()), &unix.FileCloneRange{
+		Src_fd: int64(src.Fd()), Src_offset: uint64(srcOff), Src_length: uint64(n), Dest_offset: uint64(dstOff),
+	})
+	if err != nil {
+		return 0
+	}
+	return n
 }

@@ -89,3 +89,52 @@ func TestWriteFileReflink(t *testing.T) {
 	assert.True(t, bytes.Equal(want.Bytes(), got))
 	assert.Equal(t, fileSHA(t, out), res.SHA256)
 }
+
+// TestWriteFileRangeReflink clones a file of the base whose offset is
+// block-aligned where the temp dir's file system shares extents (XFS,
+// btrfs) and copies it otherwise, or when the offset is not aligned (an
+// ISO file starts on a 2048-byte sector); the bytes and the sum are the
+// same either way.
+func TestWriteFileRangeReflink(t *testing.T) {
+	dir := t.TempDir()
+	src := make([]byte, 3<<20)
+	for i := range src {
+		src[i] = byte(i*13 + i>>12)
+	}
+	p := filepath.Join(dir, "base")
+	require.NoError(t, os.WriteFile(p, src, 0o600))
+	f, err := os.Open(p)
+	require.NoError(t, err)
+	defer f.Close()
+	probe, err := os.Create(filepath.Join(dir, "probe"))
+	require.NoError(t, err)
+	cloneErr := unix.IoctlFileClone(int(probe.Fd()), int(f.Fd()))
+	probe.Close()
+	os.Remove(probe.Name())
+
+	for _, tc := range []struct {
+		off, n int64
+		opts   WriteOptions
+		want   string
+	}{
+		{8192, 1 << 20, WriteOptions{}, MethodReflink},
+		{8192, 1<<20 + 2048, WriteOptions{}, MethodReflink}, // the last half block copied
+		{2048, 1 << 20, WriteOptions{}, MethodCopyFileRange},
+		{8192, 1 << 20, WriteOptions{NoReflink: true}, MethodCopyFileRange},
+		{8192, 1 << 20, WriteOptions{NoKernelCopy: true}, MethodReadWrite},
+	} {
+		want := tc.want
+		if cloneErr != nil && want == MethodReflink {
+			want = MethodCopyFileRange
+		}
+		out := filepath.Join(dir, "out")
+		st, err := WriteFileRangeStaged(context.Background(), out, f, tc.off, tc.n, tc.opts)
+		require.NoError(t, err)
+		require.NoError(t, st.Commit())
+		assert.Equal(t, want, st.Result.Method, "%d+%d %+v (FICLONE probe: %v)", tc.off, tc.n, tc.opts, cloneErr)
+		got, err := os.ReadFile(out)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(src[tc.off:tc.off+tc.n], got), "%d+%d %+v", tc.off, tc.n, tc.opts)
+		assert.Equal(t, fileSHA(t, out), st.Result.SHA256)
+	}
+}
