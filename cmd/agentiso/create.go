@@ -18,19 +18,6 @@ func newCreateCmd(g *globals) *cobra.Command {
 	return c
 }
 
-// openStore opens the asset store for --dir and applies command-line
-// overrides.
-func openStore(g *globals, rf releaseFlags) (*asset.Store, error) {
-	s, err := asset.NewStore(g.dir, g.log)
-	if err != nil {
-		return nil, err
-	}
-	if err := rf.provide(s, releaseOrigin(g, rf)); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
 // create runs a create command: its one package call do on the store of
 // --dir (the release flags applied), then, with -o json|yaml and report,
 // what was written and the release it installs.

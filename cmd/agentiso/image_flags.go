@@ -23,7 +23,7 @@ func (o *imageOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.mirror, "os-image-mirror", "", "base URL of a local web server serving the release's RHCOS live ISO by its file name")
 	addCacheDirFlag(f, &o.cacheDir)
 	f.BoolVar(&o.regenerate, regenerateCredentialsFlag, false, "generate new keys, tokens, CAs and password, replacing those in auth/ and the state (hosts must then boot the new ISO)")
-	f.BoolVar(&o.release.offline, "offline", false, "never download the base ISO nor contact a registry: the release must be given by digest with --release-version, and the base ISO with --base-iso")
+	f.BoolVar(&o.release.Offline, "offline", false, "never download the base ISO nor contact a registry: the release must be given by digest with --release-version, and the base ISO with --base-iso")
 	f.BoolVar(&o.strict, "strict", false, "fail (instead of warning) when the base ISO's RHCOS version differs from the release's RHCOS stream")
 	f.BoolVar(&o.resetBase, "reset-base-iso", false, "accept a --base-iso that was already customised (e.g. an agent ISO): drop its embedded Ignition config and appended kernel arguments first")
 }
@@ -33,7 +33,7 @@ func (o *imageOptions) addFlags(f *pflag.FlagSet) {
 // none.
 func (o *imageOptions) assetOptions(g *globals) *agent.ImageOptions {
 	opts := &agent.ImageOptions{
-		BaseISO: o.baseISO, BaseISOSHA256: o.baseISOSHA, OSImageMirror: o.mirror, CacheDir: o.cacheDir, Offline: o.release.offline,
+		BaseISO: o.baseISO, BaseISOSHA256: o.baseISOSHA, OSImageMirror: o.mirror, CacheDir: o.cacheDir, Offline: o.release.Offline,
 		Strict: o.strict, ResetBaseISO: o.resetBase,
 		Report: agent.Reporter{Log: g.log},
 	}

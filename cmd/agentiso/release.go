@@ -38,10 +38,10 @@ func newReleaseInfoCmd(g *globals) *cobra.Command {
 			if len(args) == 1 {
 				// IMAGE is part of the command line: it wins over the
 				// environment, but not over a different --release-image.
-				if g.setting("release-image").Source == config.FromFlag && o.release.image != args[0] {
+				if g.setting("release-image").Source == config.FromFlag && o.release.Image != args[0] {
 					return fmt.Errorf("give the release once: as IMAGE or --release-image")
 				}
-				o.release.image, o.release.origin = args[0], "the IMAGE argument"
+				o.release.Image, o.release.Origin = args[0], "the IMAGE argument"
 			}
 			return runReleaseInfo(cmd.Context(), g, o)
 		},
@@ -54,7 +54,7 @@ func newReleaseInfoCmd(g *globals) *cobra.Command {
 }
 
 func runReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) error {
-	q := agent.ReleaseQuery{Image: o.release.image, Version: o.release.version, Offline: o.release.offline,
+	q := agent.ReleaseQuery{Image: o.release.Image, Version: o.release.Version, Offline: o.release.Offline,
 		Origin: releaseOrigin(g, o.release), Mirror: o.mirror, CacheDir: o.cacheDir}
 	if has, err := agent.HasReleaseInputs(g.dir); err != nil {
 		return err

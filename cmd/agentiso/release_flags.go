@@ -8,31 +8,26 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 )
 
-// releaseFlags are the release options shared by the create commands.
-type releaseFlags struct {
-	image   string // --release-image
-	version string // --release-version
-	offline bool   // --offline
-	// origin names where image came from when it is not the layered
-	// setting (release info's IMAGE argument).
-	origin string
-}
+// releaseFlags are the release options shared by the create commands;
+// Origin is set only where the release is not the layered setting
+// (release info's IMAGE argument).
+type releaseFlags = agent.ReleaseRequest
 
 // addReleaseFlags declares --release-image, --release-version and, unless
 // the command declares its own, --offline.
 func addReleaseFlags(f *pflag.FlagSet, r *releaseFlags, withOffline bool) {
-	f.StringVar(&r.image, "release-image", "", "OpenShift release image pull spec to install, by digest (a tag is resolved through the registry); agentiso pins no default: without it, the release of cluster-manifests/cluster-image-set.yaml (env "+config.EnvVar("release-image")+")")
-	f.StringVar(&r.version, "release-version", "", "exact OpenShift version of the release (e.g. 4.20.3): checked against the payload, or with --offline taken as given for a release by digest")
+	f.StringVar(&r.Image, "release-image", "", "OpenShift release image pull spec to install, by digest (a tag is resolved through the registry); agentiso pins no default: without it, the release of cluster-manifests/cluster-image-set.yaml (env "+config.EnvVar("release-image")+")")
+	f.StringVar(&r.Version, "release-version", "", "exact OpenShift version of the release (e.g. 4.20.3): checked against the payload, or with --offline taken as given for a release by digest")
 	if withOffline {
-		f.BoolVar(&r.offline, "offline", false, "never contact a registry: the release must be given by digest with --release-version")
+		f.BoolVar(&r.Offline, "offline", false, "never contact a registry: the release must be given by digest with --release-version")
 	}
 }
 
 // releaseOrigin says where the release image setting came from:
 // "--release-image", "$AGENTISO_RELEASE_IMAGE" or "config file PATH:LINE".
 func releaseOrigin(g *globals, r releaseFlags) string {
-	if r.origin != "" {
-		return r.origin
+	if r.Origin != "" {
+		return r.Origin
 	}
 	if p := g.setting("release-image").Place(); p != "" {
 		return p
@@ -40,20 +35,9 @@ func releaseOrigin(g *globals, r releaseFlags) string {
 	return "--release-image"
 }
 
-// provide hands the requested release to the store: --release-image with
-// its version and --offline, or, without it, those two for the release of
-// the ClusterImageSet.
-func (r releaseFlags) provide(s *asset.Store, origin string) error {
-	if r.image == "" {
-		if r.version == "" && !r.offline {
-			return nil
-		}
-		return s.Provide(&agent.ReleaseOptions{Version: r.version, Offline: r.offline})
-	}
-	rel, err := agent.NewReleaseImage(r.image)
-	if err != nil {
-		return err
-	}
-	rel.Version, rel.Offline, rel.Origin = r.version, r.offline, origin
-	return s.Provide(rel)
+// openStore opens the asset store for --dir with the release the command
+// line asked for (agent.OpenStore).
+func openStore(g *globals, rf releaseFlags) (*asset.Store, error) {
+	rf.Origin = releaseOrigin(g, rf)
+	return agent.OpenStore(g.dir, g.log, rf)
 }

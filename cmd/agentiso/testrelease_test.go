@@ -14,5 +14,5 @@ func withTestRelease(args ...string) []string {
 
 // testReleaseFlags are the same as parsed flags.
 func testReleaseFlags() releaseFlags {
-	return releaseFlags{image: testReleaseImage, version: testReleaseVersion, offline: true}
+	return releaseFlags{Image: testReleaseImage, Version: testReleaseVersion, Offline: true}
 }

@@ -18,6 +18,39 @@ import (
 // unit, and logs on log where they are and what the user must know of
 // them.
 
+// ReleaseRequest is the release a command line asks for: --release-image
+// (Image, given at Origin), --release-version and --offline.
+type ReleaseRequest struct {
+	Image, Version string
+	Offline        bool
+	// Origin names where Image was given: "--release-image",
+	// "$AGENTISO_RELEASE_IMAGE", "config file PATH:LINE" or release
+	// info's IMAGE argument.
+	Origin string
+}
+
+// OpenStore is the store of a command on the asset directory dir, with
+// the release r asks for: Image with its version and Offline or, without
+// Image, those two for the release of the ClusterImageSet.
+func OpenStore(dir string, log *slog.Logger, r ReleaseRequest) (*asset.Store, error) {
+	s, err := asset.NewStore(dir, log)
+	if err != nil {
+		return nil, err
+	}
+	if r.Image == "" {
+		if r.Version == "" && !r.Offline {
+			return s, nil
+		}
+		return s, s.Provide(&ReleaseOptions{Version: r.Version, Offline: r.Offline})
+	}
+	rel, err := NewReleaseImage(r.Image)
+	if err != nil {
+		return nil, err
+	}
+	rel.Version, rel.Offline, rel.Origin = r.Version, r.Offline, r.Origin
+	return s, s.Provide(rel)
+}
+
 // CreateClusterManifests writes the ZTP manifests and the mirror
 // configuration (create cluster-manifests) and, with forHub, each BMC
 // host's BareMetalHost and Secret.

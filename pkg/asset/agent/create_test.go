@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -80,4 +81,28 @@ func TestCreateImageAndPXEFiles(t *testing.T) {
 	assert.FileExists(t, filepath.Join(dir, "boot-artifacts", "agent.x86_64-initrd.img"))
 	assert.Contains(t, logged.String(), "PXE boot artifacts created in "+filepath.Join(dir, assetdir.BootArtifactsDir))
 	assert.Contains(t, logged.String(), "The iPXE script "+stale+" is from an earlier run")
+}
+
+// OpenStore provides the release the command line asked for, with its
+// origin; a pull spec that is none is refused; without an image, the
+// options alone (for the ClusterImageSet's release).
+func TestOpenStore(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	digest := "quay.io/openshift-release-dev/ocp-release@sha256:" + strings.Repeat("a", 64)
+	s, err := agent.OpenStore(t.TempDir(), log, agent.ReleaseRequest{Image: digest, Version: "4.19.0", Offline: true, Origin: "$AGENTISO_RELEASE_IMAGE"})
+	require.NoError(t, err)
+	rel, err := asset.Fetch[*agent.ReleaseImage](context.Background(), s)
+	require.NoError(t, err)
+	assert.Equal(t, agent.ReleaseImage{PullSpec: digest, Version: "4.19.0", Offline: true, Origin: "$AGENTISO_RELEASE_IMAGE"}, *rel)
+
+	_, err = agent.OpenStore(t.TempDir(), log, agent.ReleaseRequest{Image: "not a pull spec"})
+	assert.ErrorContains(t, err, `release image "not a pull spec" is not an image pull spec`)
+
+	s, err = agent.OpenStore(t.TempDir(), log, agent.ReleaseRequest{Version: "4.19.0", Offline: true})
+	require.NoError(t, err)
+	o, err := asset.Fetch[*agent.ReleaseOptions](context.Background(), s)
+	require.NoError(t, err)
+	assert.Equal(t, agent.ReleaseOptions{Version: "4.19.0", Offline: true}, *o)
+	_, err = asset.Fetch[*agent.ReleaseImage](context.Background(), s)
+	assert.ErrorIs(t, err, agent.ErrNoRelease, "no ClusterImageSet either")
 }
