@@ -1,23 +1,32 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"time"
 
-// devCmd returns the hidden "dev" command of root, creating it on first use.
-// Developer aids (test fixtures, simulators) hang under it; several files
-// register into it, so it is found or created rather than built once.
-func devCmd(root *cobra.Command) *cobra.Command {
-	for _, c := range root.Commands() {
-		if c.Name() == "dev" {
-			return c
-		}
-	}
-	dev := &cobra.Command{
-		Use:    "dev",
-		Short:  "Developer aids (hidden): test fixtures and simulators",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE:   func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
-	}
-	root.AddCommand(dev)
+	"github.com/spf13/cobra"
+
+	"github.com/seed-a052040e/agentiso/internal/testcluster"
+)
+
+// newDevCmd is the hidden "dev" command: developer aids (test fixtures,
+// simulators) for tests, demos and benchmarks.
+func newDevCmd(g *globals) *cobra.Command {
+	dev := group("dev", "Developer aids (hidden): test fixtures and simulators",
+		newDevMakeTestISOCmd(g), newDevInitDirCmd(g), newDevSimulateCmd(g), newDevClusterCmd(g))
+	dev.Hidden = true
 	return dev
+}
+
+func newDevClusterCmd(g *globals) *cobra.Command {
+	var step time.Duration
+	c := &cobra.Command{
+		Use:   "cluster",
+		Short: "Serve an installed cluster for node-image (day 2) and play its new hosts joining",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return testcluster.ServeDir(cmd.Context(), g.dir, step, g.log)
+		},
+	}
+	c.Flags().DurationVar(&step, "step", 2*time.Second, "time between two states of a joining host")
+	return c
 }

@@ -103,7 +103,6 @@ func newRootCmd(g *globals) *cobra.Command {
 	root.AddCommand(newGraphCmd(g))
 	root.AddCommand(newNmstateCmd(g))
 	root.AddCommand(newWaitForCmd(g))
-	addWaitForDevCmds(g, root)
 	root.AddCommand(newIsoCmd(g))
 	root.AddCommand(newPXECmd(g))
 	root.AddCommand(newReleaseCmd(g))
@@ -111,7 +110,7 @@ func newRootCmd(g *globals) *cobra.Command {
 	root.AddCommand(newServeCmd(g))
 	root.AddCommand(newBootCmd(g))
 	root.AddCommand(newNodeImageCmd(g))
-	devCmd(root).AddCommand(newDevMakeTestISOCmd(g), newDevClusterCmd(g))
+	root.AddCommand(newDevCmd(g))
 	setHelp(root, helpValues())
 	return root
 }

@@ -6,11 +6,6 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
 )
 
-// addWaitForDevCmds registers the hidden dev commands that go with wait-for.
-func addWaitForDevCmds(g *globals, root *cobra.Command) {
-	devCmd(root).AddCommand(newDevSimulateCmd(g), newDevInitDirCmd(g))
-}
-
 func newDevSimulateCmd(g *globals) *cobra.Command {
 	var scenario string
 	o := sim.DirOptions{}
