@@ -54,16 +54,8 @@ func newReleaseInfoCmd(g *globals) *cobra.Command {
 }
 
 func runReleaseInfo(ctx context.Context, g *globals, o *releaseInfoOptions) error {
-	q := agent.ReleaseQuery{Image: o.release.Image, Version: o.release.Version, Offline: o.release.Offline,
-		Origin: releaseOrigin(g, o.release), Mirror: o.mirror, CacheDir: o.cacheDir}
-	if has, err := agent.HasReleaseInputs(g.dir); err != nil {
-		return err
-	} else if has {
-		if q.Store, err = openStore(g, o.release); err != nil {
-			return err
-		}
-	}
-	d, err := agent.ReleaseInfo(ctx, q)
+	o.release.Origin = releaseOrigin(g, o.release)
+	d, err := agent.DirReleaseInfo(ctx, g.dir, g.log, o.release, o.mirror, o.cacheDir)
 	if err != nil {
 		return err
 	}

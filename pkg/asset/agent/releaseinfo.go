@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,6 +49,22 @@ func HasReleaseInputs(dir string) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// DirReleaseInfo is release info on the asset directory dir: ReleaseInfo
+// of the release r asks for, read through dir's store (OpenStore) when dir
+// holds a file that says how to read it (HasReleaseInputs), else as given;
+// mirror and cacheDir are where its base ISO would come from.
+func DirReleaseInfo(ctx context.Context, dir string, log *slog.Logger, r ReleaseRequest, mirror, cacheDir string) (*release.Description, error) {
+	q := ReleaseQuery{Image: r.Image, Version: r.Version, Offline: r.Offline, Origin: r.Origin, Mirror: mirror, CacheDir: cacheDir}
+	if has, err := HasReleaseInputs(dir); err != nil {
+		return nil, err
+	} else if has {
+		if q.Store, err = OpenStore(dir, log, r); err != nil {
+			return nil, err
+		}
+	}
+	return ReleaseInfo(ctx, q)
 }
 
 // ReleaseInfo reads a release the way create image does and says what

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,4 +46,20 @@ func TestReleaseInfoOffline(t *testing.T) {
 	assert.ErrorContains(t, err, "--offline needs --release-version")
 	_, err = ReleaseInfo(context.Background(), ReleaseQuery{})
 	assert.ErrorIs(t, err, ErrNoRelease)
+}
+
+// DirReleaseInfo reads the release as given when the directory holds no
+// input, and through the directory's store (its install-config.yaml) when
+// it does.
+func TestDirReleaseInfo(t *testing.T) {
+	r := ReleaseRequest{Image: "quay.io/openshift-release-dev/ocp-release@sha256:" + strings.Repeat("4", 64), Version: "4.20.0", Offline: true, Origin: "the IMAGE argument"}
+	dir := t.TempDir()
+	d, err := DirReleaseInfo(context.Background(), dir, slog.New(slog.DiscardHandler), r, "", "")
+	require.NoError(t, err)
+	assert.Equal(t, "4.20.0", d.Version)
+	assert.Equal(t, "the IMAGE argument", d.Origin)
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.InstallConfig), []byte("apiVersion: [\n"), 0o600))
+	_, err = DirReleaseInfo(context.Background(), dir, slog.New(slog.DiscardHandler), r, "", "")
+	assert.ErrorContains(t, err, assetdir.InstallConfig, "read through the directory's inputs")
 }
