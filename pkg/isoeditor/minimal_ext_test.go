@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/internal/testiso"
 	"github.com/seed-a052040e/agentiso/internal/testiso/testminiso"
+	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )
 
@@ -204,4 +206,51 @@ func TestMinimalErrors(t *testing.T) {
 		_, err = m.Edit(isoeditor.Edit{AppendKargs: []string{"coreos.liveiso=x"}}, "http://h/r")
 		assert.ErrorContains(t, err, "cannot be added to a minimal ISO")
 	})
+}
+
+// A minimal ISO written again from the same base file with the same edit
+// takes its sum from the record of the first write, whose check of the
+// rebuilt bytes passed, and hashes nothing; a base changed since is
+// checked (and hashed) again.
+func TestMinimalEditReusesTheRecordedSum(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("file identity is read on Linux only")
+	}
+	p, res := writeFullWithMiniso(t, testiso.Options{Size: 8 << 20, InitrdSize: 2 << 20, Dense: true})
+	recs := fsutil.HashRecords{Dir: filepath.Join(t.TempDir(), "records")}
+	write := func(name string) (*isoeditor.WriteResult, int64, error) {
+		t.Helper()
+		_, m := openMinimal(t, p)
+		img, err := m.Edit(isoeditor.Edit{Ignition: []byte(`{"ignition":{"version":"3.2.0"}}`)}, "http://10.0.0.1/r.img")
+		require.NoError(t, err)
+		var hashed atomic.Int64
+		out := filepath.Join(t.TempDir(), name)
+		wr, err := isoeditor.WriteFile(context.Background(), out, img, isoeditor.CountHashed(isoeditor.WriteOptions{HashRecords: recs}, &hashed))
+		if err == nil {
+			b, rerr := os.ReadFile(out)
+			require.NoError(t, rerr)
+			sum := sha256.Sum256(b)
+			assert.Equal(t, hex.EncodeToString(sum[:]), wr.SHA256, "%s: the sum is the output's", name)
+		}
+		return wr, hashed.Load(), err
+	}
+	first, n, err := write("a.iso")
+	require.NoError(t, err)
+	assert.False(t, first.HashReused)
+	assert.Equal(t, first.Size, n)
+	again, n, err := write("b.iso")
+	require.NoError(t, err)
+	assert.True(t, again.HashReused, "same base file, same edit")
+	assert.Zero(t, n, "nothing hashed")
+	assert.Equal(t, first.SHA256, again.SHA256)
+
+	// The base rewritten in place (its times change): checked again.
+	fw, err := os.OpenFile(p, os.O_RDWR, 0)
+	require.NoError(t, err)
+	_, err = fw.WriteAt([]byte{0xff, 0xfe}, res.Full.Files["images/pxeboot/initrd.img"].Offset+100)
+	require.NoError(t, err)
+	require.NoError(t, fw.Close())
+	_, _, err = write("c.iso")
+	var dm *isoeditor.DigestMismatchError
+	require.ErrorAs(t, err, &dm)
 }

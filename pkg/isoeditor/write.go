@@ -126,20 +126,26 @@ func (s *Staged) Measure() (int64, string) { return s.Result.Size, s.Result.SHA2
 func WriteStaged(ctx context.Context, dst string, img *Image, opts WriteOptions) (*Staged, error) {
 	base, isFile := img.base.(*os.File)
 	spanned, isSpanned := img.base.(spannedBase)
+	var spannedFile *os.File
 	if isSpanned {
-		f, _, _ := spanned.fileSpans()
-		isSpanned = f != nil
+		spannedFile, _, _ = spanned.fileSpans()
+		isSpanned = spannedFile != nil
 	}
 	var rec *recorded
-	if isFile && img.verify == nil {
+	switch {
+	case isFile && img.verify == nil:
 		rec = lookupRecord(opts, base, img.editKey())
+	case isSpanned && !opts.NoKernelCopy:
+		// A sum recorded for this edit of the same base file was
+		// computed by a write whose check passed: neither is repeated.
+		rec = lookupRecord(opts, spannedFile, "spanned "+img.editKey())
 	}
 	return stage(ctx, dst, img.size, opts, rec, func(tmp *os.File, h hash.Hash) (string, error) {
 		switch {
 		case opts.NoKernelCopy || (!isFile && !isSpanned):
 			return MethodReadWrite, writePortable(ctx, tmp, img, h, opts)
 		case !isFile:
-			return writeSpans(ctx, tmp, img, spanned, h, opts)
+			return writeSpans(ctx, tmp, img, spanned, h, opts, rec != nil && rec.sum != "")
 		}
 		method, err := writeKernel(ctx, tmp, base, img, h, opts)
 		if errors.Is(err, errNoFastPath) {
@@ -323,9 +329,10 @@ func hashTwo(ctx context.Context, img *Image, h, check hash.Hash, from, to int64
 // halves), the rest is read through raw and written; the hash follows, in
 // one sequential read of the image, behind the writes (the pages the copy
 // just brought in). The base's own check (the minimal ISO's sha256) reads
-// the same pages behind the copy, beside the hash. The method returned is
-// the one that moved the most bytes.
-func writeSpans(ctx context.Context, out *os.File, img *Image, sb spannedBase, h hash.Hash, opts WriteOptions) (string, error) {
+// the same pages behind the copy, beside the hash; verified (the output's
+// sum, and so the check, recorded for this base file) skips the check. The
+// method returned is the one that moved the most bytes.
+func writeSpans(ctx context.Context, out *os.File, img *Image, sb spannedBase, h hash.Hash, opts WriteOptions, verified bool) (string, error) {
 	f, spans, raw := sb.fileSpans()
 	rawImg := &Image{base: raw, size: img.size, overlays: img.overlays}
 	segs, err := alignedSegments(rawImg)
@@ -334,7 +341,7 @@ func writeSpans(ctx context.Context, out *os.File, img *Image, sb spannedBase, h
 	}
 	var fw *follower
 	var checked func()
-	if cb, ok := sb.(checkedBase); ok {
+	if cb, ok := sb.(checkedBase); ok && !verified {
 		// The base's own check hashes the pristine bytes beside the
 		// output's hash, on another core, from the same read.
 		var check hash.Hash
@@ -369,7 +376,7 @@ func writeSpans(ctx context.Context, out *os.File, img *Image, sb spannedBase, h
 	if checked != nil {
 		checked()
 	}
-	if img.verify != nil {
+	if img.verify != nil && !verified {
 		if err := img.verify(); err != nil {
 			return "", err
 		}
