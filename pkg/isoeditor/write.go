@@ -286,11 +286,10 @@ type checkedBase interface {
 	checkHash() (h hash.Hash, checked func())
 }
 
-// hashTwo reads bytes [from, to) of img's base once and hashes them into
-// check and, with img's overlays applied, into h: both at once where no
-// overlay lies, one after the other where one does.
-func hashTwo(ctx context.Context, img *Image, h, check hash.Hash, from, to int64) error {
-	buf := make([]byte, min(streamBuf, max(to-from, 1)))
+// hashTwo reads bytes [from, to) of img's base once, through buf, and
+// hashes them into check and, with img's overlays applied, into h: both at
+// once where no overlay lies, one after the other where one does.
+func hashTwo(ctx context.Context, img *Image, h, check hash.Hash, from, to int64, buf []byte) error {
 	var wg sync.WaitGroup
 	for off := from; off < to; {
 		if err := ctx.Err(); err != nil {
@@ -346,8 +345,9 @@ func writeSpans(ctx context.Context, out *os.File, img *Image, sb spannedBase, h
 		// output's hash, on another core, from the same read.
 		var check hash.Hash
 		check, checked = cb.checkHash()
+		buf := make([]byte, streamBuf)
 		fw = follow(ctx, img.size, func(ctx context.Context, from, to int64) error {
-			return hashTwo(ctx, rawImg, h, check, from, to)
+			return hashTwo(ctx, rawImg, h, check, from, to, buf)
 		})
 	} else {
 		fw = startFollower(ctx, img, img.size, h)
@@ -752,12 +752,15 @@ func writePortable(ctx context.Context, out *os.File, img *Image, h hash.Hash, o
 
 // hashImage hashes the image sequentially with a fixed buffer.
 func hashImage(ctx context.Context, img *Image, h hash.Hash, progress func(done, total int64)) error {
-	return hashRange(ctx, img, img.size, h, 0, img.size, progress)
+	return hashRange(ctx, img, img.size, h, 0, img.size, progress, nil)
 }
 
-// hashRange hashes bytes [from, to) of r (of size bytes) with a fixed buffer.
-func hashRange(ctx context.Context, r io.ReaderAt, size int64, h hash.Hash, from, to int64, progress func(done, total int64)) error {
-	buf := make([]byte, min(streamBuf, max(to-from, 1)))
+// hashRange hashes bytes [from, to) of r (of size bytes) with a fixed
+// buffer: buf, or a new one when nil.
+func hashRange(ctx context.Context, r io.ReaderAt, size int64, h hash.Hash, from, to int64, progress func(done, total int64), buf []byte) error {
+	if buf == nil {
+		buf = make([]byte, min(streamBuf, max(to-from, 1)))
+	}
 	for off := from; off < to; {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -797,8 +800,9 @@ func startFollower(ctx context.Context, r io.ReaderAt, size int64, h hash.Hash) 
 	if _, ok := h.(discardHash); ok {
 		return &follower{}
 	}
+	buf := make([]byte, streamBuf) // one for every range the copy marks
 	return follow(ctx, size, func(ctx context.Context, from, to int64) error {
-		return hashRange(ctx, r, size, h, from, to, nil)
+		return hashRange(ctx, r, size, h, from, to, nil, buf)
 	})
 }
 
