@@ -89,6 +89,19 @@ func ReportIgnition(ctx context.Context, s *asset.Store, log *slog.Logger) error
 	return nil
 }
 
+// holdBaseISO makes opts keep the cached base ISO locked (shared) until
+// the returned function is called, once the outputs are written from it:
+// no other run can swap it after it was verified.
+func holdBaseISO(opts *ImageOptions) (release func()) {
+	var held []func()
+	opts.HoldBaseISO = func(release func()) { held = append(held, release) }
+	return func() {
+		for _, r := range held {
+			r()
+		}
+	}
+}
+
 // PersistImageTargets resolves and writes the targets of a command that
 // builds from the base ISO (create image, create pxe-files), with opts
 // (the base ISO and how progress is shown) and the credentials guarded
@@ -99,15 +112,7 @@ func PersistImageTargets(ctx context.Context, s *asset.Store, log *slog.Logger, 
 	if err := GuardCredentials(s, regenerate); err != nil {
 		return err
 	}
-	// The cached base ISO stays locked (shared) until the outputs are
-	// written from it: no other run can swap it after it was verified.
-	var held []func()
-	defer func() {
-		for _, release := range held {
-			release()
-		}
-	}()
-	opts.HoldBaseISO = func(release func()) { held = append(held, release) }
+	defer holdBaseISO(opts)()
 	if err := s.Provide(opts); err != nil {
 		return err
 	}

@@ -195,13 +195,7 @@ func CreateUnconfiguredIgnition(ctx context.Context, s *asset.Store, log *slog.L
 // (create unconfigured-image): every configuration error is reported
 // before a base ISO is looked for.
 func CreateUnconfiguredImage(ctx context.Context, s *asset.Store, log *slog.Logger, opts *ImageOptions) error {
-	var held []func()
-	defer func() {
-		for _, release := range held {
-			release()
-		}
-	}()
-	opts.HoldBaseISO = func(release func()) { held = append(held, release) }
+	defer holdBaseISO(opts)()
 	if err := s.Provide(opts); err != nil {
 		return err
 	}
