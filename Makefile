@@ -51,7 +51,7 @@ vet:
 # Unit tests, testscript CLI tests and every fuzz test's seed corpus
 # (go test runs Fuzz* seeds as ordinary tests).
 unit:
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -timeout 30m $(PKGS)
 
 ## fuzz: run every fuzz test for FUZZTIME each (make test already runs their seeds)
 fuzz:
