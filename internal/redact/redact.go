@@ -38,7 +38,29 @@ func Password(s string) string {
 	if u, err := url.Parse(s); err == nil && u.User != nil {
 		return u.Redacted()
 	}
-	rest, prefix := s, ""
+	prefix, user, _, rest, ok := splitUserinfo(s)
+	if !ok {
+		return s
+	}
+	return prefix + user + ":" + Mask + rest
+}
+
+// PasswordIn returns the password of s's user information, "" when it has
+// none: what Password masks, also when s does not parse as a URL.
+func PasswordIn(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		p, _ := u.User.Password()
+		return p
+	}
+	_, _, pass, _, _ := splitUserinfo(s)
+	return pass
+}
+
+// splitUserinfo splits what looks like "scheme://user:pass@rest" without
+// parsing it as a URL (it may not parse): prefix "scheme://", the user,
+// the password and "@rest"; ok is false without a password.
+func splitUserinfo(s string) (prefix, user, pass, rest string, ok bool) {
+	rest = s
 	if i := strings.Index(s, "://"); i >= 0 {
 		prefix, rest = s[:i+3], s[i+3:]
 	}
@@ -48,13 +70,13 @@ func Password(s string) string {
 	}
 	at := strings.LastIndex(authority, "@")
 	if at < 0 {
-		return s
+		return "", "", "", "", false
 	}
-	user, _, hasPass := strings.Cut(authority[:at], ":")
-	if !hasPass {
-		return s
+	user, pass, ok = strings.Cut(authority[:at], ":")
+	if !ok {
+		return "", "", "", "", false
 	}
-	return prefix + user + ":" + Mask + rest[at:]
+	return prefix, user, pass, rest[at:], true
 }
 
 // minSecret is the shortest secret replaced wherever it appears in text;

@@ -63,3 +63,17 @@ func FuzzURL(f *testing.F) {
 		_ = NewScrubber(s).String(s + " " + out)
 	})
 }
+
+func TestPasswordIn(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://u:p4ss@h/x":                      "p4ss",
+		`redfish://admin:Pa"ss%zzSECRET@h/x`:     `Pa"ss%zzSECRET`,
+		"http://u@h/x":                           "",
+		"http://h/x?u:p@h":                       "",
+		"u:pw@h":                                 "pw",
+		"http://u:p%41ss@h/x":                    "pAss",
+		"redfish://admin:a:b@c@h/redfish/v1/x/y": "a:b@c",
+	} {
+		assert.Equal(t, want, PasswordIn(in), in)
+	}
+}

@@ -314,7 +314,9 @@ type HostResult struct {
 
 func (h *HostResult) set(out redfish.Outcome) {
 	h.System, h.VirtualMedia, h.VirtualMediaUnder, h.Power = out.System, out.Media, out.Under, out.Power
-	h.Ejected, h.EjectedImage = out.Ejected, redact.URL(out.EjectedImage)
+	// The Image is the BMC's word: shown with its control characters
+	// escaped, so that it forges no line of the output.
+	h.Ejected, h.EjectedImage = out.Ejected, termsafe.String(redact.URL(out.EjectedImage))
 }
 
 // Run boots (or, with Eject, ejects) every selected host through its BMC.

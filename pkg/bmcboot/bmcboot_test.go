@@ -21,7 +21,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/console"
+	"github.com/seed-a052040e/agentiso/internal/output"
 	"github.com/seed-a052040e/agentiso/internal/redfishsim"
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
 	"github.com/seed-a052040e/agentiso/pkg/serve"
 )
 
@@ -271,4 +274,114 @@ func TestFailedBefore(t *testing.T) {
 	r := FailedBefore(true, nil)
 	assert.Equal(t, "eject", r.Action)
 	assert.Empty(t, r.Error)
+}
+
+// hostileBMC answers GETs from a table of JSON bodies, the rest with 204.
+func hostileBMC(t *testing.T, get map[string]string) string {
+	t.Helper()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		body, ok := get[r.URL.Path]
+		if !ok {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(hs.Close)
+	return strings.TrimPrefix(hs.URL, "http://")
+}
+
+// printed is everything boot prints for a run: its log lines and final
+// error as the terminal shows them, and its result as -o json and -o yaml.
+func printed(t *testing.T, logs *bytes.Buffer, res *Result, err error) string {
+	t.Helper()
+	out := logs.String()
+	if err != nil {
+		out += console.Line(slog.LevelError, err.Error(), false)
+	}
+	for _, f := range []output.Format{output.JSON, output.YAML} {
+		var b bytes.Buffer
+		require.NoError(t, output.Write(&b, f, res))
+		out += b.String()
+	}
+	return out
+}
+
+// A hostile BMC cannot forge a line of boot's output: the Image it says
+// is inserted (ejected, or another than the one asked for) and its
+// resource ids reach no line, text or -o json|yaml, with a newline or any
+// other control character.
+func TestHostileBMCForgesNoLine(t *testing.T) {
+	const forged = `\nINFO every host is booting from the agent ISO`
+	sysJSON := `{"Id":"1","PowerState":"Off","VirtualMedia":{"@odata.id":"/redfish/v1/Systems/1/VirtualMedia"}}`
+	get := map[string]string{
+		"/redfish/v1/Systems/1":                 sysJSON,
+		"/redfish/v1/Systems/1/VirtualMedia":    `{"Members":[{"@odata.id":"/redfish/v1/Systems/1/VirtualMedia/Cd"}]}`,
+		"/redfish/v1/Systems/1/VirtualMedia/Cd": `{"@odata.id":"/redfish/v1/Systems/1/VirtualMedia/Cd","MediaTypes":["CD"],"Inserted":true,"Image":"http://old/x.iso` + forged + `"}`,
+	}
+	h := hostileBMC(t, get)
+	dir := writeDir(t, []hostSpec{{"master-0", "52:54:00:00:00:01", "redfish-virtualmedia+http://" + h + "/redfish/v1/Systems/1", "admin", "pw1"}})
+	check := func(out string) {
+		t.Helper()
+		for _, l := range strings.Split(out, "\n") {
+			assert.NotRegexp(t, `^\s*INFO every host`, l, "a forged line")
+			assert.Equal(t, termsafe.String(l), l, "a control character")
+		}
+	}
+	for _, eject := range []bool{true, false} {
+		var logs bytes.Buffer
+		log := slog.New(console.NewHandler(&logs, slog.LevelDebug, false))
+		o := Options{Dir: dir, Eject: eject, Log: log}
+		if !eject {
+			o.URL = serveDir(t, dir)
+		}
+		res, err := Run(context.Background(), o)
+		require.NotNil(t, res)
+		if eject {
+			require.NoError(t, err)
+			assert.Equal(t, `http://old/x.iso\nINFO every host is booting from the agent ISO`, res.Hosts[0].EjectedImage)
+		} else {
+			// The BMC still says the old image after the insert.
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), `Image http://old/x.iso\nINFO every host`)
+		}
+		check(printed(t, &logs, res, err))
+	}
+}
+
+// A malformed BMC address never prints its password: not in the error,
+// not in -o json's object (a '"' once defeated the masking: the address
+// was quoted with %q, the quote escaped, the password left whole).
+func TestMalformedAddressHidesPassword(t *testing.T) {
+	for _, addr := range []string{
+		`redfish-virtualmedia://admin:Pa"ss%zzSECRET@bmc.example.com/redfish/v1/Systems/1`,
+		`redfish-virtualmedia://admin:SECRET%zz@bmc.example.com/redfish/v1/Systems/1`,
+		`redfish-virtualmedia://admin:SECRET"x@bmc example.com/redfish/v1/Systems/1`,
+		`redfish-virtualmedia://admin:SECRET@bmc.example.com:port/redfish/v1/Systems/1`,
+		`redfish-virtualmedia://admin:SECRET@bmc.example.com/redfish/v1/Systems/1?x=1`,
+		`admin:Pa"ssSECRET@bmc.example.com/redfish/v1/Systems/1`,
+		`redfish-virtualmedia://admin:SECRET%@[fd00::1/redfish/v1/Systems/1`,
+	} {
+		dir := writeDir(t, []hostSpec{{"master-0", "52:54:00:00:00:01", strings.ReplaceAll(addr, "'", "''"), "admin", "pw"}})
+		var logs bytes.Buffer
+		res, err := Run(context.Background(), Options{Dir: dir, URL: "http://127.0.0.1:1", Log: slog.New(console.NewHandler(&logs, slog.LevelDebug, false))})
+		require.Error(t, err, addr)
+		assert.Nil(t, res)
+		assert.Contains(t, err.Error(), "master-0", addr)
+		out := printed(t, &logs, FailedBefore(false, err), err)
+		assert.NotContains(t, out, "SECRET", addr)
+		assert.NotContains(t, out, "zz", addr)
+	}
+	// Two hosts with the same address: install-config.yaml's check names
+	// the duplicate, masked.
+	addr := `redfish-virtualmedia://admin:Pa"ss%zzSECRET@bmc.example.com/redfish/v1/Systems/1`
+	dir := writeDir(t, []hostSpec{{"master-0", "52:54:00:00:00:01", addr, "admin", "pw"}, {"master-1", "52:54:00:00:00:02", addr, "admin", "pw"}})
+	_, err := Run(context.Background(), Options{Dir: dir, URL: "http://127.0.0.1:1"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "platform.baremetal.hosts[1].bmc.address: Duplicate value")
+	assert.NotContains(t, err.Error(), "SECRET")
 }

@@ -229,7 +229,7 @@ func validateBareMetal(e *errs, ic *InstallConfig, bm *BareMetalPlatform) {
 		if h.BMC != nil && h.BMC.Address != "" {
 			anyBMC = true
 			if j, dup := bmcSeen[h.BMC.Address]; dup {
-				e.add(p+".bmc.address", TypeDuplicate, h.BMC.Address, "also used by platform.baremetal.hosts[%d]", j)
+				e.add(p+".bmc.address", TypeDuplicate, RedactURL(h.BMC.Address), "also used by platform.baremetal.hosts[%d]", j)
 			}
 			bmcSeen[h.BMC.Address] = i
 		}
@@ -261,7 +261,7 @@ func validateBareMetal(e *errs, ic *InstallConfig, bm *BareMetalPlatform) {
 	if bm.ProvisioningNetwork == "Disabled" {
 		for i, h := range bm.Hosts {
 			if h.BMC != nil && strings.HasPrefix(h.BMC.Address, "ipmi://") {
-				e.invalid(fmt.Sprintf("platform.baremetal.hosts[%d].bmc.address", i), h.BMC.Address, "driver ipmi requires provisioning network")
+				e.invalid(fmt.Sprintf("platform.baremetal.hosts[%d].bmc.address", i), RedactURL(h.BMC.Address), "driver ipmi requires provisioning network")
 			}
 		}
 	}

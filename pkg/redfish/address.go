@@ -2,10 +2,14 @@
 package redfish
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/seed-a052040e/agentiso/internal/redact"
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
 
 // Address is a parsed BMC address (install-config's
@@ -66,11 +70,11 @@ func ParseAddress(s string) (*Address, error) {
 	}
 	if !strings.Contains(s, "://") {
 		// Metal3 reads a bare host as IPMI.
-		return nil, fmt.Errorf("BMC address %q has no scheme, which Metal3 reads as IPMI: %s", s, refused["ipmi"])
+		return nil, fmt.Errorf("BMC address %s has no scheme, which Metal3 reads as IPMI: %s", shown(s), refused["ipmi"])
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, fmt.Errorf("BMC address is not a URL: %v", strings.ReplaceAll(err.Error(), s, "<address>"))
+		return nil, fmt.Errorf("BMC address %s is not a URL: %s", shown(s), parseReason(s, err))
 	}
 	if u.User != nil {
 		return nil, fmt.Errorf("BMC address %s carries user information: put the credentials in bmc.username and bmc.password", u.Redacted())
@@ -115,4 +119,28 @@ func ParseAddress(s string) (*Address, error) {
 		VirtualMedia: d.virtualMedia,
 		Vendor:       d.vendor,
 	}, nil
+}
+
+// shown is an address as messages show it: its password masked (also
+// when it does not parse), control characters escaped, and never quoted
+// with %q, whose escaping of a '"' once hid the password from the masking.
+func shown(s string) string { return termsafe.String(redact.Password(s)) }
+
+// parseReason is why url.Parse refused s, without s itself (net/url
+// quotes it whole, password included) and without any piece of the
+// password (an invalid escape names the three characters at fault).
+func parseReason(s string, err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var ee url.EscapeError
+	if errors.As(err, &ee) {
+		return "a '%' not followed by two hexadecimal digits (write a '%' in a password as %25; better, put the credentials in bmc.username and bmc.password)"
+	}
+	reason := err.Error()
+	if p := redact.PasswordIn(s); p != "" {
+		reason = strings.ReplaceAll(reason, p, redact.Mask)
+	}
+	return termsafe.String(reason)
 }

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
@@ -126,6 +127,9 @@ func (c *Client) call(ctx context.Context, method, path string, body any, hdr ma
 	cerr := func(status int, msg string, err error) error {
 		return &CallError{BMC: c.addr.String(), Call: call, Status: status, Message: msg, Err: err}
 	}
+	if err := c.checkPath(path); err != nil {
+		return nil, nil, 0, err
+	}
 	u := *c.addr.Endpoint
 	p, q, _ := strings.Cut(path, "?")
 	u.Path, u.RawQuery = p, q
@@ -172,6 +176,21 @@ func (c *Client) call(ctx context.Context, method, path string, body any, hdr ma
 		return nil, nil, resp.StatusCode, cerr(resp.StatusCode, bmcMessage(b), nil)
 	}
 	return b, resp.Header, resp.StatusCode, nil
+}
+
+// maxPath bounds a resource path a BMC names.
+const maxPath = 512
+
+// checkPath refuses a resource path a BMC named (an @odata.id, an action
+// target) that is not a plain absolute path: one with control characters,
+// white space or invisible formatting would otherwise reach the messages
+// and the result as it is, forging lines.
+func (c *Client) checkPath(p string) error {
+	ok := strings.HasPrefix(p, "/") && len(p) <= maxPath && termsafe.String(p) == p && !strings.ContainsFunc(p, unicode.IsSpace)
+	if ok {
+		return nil
+	}
+	return &CallError{BMC: c.addr.String(), Call: "resolving the BMC's resources", Message: "the BMC named a resource path that is not a plain Redfish path (control characters, spaces, too long or relative): " + termsafe.String(trim(p, 100))}
 }
 
 // transportMessage is a transport error without the URL Go puts in it

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seed-a052040e/agentiso/internal/redfishsim"
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
 
 // isoBytes is a tiny image with an ISO 9660 volume descriptor signature.
@@ -231,4 +232,125 @@ func FuzzBMCMessage(f *testing.F) {
 			t.Fatalf("message of %d bytes", len(m))
 		}
 	})
+}
+
+// scripted is a BMC that answers GETs from a table of JSON bodies, POSTs
+// and PATCHes with 204: a hostile BMC says whatever a test makes it say.
+func scripted(t *testing.T, get map[string]string) string {
+	t.Helper()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		body, ok := get[r.URL.Path]
+		if !ok {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(hs.Close)
+	return strings.Replace(hs.URL, "http://", "redfish-virtualmedia+http://", 1)
+}
+
+// forged is what a hostile BMC puts after a newline: a line of agentiso's
+// own, were it printed raw.
+const forged = `\nINFO every host is booting from the agent ISO\r\u001b[2K`
+
+// TestHostileBMCCannotForgeLines: newlines and other control characters
+// in what a BMC says (system ids, resource paths, action targets, the
+// Image it reports, its allowable values) never reach an error or an
+// outcome as such: they are refused or shown as visible escapes.
+func TestHostileBMCCannotForgeLines(t *testing.T) {
+	sys := func(extra string) string {
+		return `{"Id":"1","PowerState":"Off","Links":{"ManagedBy":[]},"VirtualMedia":{"@odata.id":"/redfish/v1/Systems/1/VirtualMedia"}` + extra + `}`
+	}
+	media := func(id, image, actions string) string {
+		return `{"@odata.id":"` + id + `","MediaTypes":["CD"],"Inserted":true,"Image":"` + image + `","Actions":{` + actions + `}}`
+	}
+	base := func() map[string]string {
+		return map[string]string{
+			"/redfish/v1/":                          `{"Systems":{"@odata.id":"/redfish/v1/Systems"}}`,
+			"/redfish/v1/Systems":                   `{"Members":[{"@odata.id":"/redfish/v1/Systems/1"}]}`,
+			"/redfish/v1/Systems/1":                 sys(""),
+			"/redfish/v1/Systems/1/VirtualMedia":    `{"Members":[{"@odata.id":"/redfish/v1/Systems/1/VirtualMedia/Cd"}]}`,
+			"/redfish/v1/Systems/1/VirtualMedia/Cd": media("/redfish/v1/Systems/1/VirtualMedia/Cd", "http://x/y.iso", ""),
+		}
+	}
+	for name, c := range map[string]struct {
+		change func(map[string]string)
+		eject  bool
+	}{
+		"system ids": {change: func(m map[string]string) {
+			m["/redfish/v1/Systems"] = `{"Members":[{"@odata.id":"/redfish/v1/Systems/1` + forged + `"},{"@odata.id":"/redfish/v1/Systems/2"}]}`
+		}},
+		"the only system's id": {change: func(m map[string]string) {
+			m["/redfish/v1/Systems"] = `{"Members":[{"@odata.id":"/redfish/v1/Systems/1` + forged + `"}]}`
+		}},
+		"the Image after the insert": {change: func(m map[string]string) {
+			m["/redfish/v1/Systems/1/VirtualMedia/Cd"] = media("/redfish/v1/Systems/1/VirtualMedia/Cd", "http://x/other.iso"+forged, "")
+		}},
+		"the media's own id": {change: func(m map[string]string) {
+			m["/redfish/v1/Systems/1/VirtualMedia/Cd"] = media("/redfish/v1/Systems/1/VirtualMedia/Cd"+forged, "http://x/y.iso", `"#VirtualMedia.EjectMedia":{"target":"/redfish/v1/eject"},"#VirtualMedia.InsertMedia":{"target":"/redfish/v1/insert"}`)
+		}, eject: true},
+		"an action target": {change: func(m map[string]string) {
+			m["/redfish/v1/Systems/1/VirtualMedia/Cd"] = media("/redfish/v1/Systems/1/VirtualMedia/Cd", "http://x/y.iso", `"#VirtualMedia.EjectMedia":{"target":"/redfish/v1/eject`+forged+`"}`)
+		}},
+		"the allowable boot targets": {change: func(m map[string]string) {
+			m["/redfish/v1/Systems/1"] = sys(`,"Boot":{"BootSourceOverrideTarget@Redfish.AllowableValues":["Pxe` + forged + `"]}`)
+		}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			get := base()
+			c.change(get)
+			cl := client(t, scripted(t, get), "u", "p", 5*time.Second)
+			var out Outcome
+			var err error
+			if c.eject {
+				out, err = cl.Eject(context.Background())
+			} else {
+				out, err = cl.BootFromISO(context.Background(), Media{URL: "http://x/y.iso"}, nil)
+			}
+			require.Error(t, err)
+			assert.Equal(t, termsafe.String(err.Error()), err.Error(), "the error holds control characters")
+			assert.NotContains(t, err.Error(), "\n")
+			for _, s := range []string{out.System, out.Media, out.Under, out.Power} {
+				assert.Equal(t, termsafe.String(s), s)
+			}
+		})
+	}
+}
+
+// An address refused for any reason never shows its password, nor a
+// piece of it: whatever surrounds it in the user information.
+func FuzzParseAddressHidesPassword(f *testing.F) {
+	for _, s := range [][2]string{{`Pa"ss%zz`, ""}, {"", "%zz"}, {"x", `"y`}, {"%", ""}, {"a\x00", "b"}, {"", ":"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pre, post string) {
+		if strings.ContainsAny(pre+post, "/?#@") {
+			t.Skip("the password ends at any of these: the rest is not user information")
+		}
+		for _, host := range []string{"bmc.example.com/redfish/v1/Systems/1", "bmc example.com:x/redfish/v1/Systems/1", "[fd00::1/redfish/v1/Systems/1?q"} {
+			s := "redfish-virtualmedia://admin:" + pre + "S3CRET" + post + "@" + host
+			_, err := ParseAddress(s)
+			require.Error(t, err, s)
+			assert.NotContains(t, err.Error(), "S3CRET", s)
+			assert.NotContains(t, err.Error(), "\n", s)
+		}
+	})
+}
+
+func TestMalformedAddressHidesPassword(t *testing.T) {
+	_, err := ParseAddress(`redfish-virtualmedia://admin:Pa"ss%zzSECRET@host/redfish/v1/Systems/1`)
+	require.Error(t, err)
+	assert.Equal(t, "BMC address redfish-virtualmedia://admin:xxxxx@host/redfish/v1/Systems/1 is not a URL: net/url: invalid userinfo", err.Error())
+	_, err = ParseAddress(`redfish-virtualmedia://admin:Pass%zzSECRET@host/redfish/v1/Systems/1`)
+	require.Error(t, err)
+	assert.Equal(t, "BMC address redfish-virtualmedia://admin:xxxxx@host/redfish/v1/Systems/1 is not a URL: a '%' not followed by two hexadecimal digits (write a '%' in a password as %25; better, put the credentials in bmc.username and bmc.password)", err.Error())
+	_, err = ParseAddress(`admin:Pa"ssSECRET@host/redfish/v1/Systems/1`)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "BMC address admin:xxxxx@host/redfish/v1/Systems/1 has no scheme")
 }

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
 )
 
 type odataRef struct {
@@ -113,6 +115,9 @@ func (c *Client) system(ctx context.Context) (string, error) {
 	}
 	var ids []string
 	for _, m := range coll.Members {
+		if err := c.checkPath(m.ID); err != nil {
+			return "", err
+		}
 		ids = append(ids, m.ID)
 	}
 	return "", fmt.Errorf("BMC %s manages %d systems (%s): name one in the address, e.g. %s", c.addr, len(ids), strings.Join(ids, ", "), c.addr.Endpoint.String()+ids[0])
@@ -159,6 +164,9 @@ func (c *Client) resolve(ctx context.Context) (*target, error) {
 			}
 			if vm.ID == "" {
 				vm.ID = m.ID
+			}
+			if err := c.checkPath(vm.ID); err != nil {
+				return nil, err
 			}
 			if slices.ContainsFunc(vm.MediaTypes, func(s string) bool { return s == "CD" || s == "DVD" }) {
 				t.media, t.where = &vm, p.where
@@ -240,13 +248,13 @@ func (c *Client) BootFromISO(ctx context.Context, media Media, step func(Step, s
 	if !after.inserted() || after.Image == nil || *after.Image != media.URL {
 		got := "none"
 		if after.Image != nil {
-			got = *after.Image
+			got = termsafe.String(trim(*after.Image, 300))
 		}
 		return out, &CallError{BMC: c.addr.String(), Call: "GET " + t.media.ID, Message: fmt.Sprintf("InsertMedia was accepted but the media is not inserted (Inserted %v, Image %s)", after.inserted(), got)}
 	}
 	step(StepBoot, detail)
 	if len(t.sys.Boot.Allowed) > 0 && !slices.Contains(t.sys.Boot.Allowed, "Cd") {
-		return out, fmt.Errorf("BMC %s: system %s cannot boot from CD once: BootSourceOverrideTarget allows only %s", c.addr, t.sysPath, strings.Join(t.sys.Boot.Allowed, ", "))
+		return out, fmt.Errorf("BMC %s: system %s cannot boot from CD once: BootSourceOverrideTarget allows only %s", c.addr, t.sysPath, termsafe.String(trim(strings.Join(t.sys.Boot.Allowed, ", "), 300)))
 	}
 	if err := c.patch(ctx, t.sysPath, t.etag, map[string]any{"Boot": map[string]any{"BootSourceOverrideEnabled": "Once", "BootSourceOverrideTarget": "Cd"}}); err != nil {
 		var ce *CallError
