@@ -1,12 +1,6 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"flag"
 	"os"
 	"strings"
@@ -65,12 +59,9 @@ func clusterScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, ar
 			}
 			for _, cs := range csrs {
 				name, node, _ := strings.Cut(cs, ":")
-				key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+				r, err := testcluster.KubeletClientCSR(name, node)
 				ts.Check(err)
-				der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "system:node:" + node}}, key)
-				ts.Check(err)
-				ts.Check(c.AddCSR(name, "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper", "kubernetes.io/kube-apiserver-client-kubelet",
-					pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})))
+				ts.Check(c.AddCSR(r))
 			}
 			ts.Check(os.WriteFile(ts.MkAbs(fs.Arg(0)), c.Kubeconfig(), 0o600))
 		},

@@ -2,13 +2,7 @@ package testcluster
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"log/slog"
 	"net"
@@ -155,18 +149,33 @@ func (c *Cluster) playHost(ctx context.Context, o JoinOptions, h JoiningHost, to
 	}
 	_ = srv.Close()
 	o.Log.Info("Host " + h.Name + " rebooted into the installed system: its client CSR is pending")
-	if err := c.awaitCSR(ctx, o, "csr-"+h.Name+"-client", bootstrapperUser, clientSigner, h, false); err != nil {
+	client, err := KubeletClientCSR("csr-"+h.Name+"-client", h.Name)
+	if err != nil {
 		return err
 	}
-	o.Log.Info("Host " + h.Name + ": client CSR approved; its serving CSR is pending")
-	if err := c.awaitCSR(ctx, o, "csr-"+h.Name+"-serving", "system:node:"+h.Name, servingSigner, h, true); err != nil {
+	if err := c.awaitCSR(ctx, o, client); err != nil {
+		return err
+	}
+	// With its client certificate the kubelet registers its Node (not
+	// Ready yet), then asks for its serving certificate.
+	n := Node{Name: h.Name, Role: "worker", Arch: "amd64", IP: h.IP, MAC: h.MAC}
+	if err := c.AddNode(n); err != nil {
+		return err
+	}
+	o.Log.Info("Host " + h.Name + ": client CSR approved, node registered; its serving CSR is pending")
+	serving, err := KubeletServingCSR("csr-"+h.Name+"-serving", h.Name, []string{h.Name}, []string{h.IP})
+	if err != nil {
+		return err
+	}
+	if err := c.awaitCSR(ctx, o, serving); err != nil {
 		return err
 	}
 	if err := sleep(ctx, o.Step); err != nil {
 		return err
 	}
 	o.Log.Info("Host " + h.Name + " is a Ready node")
-	return c.AddNode(Node{Name: h.Name, Role: "worker", Arch: "amd64", IP: h.IP, MAC: h.MAC, Ready: true})
+	n.Ready = true
+	return c.AddNode(n)
 }
 
 // The requesters and signers of a joining node's CSRs.
@@ -176,24 +185,12 @@ const (
 	servingSigner    = "kubernetes.io/kubelet-serving"
 )
 
-// awaitCSR adds a pending CSR of h and waits until it is approved.
-func (c *Cluster) awaitCSR(ctx context.Context, o JoinOptions, name, user, signer string, h JoiningHost, serving bool) error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
+// awaitCSR adds r pending and waits until it is approved.
+func (c *Cluster) awaitCSR(ctx context.Context, o JoinOptions, r CSR) error {
+	if err := c.AddCSR(r); err != nil {
 		return err
 	}
-	req := &x509.CertificateRequest{Subject: pkix.Name{CommonName: "system:node:" + h.Name, Organization: []string{"system:nodes"}}}
-	if serving {
-		req.DNSNames, req.IPAddresses = []string{h.Name}, []net.IP{net.ParseIP(h.IP)}
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, req, key)
-	if err != nil {
-		return err
-	}
-	if err := c.AddCSR(name, user, signer, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})); err != nil {
-		return err
-	}
-	for !strings.Contains(string(c.Object(Named(CSRs, name))), `"Approved"`) {
+	for !strings.Contains(string(c.Object(Named(CSRs, r.Name))), `"Approved"`) {
 		if err := sleep(ctx, o.Step/4); err != nil {
 			return err
 		}

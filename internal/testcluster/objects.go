@@ -1,9 +1,16 @@
 package testcluster
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"net"
 
 	"github.com/seed-a052040e/agentiso/pkg/kubeapi"
 )
@@ -174,8 +181,76 @@ func (c *Cluster) stream() string {
 	return string(b)
 }
 
-// AddCSR stores a pending CertificateSigningRequest with the PEM request.
-func (c *Cluster) AddCSR(name, username, signer string, requestPEM []byte) error {
-	return c.Put(Named(CSRs, name), obj{"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
-		"metadata": obj{"name": name}, "spec": obj{"request": requestPEM, "signerName": signer, "username": username}, "status": obj{}})
+// CSR is a CertificateSigningRequest as its requester creates it, with
+// the user and groups the API server records for that requester.
+type CSR struct {
+	Name, Username, Signer string
+	Groups, Usages         []string
+	// Request is the PEM of the x509 certificate request.
+	Request []byte
+}
+
+// AddCSR stores r as a pending CertificateSigningRequest.
+func (c *Cluster) AddCSR(r CSR) error { return c.Put(Named(CSRs, r.Name), r.object()) }
+
+// JSON is r as the API server returns it, pending.
+func (r CSR) JSON() []byte {
+	b, _ := json.Marshal(r.object())
+	return b
+}
+
+func (r CSR) object() obj {
+	spec := obj{"request": r.Request, "signerName": r.Signer, "username": r.Username}
+	if len(r.Groups) > 0 {
+		spec["groups"] = r.Groups
+	}
+	if len(r.Usages) > 0 {
+		spec["usages"] = r.Usages
+	}
+	return obj{"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+		"metadata": obj{"name": r.Name}, "spec": spec, "status": obj{}}
+}
+
+// BootstrapperGroups are the groups the API server gives the machine-config
+// operator's node-bootstrapper service account, whose bootstrap kubeconfig a
+// joining node's kubelet uses for its client CSR.
+func BootstrapperGroups() []string {
+	return []string{"system:serviceaccounts:openshift-machine-config-operator", "system:serviceaccounts", "system:authenticated"}
+}
+
+// NodeGroups are the groups of a node's own credentials (system:node:<name>).
+func NodeGroups() []string { return []string{"system:nodes", "system:authenticated"} }
+
+// KubeletClientCSR is the client CSR a joining node's kubelet creates (ECDSA
+// key, so no key encipherment): from the node-bootstrapper, for
+// CN=system:node:<node>, O=system:nodes, no SANs.
+func KubeletClientCSR(name, node string) (CSR, error) {
+	req, err := NewCSRRequest(&x509.CertificateRequest{Subject: pkix.Name{CommonName: "system:node:" + node, Organization: []string{"system:nodes"}}})
+	return CSR{Name: name, Username: bootstrapperUser, Groups: BootstrapperGroups(), Signer: clientSigner,
+		Usages: []string{"digital signature", "client auth"}, Request: req}, err
+}
+
+// KubeletServingCSR is the serving CSR of node's kubelet once it is a
+// node: from system:node:<node>, for its host name and addresses.
+func KubeletServingCSR(name, node string, dns []string, ips []string) (CSR, error) {
+	tmpl := &x509.CertificateRequest{Subject: pkix.Name{CommonName: "system:node:" + node, Organization: []string{"system:nodes"}}, DNSNames: dns}
+	for _, ip := range ips {
+		tmpl.IPAddresses = append(tmpl.IPAddresses, net.ParseIP(ip))
+	}
+	req, err := NewCSRRequest(tmpl)
+	return CSR{Name: name, Username: "system:node:" + node, Groups: NodeGroups(), Signer: servingSigner,
+		Usages: []string{"digital signature", "server auth"}, Request: req}, err
+}
+
+// NewCSRRequest signs tmpl with a new ECDSA P-256 key and returns its PEM.
+func NewCSRRequest(tmpl *x509.CertificateRequest) ([]byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, tmpl, key)
+	if err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}), nil
 }

@@ -340,7 +340,8 @@ func (c *Cluster) serve(w http.ResponseWriter, r *http.Request) {
 		status(w, http.StatusUnauthorized, "Unauthorized")
 		return
 	}
-	p := r.URL.Path
+	// Objects are kept under their escaped path (kubeapi.Resource.Path).
+	p := r.URL.EscapedPath()
 	switch r.Method {
 	case http.MethodGet:
 		if b, ok := c.objects[p]; ok {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
 	"github.com/seed-a052040e/agentiso/pkg/kubeapi"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 )
@@ -34,8 +35,9 @@ type MonitorOptions struct {
 	// Roles map an IP to its host's role (nodes-config.yaml's: master,
 	// arbiter); a host without one is a worker.
 	Roles map[string]string
-	// ApproveCSRs approves the pending CSRs that match a host being added
-	// (MatchCSR); without it they are only shown.
+	// ApproveCSRs approves the pending CSRs of the hosts being added that
+	// pass the approval rules (JudgeCSR); without it they are only shown.
+	// A CSR that fails a rule stays pending, and the monitor says which.
 	ApproveCSRs bool
 	// Interval between polls (0: 10s); Timeout of the whole watch (0: 1h).
 	Interval, Timeout time.Duration
@@ -55,15 +57,28 @@ type MonitorOptions struct {
 type HostStatus struct {
 	IP   string `json:"ip"`
 	Name string `json:"name,omitempty"`
+	// NameFrom says where Name came from (NameSource).
+	NameFrom NameSource `json:"nameFrom,omitempty"`
 	// Role is the host's role: worker, master or arbiter.
 	Role     string   `json:"role"`
 	Node     bool     `json:"node"`
 	Ready    bool     `json:"ready"`
 	Pending  []string `json:"pendingCSRs,omitempty"`
 	Approved []string `json:"approvedCSRs,omitempty"`
+	// Refused are the pending CSRs for this host that fail an approval
+	// rule: never approved by the monitor.
+	Refused []RefusedCSR `json:"refusedCSRs,omitempty"`
 	// Agent is the host as its own assisted-service last said, nil when
 	// it never answered.
 	Agent *AgentStatus `json:"agent,omitempty"`
+}
+
+// RefusedCSR is a pending CSR the approval rules refuse, and why.
+type RefusedCSR struct {
+	Name   string `json:"name"`
+	Kind   string `json:"kind,omitempty"`
+	Rule   string `json:"rule"`
+	Reason string `json:"reason"`
 }
 
 // MonitorReport is the outcome (node-image monitor --report).
@@ -105,7 +120,11 @@ func Monitor(ctx context.Context, o MonitorOptions) (*MonitorReport, error) {
 		if role == "" {
 			role = "worker"
 		}
-		rep.Hosts = append(rep.Hosts, &HostStatus{IP: ip, Name: o.Names[ip], Role: role})
+		hs := &HostStatus{IP: ip, Name: o.Names[ip], Role: role}
+		if hs.Name != "" {
+			hs.NameFrom = NameFromNodesConfig
+		}
+		rep.Hosts = append(rep.Hosts, hs)
 	}
 	if len(rep.Hosts) == 0 {
 		return nil, fmt.Errorf("--ip-addresses: give the addresses of the hosts being added")
@@ -155,6 +174,8 @@ type monitor struct {
 	rep    *MonitorReport
 	shown  map[string]bool
 	agents map[string]*agentWatch
+	// nodes are the cluster's Nodes as the last poll listed them.
+	nodes []ClusterNode
 }
 
 func (m *monitor) log(l slog.Level, msg string) { m.o.Reporter.Log(l, msg) }
@@ -178,10 +199,7 @@ type nodeItem struct {
 		Name string `json:"name"`
 	} `json:"metadata"`
 	Status struct {
-		Addresses []struct {
-			Type    string `json:"type"`
-			Address string `json:"address"`
-		} `json:"addresses"`
+		Addresses  []NodeAddress `json:"addresses"`
 		Conditions []struct {
 			Type   string `json:"type"`
 			Status string `json:"status"`
@@ -196,17 +214,21 @@ func (m *monitor) poll(ctx context.Context) error {
 	if err := getPerm(ctx, m.o.Cluster, rNodes, "the nodes", &nodes); err != nil {
 		return err
 	}
+	m.nodes = m.nodes[:0]
+	for _, n := range nodes.Items {
+		m.nodes = append(m.nodes, ClusterNode{Name: n.Metadata.Name, Addresses: n.Status.Addresses})
+	}
 	complete := true
 	for _, h := range m.rep.Hosts {
 		for _, n := range nodes.Items {
 			for _, a := range n.Status.Addresses {
 				if a.Type == "InternalIP" && sameIP(a.Address, h.IP) {
-					h.Node, h.Name = true, n.Metadata.Name
+					h.Node, h.Name, h.NameFrom = true, n.Metadata.Name, NameFromNode
 					for _, c := range n.Status.Conditions {
 						if c.Type == "Ready" {
 							ready := c.Status == "True"
 							if ready && !h.Ready {
-								m.log(slog.LevelInfo, fmt.Sprintf("Node %s (%s) is Ready", h.Name, h.IP))
+								m.log(slog.LevelInfo, fmt.Sprintf("Node %s (%s) is Ready", termsafe.String(h.Name), h.IP))
 							}
 							h.Ready = ready
 						}
@@ -215,7 +237,9 @@ func (m *monitor) poll(ctx context.Context) error {
 			}
 		}
 		if h.Name == "" {
-			h.Name = m.o.Resolve(ctx, h.IP)
+			if h.Name = m.o.Resolve(ctx, h.IP); h.Name != "" {
+				h.NameFrom = NameFromDNS
+			}
 		}
 		complete = complete && h.Ready
 	}
@@ -234,13 +258,11 @@ func (m *monitor) csrs(ctx context.Context) error {
 		return err
 	}
 	var joining []JoiningHost
-	byName := map[string]*HostStatus{}
+	byIP := map[string]*HostStatus{}
 	for _, h := range m.rep.Hosts {
-		h.Pending = nil
-		if h.Name != "" {
-			joining = append(joining, JoiningHost{Name: h.Name, IP: h.IP})
-			byName[strings.ToLower(h.Name)] = h
-		}
+		h.Pending, h.Refused = nil, nil
+		joining = append(joining, JoiningHost{Name: h.Name, IP: h.IP, From: h.NameFrom})
+		byIP[h.IP] = h
 	}
 	for _, raw := range l.Items {
 		var o csrObject
@@ -251,16 +273,31 @@ func (m *monitor) csrs(ctx context.Context) error {
 		if err != nil || !c.Pending {
 			continue
 		}
-		jh, ok, _ := MatchCSR(c, joining)
-		if !ok {
+		v := JudgeCSR(c, joining, m.nodes)
+		h := byIP[v.Host.IP]
+		if h == nil {
 			continue
 		}
-		h := byName[strings.ToLower(jh.Name)]
+		name, who := termsafe.String(c.Name), termsafe.String(v.Host.Name)+" ("+v.Host.IP+")"
+		if !v.Approve {
+			h.Refused = append(h.Refused, RefusedCSR{Name: c.Name, Kind: v.Kind, Rule: v.Rule, Reason: v.Reason})
+			if !m.shown[c.Name] {
+				m.shown[c.Name] = true
+				todo := "if you have checked it, approve it by hand: oc adm certificate approve " + termsafe.ShellArg(c.Name)
+				if v.Rule != "client/trusted-name" {
+					todo = "no joining kubelet asks for this: find who created it, and deny it: oc adm certificate deny " + termsafe.ShellArg(c.Name)
+				}
+				m.log(slog.LevelWarn, fmt.Sprintf("The %s CSR %s for host %s stays pending: it fails the approval rule %s: %s. agentiso does not approve it; %s",
+					v.Kind, name, who, v.Rule, termsafe.String(v.Reason), todo))
+			}
+			continue
+		}
 		if !m.o.ApproveCSRs {
 			h.Pending = append(h.Pending, c.Name)
 			if !m.shown[c.Name] {
 				m.shown[c.Name] = true
-				m.log(slog.LevelWarn, fmt.Sprintf("CSR %s of node %s (%s) is pending: approve it (agentiso node-image monitor --approve-csrs, or oc adm certificate approve %s)", c.Name, jh.Name, jh.IP, c.Name))
+				m.log(slog.LevelWarn, fmt.Sprintf("The %s CSR %s of node %s is pending and passes the approval rules: approve it (agentiso node-image monitor --approve-csrs, or oc adm certificate approve %s)",
+					v.Kind, name, who, termsafe.ShellArg(c.Name)))
 			}
 			continue
 		}
@@ -268,7 +305,7 @@ func (m *monitor) csrs(ctx context.Context) error {
 			return err
 		}
 		h.Approved = append(h.Approved, c.Name)
-		m.log(slog.LevelInfo, fmt.Sprintf("Approved CSR %s of node %s (%s)", c.Name, jh.Name, jh.IP))
+		m.log(slog.LevelInfo, fmt.Sprintf("Approved the %s CSR %s of node %s", v.Kind, name, who))
 	}
 	for _, h := range m.rep.Hosts {
 		sort.Strings(h.Pending)
@@ -296,9 +333,9 @@ func approve(ctx context.Context, c Cluster, raw json.RawMessage, name string) e
 	if err := c.Update(ctx, r, "approval", o, nil); err != nil {
 		var se *kubeapi.StatusError
 		if errors.As(err, &se) && se.Code == 403 {
-			return fmt.Errorf("cannot approve CSR %s: %s", name, se.Permission())
+			return fmt.Errorf("cannot approve CSR %s: %s", termsafe.String(name), se.Permission())
 		}
-		return fmt.Errorf("cannot approve CSR %s: %w", name, err)
+		return fmt.Errorf("cannot approve CSR %s: %w", termsafe.String(name), err)
 	}
 	return nil
 }

@@ -124,7 +124,7 @@ func (m *monitor) pollAgent(ctx context.Context, h *HostStatus, w *agentWatch) e
 	// The host's service knows this host only.
 	sh := c.Hosts[0]
 	if h.Name == "" && sh.RequestedHostname != "" {
-		h.Name = sh.RequestedHostname
+		h.Name, h.NameFrom = sh.RequestedHostname, NameFromHost
 		who = h.Name + " (" + h.IP + ")"
 	}
 	st := &AgentStatus{Status: sh.Status, StatusInfo: sh.StatusInfo}

@@ -2,12 +2,8 @@ package nodejoin_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"strings"
@@ -21,13 +17,12 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/nodejoin"
 )
 
-func requestPEM(t *testing.T, cn string) []byte {
+// addClientCSR adds the client CSR a real kubelet of node creates.
+func addClientCSR(t *testing.T, c *testcluster.Cluster, name, node string) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	r, err := testcluster.KubeletClientCSR(name, node)
 	require.NoError(t, err)
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: cn}}, key)
-	require.NoError(t, err)
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+	require.NoError(t, c.AddCSR(r))
 }
 
 const bootstrapper = "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper"
@@ -36,8 +31,8 @@ func noDNS(context.Context, string) string { return "" }
 
 func TestMonitorApprovesOnlyTheHostsCSRs(t *testing.T) {
 	c, api := start(t, testcluster.Default())
-	require.NoError(t, c.AddCSR("csr-mine", bootstrapper, "kubernetes.io/kube-apiserver-client-kubelet", requestPEM(t, "system:node:worker-1")))
-	require.NoError(t, c.AddCSR("csr-other", bootstrapper, "kubernetes.io/kube-apiserver-client-kubelet", requestPEM(t, "system:node:intruder")))
+	addClientCSR(t, c, "csr-mine", "worker-1")
+	addClientCSR(t, c, "csr-other", "intruder")
 	// The cluster side: once the CSR is approved, the node joins.
 	done := make(chan struct{})
 	go func() {
@@ -62,7 +57,7 @@ func TestMonitorApprovesOnlyTheHostsCSRs(t *testing.T) {
 
 func TestMonitorShowsWithoutApproving(t *testing.T) {
 	c, api := start(t, testcluster.Default())
-	require.NoError(t, c.AddCSR("csr-mine", bootstrapper, "kubernetes.io/kube-apiserver-client-kubelet", requestPEM(t, "system:node:worker-1")))
+	addClientCSR(t, c, "csr-mine", "worker-1")
 	rep, err := nodejoin.Monitor(context.Background(), nodejoin.MonitorOptions{Cluster: api, IPs: []string{"192.168.111.31"},
 		Resolve: func(context.Context, string) string { return "worker-1" }, Interval: 30 * time.Millisecond, Timeout: 2 * time.Second})
 	require.Error(t, err)
@@ -87,7 +82,7 @@ func TestMonitorShowsWithoutApproving(t *testing.T) {
 // (nodes-config.yaml's), not as a worker.
 func TestMonitorShowsTheHostsRole(t *testing.T) {
 	c, api := start(t, testcluster.Default())
-	require.NoError(t, c.AddCSR("csr-cp", bootstrapper, "kubernetes.io/kube-apiserver-client-kubelet", requestPEM(t, "system:node:master-3")))
+	addClientCSR(t, c, "csr-cp", "master-3")
 	rec := &recorder{}
 	rep, err := nodejoin.Monitor(context.Background(), nodejoin.MonitorOptions{Cluster: api, IPs: []string{"192.168.111.33", "192.168.111.34"},
 		Names: map[string]string{"192.168.111.33": "master-3", "192.168.111.34": "worker-4"}, Roles: map[string]string{"192.168.111.33": "master"},
@@ -112,4 +107,69 @@ func TestMonitorExitCode(t *testing.T) {
 	assert.Equal(t, 5, nodejoin.MonitorExitCode(fmt.Errorf("monitor: %w", nodejoin.ErrMonitorTimeout)))
 	assert.Equal(t, 6, nodejoin.MonitorExitCode(fmt.Errorf("monitor: %w", &nodejoin.HostFailedError{Host: "worker-1", Status: "error"})))
 	assert.Equal(t, 1, nodejoin.MonitorExitCode(errors.New("no kubeconfig")))
+}
+
+// Issue 33 items 2-4 through the monitor and the cluster's API: with
+// --approve-csrs, only the joining host's own requests are approved; the
+// crafted ones stay pending, each reported with the rule it fails; names
+// from the cluster never forge a line and are quoted for the shell in the
+// printed commands.
+func TestMonitorLeavesCraftedCSRsPending(t *testing.T) {
+	c, api := start(t, testcluster.Default())
+	add := func(r testcluster.CSR, err error) {
+		t.Helper()
+		require.NoError(t, err)
+		require.NoError(t, c.AddCSR(r))
+	}
+	// the real one, under a name a shell would run
+	add(testcluster.KubeletClientCSR("csr-4; touch pwned", "worker-4"))
+	// another node's identity (item 2)
+	add(testcluster.KubeletClientCSR("csr-m0", "master-0"))
+	// content the approver refuses (item 3)
+	masters, err := testcluster.NewCSRRequest(&x509.CertificateRequest{Subject: pkix.Name{CommonName: "system:node:worker-4", Organization: []string{"system:nodes", "system:masters"}}})
+	require.NoError(t, err)
+	r, err := testcluster.KubeletClientCSR("csr-masters\nINFO Every host is a Ready node of the cluster", "worker-4")
+	require.NoError(t, err)
+	r.Request = masters
+	add(r, nil)
+	r, err = testcluster.KubeletClientCSR("csr-server-auth", "worker-4")
+	r.Usages = append(r.Usages, "server auth")
+	add(r, err)
+	add(testcluster.KubeletClientCSR("csr-upper", "WORKER-4"))
+
+	rec := &recorder{}
+	hosts := map[string]string{"192.168.111.34": "worker-4", "192.168.111.20": "master-0"}
+	rep, err := nodejoin.Monitor(context.Background(), nodejoin.MonitorOptions{Cluster: api, IPs: []string{"192.168.111.34"},
+		Names: hosts, ApproveCSRs: true, Resolve: noDNS, Interval: 30 * time.Millisecond, Timeout: 2 * time.Second, Reporter: rec})
+	require.ErrorIs(t, err, nodejoin.ErrMonitorTimeout)
+	h := rep.Hosts[0]
+	assert.Equal(t, []string{"csr-4; touch pwned"}, h.Approved)
+	rules := map[string]string{}
+	for _, f := range h.Refused {
+		rules[f.Name] = f.Rule
+	}
+	assert.Equal(t, map[string]string{"csr-masters\nINFO Every host is a Ready node of the cluster": "client/organization",
+		"csr-server-auth": "client/usages", "csr-upper": "client/common-name"}, rules)
+	for _, n := range []string{"csr-m0", "csr-masters\nINFO Every host is a Ready node of the cluster", "csr-server-auth", "csr-upper"} {
+		assert.NotContains(t, string(c.Object(testcluster.Named(testcluster.CSRs, n))), "Approved", n)
+	}
+	text := rec.text()
+	assert.Contains(t, text, "INFO Approved the client CSR csr-4; touch pwned of node worker-4 (192.168.111.34)")
+	assert.Contains(t, text, `oc adm certificate deny $'csr-masters\x0aINFO Every host is a Ready node of the cluster'`)
+	assert.Contains(t, text, `The client CSR csr-masters\nINFO Every host`, "the name is shown escaped")
+	for _, line := range rec.lines {
+		assert.NotContains(t, line, "\n", "a name from the cluster forged a line")
+	}
+	assert.NotContains(t, text, "csr-m0", "master-0 is not a host being added: its CSR is none of the monitor's business")
+
+	// Without --approve-csrs the good one's hint is quoted too.
+	c2, api2 := start(t, testcluster.Default())
+	r, err = testcluster.KubeletClientCSR("csr-5 $(id)", "worker-5")
+	require.NoError(t, err)
+	require.NoError(t, c2.AddCSR(r))
+	rec = &recorder{}
+	_, err = nodejoin.Monitor(context.Background(), nodejoin.MonitorOptions{Cluster: api2, IPs: []string{"192.168.111.35"},
+		Names: map[string]string{"192.168.111.35": "worker-5"}, Resolve: noDNS, Interval: 30 * time.Millisecond, Timeout: time.Second, Reporter: rec})
+	require.Error(t, err)
+	assert.Contains(t, rec.text(), "or oc adm certificate approve 'csr-5 $(id)')")
 }
