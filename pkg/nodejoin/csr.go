@@ -209,8 +209,6 @@ func hostNamed(hosts []JoiningHost, name string, eq func(a, b string) bool) (Joi
 	return JoiningHost{}, false
 }
 
-func exact(a, b string) bool { return a == b }
-
 // judgeClient: the approver's authorizeNodeClientCSR with isNodeClientCert
 // and isReqFromNodeBootstrapper; the Machine it finds by the node name is
 // here a host the administrator named, and its "node already exists"

@@ -25,8 +25,6 @@ func addClientCSR(t *testing.T, c *testcluster.Cluster, name, node string) {
 	require.NoError(t, c.AddCSR(r))
 }
 
-const bootstrapper = "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper"
-
 func noDNS(context.Context, string) string { return "" }
 
 func TestMonitorApprovesOnlyTheHostsCSRs(t *testing.T) {
