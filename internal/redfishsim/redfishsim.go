@@ -41,10 +41,10 @@ type Options struct {
 	Profile Profile
 	Systems []System
 	// POST overrides how long the host stays in POST after it starts or
-	// resets (profiles with that quirk; negative: never in POST).
+	// resets (only profiles with that quirk; negative: never in POST).
 	POST time.Duration
 	// EjectBusy overrides how long after an eject an insert fails as
-	// "eject in progress" (profiles with that quirk; negative: never).
+	// "eject in progress" (only profiles with that quirk; negative: never).
 	EjectBusy time.Duration
 	// Unavailable answers this many authenticated requests 503 Service
 	// Unavailable with Retry-After: 1 before serving (a BMC busy
@@ -182,7 +182,7 @@ func New(o Options) *BMC {
 
 func pick(override, def time.Duration) time.Duration {
 	switch {
-	case override < 0:
+	case def == 0 || override < 0:
 		return 0
 	case override > 0:
 		return override
