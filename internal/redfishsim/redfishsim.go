@@ -625,8 +625,11 @@ func (b *BMC) reset(w http.ResponseWriter, r *http.Request, s *system) {
 		s.oemOnce = false
 		s.etag++
 		s.Boots = append(s.Boots, what)
-		if b.o.OnBoot != nil {
-			b.o.OnBoot(s.ID, strings.TrimPrefix(what, "cd:"))
+		if image, ok := strings.CutPrefix(what, "cd:"); b.o.OnBoot != nil {
+			if !ok {
+				image = ""
+			}
+			b.o.OnBoot(s.ID, image)
 		}
 	}
 	w.WriteHeader(http.StatusNoContent)
