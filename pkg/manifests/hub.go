@@ -67,15 +67,21 @@ type HubHost struct {
 // ISO on a hub (labelled with the InfraEnv, in its namespace).
 // installerArgs are agent-config's per-host installer arguments, by
 // hostname.
-func HubHosts(ic *InstallConfig, infraEnv *InfraEnv, installerArgs map[string][]string) ([]HubHost, error) {
+//
+// A BMC address in a network-booting Redfish scheme (redfish://,
+// idrac-redfish://, ilo5-redfish://) becomes the matching virtual-media
+// scheme, which notes say: Metal3 boots the former with iPXE over a
+// provisioning network, while agentiso boot (and the BareMetalAgentController's
+// InfraEnv ISO) boots these hosts from virtual media.
+func HubHosts(ic *InstallConfig, infraEnv *InfraEnv, installerArgs map[string][]string) ([]HubHost, []string, error) {
 	if ic == nil || ic.Platform.BareMetal == nil {
-		return nil, fmt.Errorf("--for-hub needs install-config.yaml with platform.baremetal.hosts[].bmc (the hosts' BMCs)")
+		return nil, nil, fmt.Errorf("--for-hub needs install-config.yaml with platform.baremetal.hosts[].bmc (the hosts' BMCs)")
 	}
 	if infraEnv == nil || infraEnv.Metadata.Name == "" {
-		return nil, fmt.Errorf("--for-hub needs the InfraEnv's name")
+		return nil, nil, fmt.Errorf("--for-hub needs the InfraEnv's name")
 	}
 	var out []HubHost
-	var missing []string
+	var missing, notes []string
 	for i, h := range ic.Platform.BareMetal.Hosts {
 		if h.BMC == nil || h.BMC.Address == "" {
 			continue
@@ -100,9 +106,13 @@ func HubHosts(ic *InstallConfig, infraEnv *InfraEnv, installerArgs map[string][]
 		if args := installerArgs[h.Name]; len(args) > 0 {
 			b, err := json.Marshal(args)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			ann[BMHInstallerArgsAnnotation] = string(b)
+		}
+		addr, note := HubBMCAddress(h.BMC.Address)
+		if note != "" {
+			notes = append(notes, fmt.Sprintf("host %s (%s.address): %s", h.Name, p, note))
 		}
 		hh.BareMetalHost = Metal3BareMetalHost{
 			TypeMeta: TypeMeta{APIVersion: BareMetalHostAPIVersion, Kind: "BareMetalHost"},
@@ -113,17 +123,42 @@ func HubHosts(ic *InstallConfig, infraEnv *InfraEnv, installerArgs map[string][]
 				BootMACAddress:        strings.ToLower(h.BootMACAddress),
 				BootMode:              h.BootMode,
 				AutomatedCleaningMode: "disabled",
-				BMC:                   BMCDetails{Address: h.BMC.Address, CredentialsName: secretName, DisableCertificateVerification: h.BMC.DisableCertificateVerification},
+				BMC:                   BMCDetails{Address: addr, CredentialsName: secretName, DisableCertificateVerification: h.BMC.DisableCertificateVerification},
 				RootDeviceHints:       h.RootDeviceHints,
 			},
 		}
 		out = append(out, hh)
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("install-config.yaml: %s", strings.Join(missing, "; "))
+		return nil, nil, fmt.Errorf("install-config.yaml: %s", strings.Join(missing, "; "))
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("--for-hub: no host in install-config.yaml platform.baremetal.hosts has a bmc.address: a hub boots hosts through their BMCs")
+		return nil, nil, fmt.Errorf("--for-hub: no host in install-config.yaml platform.baremetal.hosts has a bmc.address: a hub boots hosts through their BMCs")
 	}
-	return out, nil
+	return out, notes, nil
+}
+
+// HubBMCAddress is the BMC address a hub's BareMetalHost gets: a
+// network-booting Redfish scheme is mapped to the virtual-media one of
+// the same driver and transport, with a note saying so ("" when the
+// address is kept). In Metal3 (baremetal-operator 02aa5059,
+// pkg/hardwareutils/bmc/redfish.go) redfish://, ilo5-redfish:// and
+// idrac-redfish:// boot with iPXE and need a provisioning network;
+// redfish-virtualmedia.go and idrac_virtualmedia.go boot from virtual
+// media, as agentiso boot does.
+func HubBMCAddress(addr string) (string, string) {
+	scheme, rest, ok := strings.Cut(addr, "://")
+	if !ok {
+		return addr, ""
+	}
+	driver, transport, _ := strings.Cut(scheme, "+")
+	vm := map[string]string{"redfish": "redfish-virtualmedia", "idrac-redfish": "idrac-virtualmedia", "ilo5-redfish": "ilo5-virtualmedia"}[strings.ToLower(driver)]
+	if vm == "" {
+		return addr, ""
+	}
+	if transport != "" {
+		vm += "+" + transport
+	}
+	out := vm + "://" + rest
+	return out, fmt.Sprintf("the hub's BareMetalHost gets %s:// instead of %s:// (Metal3 network-boots %s:// hosts over a provisioning network; agentiso boots them from virtual media, and so will the hub)", vm, scheme, driver)
 }

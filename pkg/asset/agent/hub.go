@@ -16,6 +16,7 @@ import (
 // so that a fleet moves from the laptop to ACM/MCE unchanged.
 type HubManifests struct {
 	Hosts []manifests.HubHost `json:"hosts"`
+	Warnings
 }
 
 // Name implements asset.Asset.
@@ -37,11 +38,11 @@ func (a *HubManifests) Generate(_ context.Context, p asset.Parents) error {
 			args[h.Hostname] = h.InstallerArgs
 		}
 	}
-	hs, err := manifests.HubHosts(asset.Get[*InstallConfig](p).Config, asset.Get[*InfraEnv](p).Manifest, args)
+	hs, notes, err := manifests.HubHosts(asset.Get[*InstallConfig](p).Config, asset.Get[*InfraEnv](p).Manifest, args)
 	if err != nil {
 		return err
 	}
-	a.Hosts = hs
+	a.Hosts, a.Warn = hs, notes
 	return nil
 }
 
