@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,9 +21,11 @@ import (
 //
 //	freeport VAR    set $VAR to a free TCP port on 127.0.0.1
 //	waithttp URL    wait (30 s at most) until URL answers any HTTP status
-//	redfishbmc [-under-system] [-powered-on] VAR USER PASSWORD SYSTEM
+//	redfishbmc [-under-system] [-powered-on] [-profile P] [-insert SLOT=URL] VAR USER PASSWORD SYSTEM
 //	    start a Redfish BMC emulator (internal/redfishsim) with one system
-//	    on loopback, stopped when the script ends; $VAR is its host:port
+//	    on loopback, behaving as vendor profile P (default: the Redfish
+//	    standard), with an earlier image in SLOT, stopped when the script
+//	    ends; $VAR is its host:port
 //	bmcstate VAR SYSTEM
 //	    print the emulated system's state (power, media, boots) as JSON
 func serveScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
@@ -36,13 +39,21 @@ func serveScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args
 			fs := flag.NewFlagSet("redfishbmc", flag.ContinueOnError)
 			under := fs.Bool("under-system", false, "virtual media under the System")
 			on := fs.Bool("powered-on", false, "the system starts powered on")
+			profile := fs.String("profile", "", "vendor profile")
+			insert := fs.String("insert", "", "SLOT=URL inserted before")
 			ts.Check(fs.Parse(args))
 			if neg || fs.NArg() != 4 {
-				ts.Fatalf("usage: redfishbmc [-under-system] [-powered-on] VAR USER PASSWORD SYSTEM")
+				ts.Fatalf("usage: redfishbmc [-under-system] [-powered-on] [-profile P] [-insert SLOT=URL] VAR USER PASSWORD SYSTEM")
+			}
+			if !redfishsim.Profile(*profile).Known() {
+				ts.Fatalf("redfishbmc: unknown profile %q", *profile)
 			}
 			a := fs.Args()
-			b := redfishsim.New(redfishsim.Options{Username: a[1], Password: a[2],
+			b := redfishsim.New(redfishsim.Options{Username: a[1], Password: a[2], Profile: redfishsim.Profile(*profile),
 				Systems: []redfishsim.System{{ID: a[3], MediaUnderSystem: *under, PoweredOn: *on}}})
+			if slot, url, ok := strings.Cut(*insert, "="); ok {
+				ts.Check(b.Insert(a[3], slot, url))
+			}
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			ts.Check(err)
 			hs := &http.Server{Handler: b, ReadHeaderTimeout: 10 * time.Second}
@@ -60,7 +71,7 @@ func serveScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args
 				ts.Fatalf("bmcstate: no redfishbmc %s", args[0])
 			}
 			st := b.(*redfishsim.BMC).State(args[1])
-			js, err := json.MarshalIndent(map[string]any{"PowerState": st.PowerState, "Inserted": st.Inserted, "Image": st.Image, "MediaUser": st.MediaUser, "Boots": st.Boots}, "", "  ")
+			js, err := json.MarshalIndent(map[string]any{"PowerState": st.PowerState, "Inserted": st.Inserted, "Image": st.Image, "MediaUser": st.MediaUser, "Boots": st.Boots, "Slots": st.Slots, "Refused": st.Refused}, "", "  ")
 			ts.Check(err)
 			_, _ = fmt.Fprintf(ts.Stdout(), "%s\n", js)
 		},

@@ -55,6 +55,9 @@ type Options struct {
 	// Transport replaces the HTTP transport to the BMCs and the media
 	// server (tests).
 	Transport http.RoundTripper
+	// RetryDelay is the first wait before a call a BMC refused for a
+	// transient reason is tried again (redfish.DefaultRetryDelay when 0).
+	RetryDelay time.Duration
 }
 
 // Host is one host to boot.
@@ -300,13 +303,19 @@ type HostResult struct {
 	// System is the system's Redfish path, VirtualMedia the CD/DVD slot
 	// used and VirtualMediaUnder where it was found ("Manager" or
 	// "System").
-	System            string `json:"system,omitempty"`
+	System string `json:"system,omitempty"`
+	// Vendor is what the BMC says it is (manufacturer, model, BMC
+	// firmware), which decides how it is booted (docs/serve-boot.md).
+	Vendor            string `json:"vendor,omitempty"`
 	VirtualMedia      string `json:"virtualMedia,omitempty"`
 	VirtualMediaUnder string `json:"virtualMediaUnder,omitempty"`
 	// Ejected says media was inserted and ejected (before the insert when
 	// booting), EjectedImage its URL as the BMC named it (secrets masked).
 	Ejected      bool   `json:"ejected,omitempty"`
 	EjectedImage string `json:"ejectedImage,omitempty"`
+	// BootTarget is the one-time boot to the virtual CD: "Cd", "UsbCd"
+	// (Supermicro) or "VCD-DVD" (Dell's OEM ImportSystemConfiguration).
+	BootTarget string `json:"bootTarget,omitempty"`
 	// Power is the Redfish ResetType that started the system: "On" when
 	// it was off, "ForceRestart", "PowerCycle" or "ForceOff+On" when on.
 	Power string `json:"power,omitempty"`
@@ -317,6 +326,7 @@ func (h *HostResult) set(out redfish.Outcome) {
 	// The Image is the BMC's word: shown with its control characters
 	// escaped, so that it forges no line of the output.
 	h.Ejected, h.EjectedImage = out.Ejected, termsafe.String(redact.URL(out.EjectedImage))
+	h.Vendor, h.BootTarget = termsafe.String(out.Vendor), out.BootTarget
 }
 
 // Run boots (or, with Eject, ejects) every selected host through its BMC.
@@ -372,7 +382,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			c := redfish.New(h.Addr, redfish.Options{Username: h.Cred.Username, Password: h.Cred.Password, Insecure: h.Cred.Insecure, CallTimeout: o.CallTimeout, Transport: o.Transport})
+			c := redfish.New(h.Addr, redfish.Options{Username: h.Cred.Username, Password: h.Cred.Password, Insecure: h.Cred.Insecure,
+				CallTimeout: o.CallTimeout, Transport: o.Transport, Log: o.Log.With("host", h.Name), RetryDelay: o.RetryDelay})
+			defer func() {
+				if err := c.Close(ctx); err != nil {
+					o.Log.Warn("host "+h.Name+": logging out of the BMC failed (its session times out by itself)", "bmc", h.Addr.String(), "error", err.Error())
+				}
+			}()
 			hr := &res.Hosts[i]
 			if o.Eject {
 				hr.Step = "ejecting"

@@ -98,9 +98,9 @@ func TestBootsEveryHostInParallel(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, &Result{Action: "boot", Result: "complete", ISO: iso, SHA256: string(sum[:64]), Hosts: []HostResult{
 		{Name: "master-0", BMC: "http://" + h1 + "/redfish/v1/Systems/1", Result: "booting",
-			System: "/redfish/v1/Systems/1", VirtualMedia: "/redfish/v1/Managers/BMC-1/VirtualMedia/Cd", VirtualMediaUnder: "Manager", Power: "On"},
+			System: "/redfish/v1/Systems/1", Vendor: "Emulated redfishsim (BMC redfishsim BMC, firmware 1.0.0)", VirtualMedia: "/redfish/v1/Managers/BMC-1/VirtualMedia/Cd", VirtualMediaUnder: "Manager", BootTarget: "Cd", Power: "On"},
 		{Name: "master-1", BMC: "http://" + h2 + "/redfish/v1/Systems/System.Embedded.1", Result: "booting",
-			System: "/redfish/v1/Systems/System.Embedded.1", VirtualMedia: "/redfish/v1/Systems/System.Embedded.1/VirtualMedia/Cd", VirtualMediaUnder: "System", Power: "ForceRestart"},
+			System: "/redfish/v1/Systems/System.Embedded.1", Vendor: "Emulated redfishsim (BMC redfishsim BMC, firmware 1.0.0)", VirtualMedia: "/redfish/v1/Systems/System.Embedded.1/VirtualMedia/Cd", VirtualMediaUnder: "System", BootTarget: "Cd", Power: "ForceRestart"},
 	}}, res)
 	assert.Equal(t, []string{"cd:" + iso}, b1.State("1").Boots)
 	assert.Equal(t, []string{"cd:" + iso}, b2.State("System.Embedded.1").Boots)
@@ -119,7 +119,7 @@ func TestBootsEveryHostInParallel(t *testing.T) {
 	assert.Contains(t, logs.String(), "host master-1: ejected")
 	assert.Equal(t, &Result{Action: "eject", Result: "complete", Hosts: []HostResult{
 		{Name: "master-1", BMC: "http://" + h2 + "/redfish/v1/Systems/System.Embedded.1", Result: "ejected", Ejected: true, EjectedImage: iso,
-			System: "/redfish/v1/Systems/System.Embedded.1", VirtualMedia: "/redfish/v1/Systems/System.Embedded.1/VirtualMedia/Cd", VirtualMediaUnder: "System"},
+			System: "/redfish/v1/Systems/System.Embedded.1", Vendor: "Emulated redfishsim (BMC redfishsim BMC, firmware 1.0.0)", VirtualMedia: "/redfish/v1/Systems/System.Embedded.1/VirtualMedia/Cd", VirtualMediaUnder: "System"},
 	}}, res)
 	res, err = Run(context.Background(), Options{Dir: dir, Eject: true})
 	require.NoError(t, err)
@@ -157,7 +157,7 @@ func TestWrongPasswordNamesTheHost(t *testing.T) {
 	})
 	res, err := Run(context.Background(), Options{Dir: dir, URL: serveDir(t, dir)})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "1 of 2 host(s) failed:\n  host master-1: BMC http://"+h2+"/redfish/v1/Systems/1: GET /redfish/v1/Systems/1: HTTP 401 Unauthorized: ")
+	assert.Contains(t, err.Error(), "1 of 2 host(s) failed:\n  host master-1: BMC http://"+h2+"/redfish/v1/Systems/1: POST /redfish/v1/SessionService/Sessions: HTTP 401 Unauthorized: ")
 	assert.Contains(t, err.Error(), "(check bmc.username and bmc.password)")
 	assert.NotContains(t, err.Error(), "Wrong-Secret")
 	assert.Len(t, b1.State("1").Boots, 1, "the other host still boots")
@@ -170,7 +170,7 @@ func TestWrongPasswordNamesTheHost(t *testing.T) {
 	h := res.Hosts[1]
 	assert.Equal(t, "failed", h.Result)
 	assert.Equal(t, "finding virtual media", h.Step)
-	assert.Contains(t, h.Error, "BMC http://"+h2+"/redfish/v1/Systems/1: GET /redfish/v1/Systems/1: HTTP 401 Unauthorized: ")
+	assert.Contains(t, h.Error, "BMC http://"+h2+"/redfish/v1/Systems/1: POST /redfish/v1/SessionService/Sessions: HTTP 401 Unauthorized: ")
 	assert.Empty(t, h.VirtualMedia)
 	js, jerr := json.Marshal(res)
 	require.NoError(t, jerr)
@@ -321,7 +321,8 @@ func TestHostileBMCForgesNoLine(t *testing.T) {
 	get := map[string]string{
 		"/redfish/v1/Systems/1":                 sysJSON,
 		"/redfish/v1/Systems/1/VirtualMedia":    `{"Members":[{"@odata.id":"/redfish/v1/Systems/1/VirtualMedia/Cd"}]}`,
-		"/redfish/v1/Systems/1/VirtualMedia/Cd": `{"@odata.id":"/redfish/v1/Systems/1/VirtualMedia/Cd","MediaTypes":["CD"],"Inserted":true,"Image":"http://old/x.iso` + forged + `"}`,
+		"/redfish/v1/Systems/1/VirtualMedia/Cd": `{"@odata.id":"/redfish/v1/Systems/1/VirtualMedia/Cd","MediaTypes":["CD"],"Inserted":true,"Image":"http://old/x.iso` + forged + `",` +
+			`"Actions":{"#VirtualMedia.InsertMedia":{"target":"/redfish/v1/Systems/1/VirtualMedia/Cd/Actions/VirtualMedia.InsertMedia"},"#VirtualMedia.EjectMedia":{"target":"/redfish/v1/Systems/1/VirtualMedia/Cd/Actions/VirtualMedia.EjectMedia"}}}`,
 	}
 	h := hostileBMC(t, get)
 	dir := writeDir(t, []hostSpec{{"master-0", "52:54:00:00:00:01", "redfish-virtualmedia+http://" + h + "/redfish/v1/Systems/1", "admin", "pw1"}})

@@ -1,4 +1,4 @@
-// Package redfish is agentiso's Redfish client for booting a host from virtual media: it parses Metal3-style BMC addresses, finds the system and its CD/DVD virtual media slot (under the Manager or the System), ejects, inserts an ISO URL, sets a one-time boot override and powers on, with bounded time and response sizes and errors that name the BMC, the call and the BMC's own message.
+// Package redfish is agentiso's Redfish client for booting a host from virtual media: it parses Metal3-style BMC addresses, logs in with a Redfish session (HTTP Basic where the BMC has none), decides from what the BMC says it is how its firmware boots virtual media (Supermicro, Dell iDRAC, Lenovo, AMI, HPE, as ironic and sushy do), finds the system and its CD/DVD virtual media slot (under the Manager or the System), ejects, inserts an ISO URL, sets a one-time boot override and powers on, retrying the BMCs' documented transient refusals, with bounded time and response sizes and errors that name the BMC, the call and the BMC's own message.
 package redfish
 
 import (

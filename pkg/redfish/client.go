@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -27,6 +29,12 @@ const (
 	DefaultCallTimeout = 30 * time.Second
 	// maxTaskWait bounds the wait for a task a BMC answers 202 with.
 	maxTaskWait = 2 * time.Minute
+	// DefaultRetryDelay is the first wait before a call the BMC refused
+	// for a documented transient reason is tried again; each next wait
+	// doubles, up to 6 times the first (ironic's post_boot_retry_delay
+	// backoff), for at most maxAttempts calls.
+	DefaultRetryDelay = 2 * time.Second
+	maxAttempts       = 6
 )
 
 // Options configure a Client.
@@ -39,15 +47,29 @@ type Options struct {
 	CallTimeout time.Duration
 	// Transport replaces the HTTP transport (tests).
 	Transport http.RoundTripper
+	// Log receives a warning for every call tried again (default: none).
+	Log *slog.Logger
+	// RetryDelay is the first wait before a retry (DefaultRetryDelay
+	// when zero).
+	RetryDelay time.Duration
 }
 
-// Client talks to one BMC.
+// Client talks to one BMC. It logs in with a Redfish session (X-Auth-Token)
+// when the BMC has a SessionService, else with HTTP Basic authentication;
+// Close logs out.
 type Client struct {
 	addr    *Address
 	hc      *http.Client
 	user    string
 	pass    string
 	timeout time.Duration
+	log     *slog.Logger
+	delay   time.Duration
+	// token and session are the Redfish session's (login); basic is set
+	// when the BMC has no session service.
+	token, session  string
+	basic, loggedIn bool
+	root            serviceRoot
 }
 
 // New returns a client for the BMC at addr.
@@ -69,8 +91,16 @@ func New(addr *Address, o Options) *Client {
 	if t <= 0 {
 		t = DefaultCallTimeout
 	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	d := o.RetryDelay
+	if d <= 0 {
+		d = DefaultRetryDelay
+	}
 	return &Client{
-		addr: addr, user: o.Username, pass: o.Password, timeout: t,
+		addr: addr, user: o.Username, pass: o.Password, timeout: t, log: log, delay: d,
 		hc: &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= 3 {
 				return errors.New("too many redirects")
@@ -92,7 +122,12 @@ type CallError struct {
 	// Message is the BMC's own message (Redfish error's
 	// @Message.ExtendedInfo, else its message), or the transport error.
 	Message string
-	Err     error
+	// Attempts is how many times the call was made when the BMC kept
+	// refusing it for a transient reason (0 or 1: once).
+	Attempts int
+	// Hint says what to do, when more is known than the status says.
+	Hint string
+	Err  error
 }
 
 func (e *CallError) Error() string {
@@ -106,21 +141,95 @@ func (e *CallError) Error() string {
 	} else {
 		b.WriteString(e.Message)
 	}
-	switch e.Status {
-	case http.StatusUnauthorized:
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " (still refused after %d attempts: wait until the BMC is ready and run agentiso boot again)", e.Attempts)
+	}
+	switch {
+	case e.Hint != "":
+		b.WriteString(" (" + e.Hint + ")")
+	case e.Status == http.StatusUnauthorized:
 		b.WriteString(" (check bmc.username and bmc.password)")
-	case http.StatusForbidden:
+	case e.Status == http.StatusForbidden:
 		b.WriteString(" (the BMC user lacks the privilege: virtual media and power need an operator or administrator account)")
 	}
 	return b.String()
 }
 
+// retryable says whether a refused call is one the BMC documents as
+// transient, why, and how many calls to make at most.
+func retryable(method, path string, ce *CallError) (string, int) {
+	m := ce.Message
+	switch {
+	case ce.Status == http.StatusServiceUnavailable:
+		return "the BMC is busy (503)", maxAttempts
+	case strings.Contains(m, "UnableToModifyDuringSystemPOST"), strings.Contains(m, "InvalidOperationForSystemState"):
+		// ironic 2d253a04f (redfish/management.py _is_during_post_error)
+		// and sushy connector.py check_retry_on_exception: iLO refuses
+		// changes while the host is in POST.
+		return "the host is in POST", maxAttempts
+	case strings.Contains(m, "SYS446"), strings.Contains(m, "SYS518"), strings.Contains(m, "RAC0679"):
+		// Dell: an operation in progress (the last eject; the iDRAC not
+		// ready, sushy connector.py; a configuration job running, sushy
+		// oem/dell manager.py IDRAC_JOB_RUNNING).
+		return "the iDRAC is busy with an earlier operation", maxAttempts
+	case ce.Status >= 500 && strings.HasSuffix(path, "InsertMedia") && method == http.MethodPost:
+		// ironic 1a0f1cd5 (story 2008504): an insert right after an
+		// eject fails while the eject is still in progress; ironic makes
+		// 3 attempts.
+		return "the eject may still be in progress", 3
+	case ce.Status >= 500 && method == http.MethodGet:
+		// sushy connector.py retries server-side errors on GET.
+		return "server-side error on a read", 3
+	}
+	return "", 0
+}
+
 func (e *CallError) Unwrap() error { return e.Err }
 
-// call does one Redfish call with the client's time bound and returns
-// the body (at most MaxBody) and the response headers. A status >= 400
-// is a *CallError with the BMC's message.
+// call does a Redfish call: logged in first, tried again with backoff
+// (each retry logged) while the BMC refuses it for a documented transient
+// reason, at most maxAttempts times.
 func (c *Client) call(ctx context.Context, method, path string, body any, hdr map[string]string) ([]byte, http.Header, int, error) {
+	if err := c.login(ctx); err != nil {
+		return nil, nil, 0, err
+	}
+	return c.retrying(ctx, method, path, body, hdr, true)
+}
+
+func (c *Client) retrying(ctx context.Context, method, path string, body any, hdr map[string]string, auth bool) ([]byte, http.Header, int, error) {
+	wait := c.delay
+	for attempt := 1; ; attempt++ {
+		b, h, status, err := c.once(ctx, method, path, body, hdr, auth)
+		var ce *CallError
+		if err == nil || !errors.As(err, &ce) || ce.Status == 0 {
+			return b, h, status, err
+		}
+		why, most := retryable(method, path, ce)
+		if most == 0 {
+			return b, h, status, err
+		}
+		if attempt >= most {
+			ce.Attempts = attempt
+			return b, h, status, ce
+		}
+		d := wait
+		if ra, e := strconv.Atoi(h.Get("Retry-After")); e == nil && ra > 0 && time.Duration(ra)*time.Second < 6*c.delay {
+			d = max(d, time.Duration(ra)*time.Second)
+		}
+		c.log.Warn(fmt.Sprintf("BMC %s refused %s %s, %s: trying again in %s (attempt %d of %d); HTTP %d: %s", c.addr, method, path, why, d, attempt+1, most, ce.Status, ce.Message))
+		select {
+		case <-ctx.Done():
+			return nil, nil, 0, ctx.Err()
+		case <-time.After(d):
+		}
+		wait = min(wait*2, 6*c.delay)
+	}
+}
+
+// once does one Redfish call with the client's time bound and returns
+// the body (at most MaxBody) and the response headers. A status >= 400
+// is a *CallError with the BMC's message (and the headers).
+func (c *Client) once(ctx context.Context, method, path string, body any, hdr map[string]string, auth bool) ([]byte, http.Header, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	call := method + " " + path
@@ -145,7 +254,13 @@ func (c *Client) call(ctx context.Context, method, path string, body any, hdr ma
 	if err != nil {
 		return nil, nil, 0, cerr(0, err.Error(), err)
 	}
-	req.SetBasicAuth(c.user, c.pass)
+	switch {
+	case !auth:
+	case c.token != "":
+		req.Header.Set("X-Auth-Token", c.token)
+	default:
+		req.SetBasicAuth(c.user, c.pass)
+	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("OData-Version", "4.0")
 	if body != nil {
@@ -173,7 +288,7 @@ func (c *Client) call(ctx context.Context, method, path string, body any, hdr ma
 		return nil, nil, resp.StatusCode, cerr(resp.StatusCode, fmt.Sprintf("answer larger than %d bytes: refused", MaxBody), nil)
 	}
 	if resp.StatusCode >= 400 {
-		return nil, nil, resp.StatusCode, cerr(resp.StatusCode, bmcMessage(b), nil)
+		return nil, resp.Header, resp.StatusCode, cerr(resp.StatusCode, bmcMessage(b), nil)
 	}
 	return b, resp.Header, resp.StatusCode, nil
 }
@@ -251,14 +366,109 @@ func trim(s string, n int) string {
 
 // get reads a Redfish resource into v and returns its ETag.
 func (c *Client) get(ctx context.Context, path string, v any) (string, error) {
-	b, h, _, err := c.call(ctx, http.MethodGet, path, nil, nil)
+	h, err := c.getH(ctx, path, v)
 	if err != nil {
 		return "", err
 	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return "", &CallError{BMC: c.addr.String(), Call: "GET " + path, Status: http.StatusOK, Message: "the answer is not the expected Redfish JSON: " + termsafe.String(err.Error()), Err: err}
-	}
 	return h.Get("ETag"), nil
+}
+
+// getH reads a Redfish resource into v and returns the answer's headers.
+func (c *Client) getH(ctx context.Context, path string, v any) (http.Header, error) {
+	b, h, _, err := c.call(ctx, http.MethodGet, path, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return nil, &CallError{BMC: c.addr.String(), Call: "GET " + path, Status: http.StatusOK, Message: "the answer is not the expected Redfish JSON: " + termsafe.String(err.Error()), Err: err}
+	}
+	return h, nil
+}
+
+// serviceRoot is what agentiso reads of the Redfish service root.
+type serviceRoot struct {
+	RedfishVersion string    `json:"RedfishVersion"`
+	Vendor         string    `json:"Vendor"`
+	Systems        *odataRef `json:"Systems"`
+	SessionService *odataRef `json:"SessionService"`
+	Links          struct {
+		Sessions *odataRef `json:"Sessions"`
+	} `json:"Links"`
+}
+
+// login reads the service root (unauthenticated, as the standard has it)
+// and opens a Redfish session (POST to the SessionService's Sessions,
+// X-Auth-Token on every later call), as sushy does; a BMC without a
+// session service is spoken to with HTTP Basic authentication. Wrong
+// credentials are reported at once, never tried a second way.
+func (c *Client) login(ctx context.Context) error {
+	if c.loggedIn {
+		return nil
+	}
+	b, _, _, err := c.retrying(ctx, http.MethodGet, "/redfish/v1/", nil, nil, false)
+	if err != nil {
+		var ce *CallError
+		if errors.As(err, &ce) && ce.Status == http.StatusNotFound {
+			// no service root: Basic, and the address must name the system
+			c.basic, c.loggedIn = true, true
+			return nil
+		}
+		if !errors.As(err, &ce) || (ce.Status != http.StatusUnauthorized && ce.Status != http.StatusForbidden) {
+			return err
+		}
+		// a root behind authentication: Basic it is
+		if b, _, _, err = c.retrying(ctx, http.MethodGet, "/redfish/v1/", nil, nil, true); err != nil {
+			return err
+		}
+		c.basic = true
+	}
+	if err := json.Unmarshal(b, &c.root); err != nil {
+		return &CallError{BMC: c.addr.String(), Call: "GET /redfish/v1/", Status: http.StatusOK, Message: "the service root is not Redfish JSON: " + termsafe.String(err.Error()), Err: err}
+	}
+	sessions := "/redfish/v1/SessionService/Sessions"
+	if c.root.Links.Sessions != nil && c.root.Links.Sessions.ID != "" {
+		sessions = c.root.Links.Sessions.ID
+	} else if c.root.SessionService == nil {
+		c.basic = true
+	}
+	if !c.basic {
+		_, h, _, err := c.retrying(ctx, http.MethodPost, sessions, map[string]string{"UserName": c.user, "Password": c.pass}, nil, false)
+		var ce *CallError
+		switch {
+		case err == nil && h.Get("X-Auth-Token") != "":
+			c.token, c.session = h.Get("X-Auth-Token"), h.Get("Location")
+		case err == nil:
+			return &CallError{BMC: c.addr.String(), Call: "POST " + sessions, Status: http.StatusCreated, Message: "the BMC created a session without an X-Auth-Token"}
+		case errors.As(err, &ce) && (ce.Status == http.StatusNotFound || ce.Status == http.StatusMethodNotAllowed || ce.Status == http.StatusNotImplemented):
+			// no session service after all: Basic
+			c.basic = true
+		default:
+			return err
+		}
+	}
+	c.loggedIn = true
+	return nil
+}
+
+// Close logs out of the Redfish session, if one was opened (the BMC's
+// sessions are few: an abandoned one holds a slot until it times out).
+func (c *Client) Close(ctx context.Context) error {
+	if c.session == "" {
+		return nil
+	}
+	u, err := url.Parse(c.session)
+	if err != nil || (u.Host != "" && u.Host != c.addr.Endpoint.Host) {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(c.timeout, 10*time.Second))
+	defer cancel()
+	_, _, _, err = c.once(ctx, http.MethodDelete, u.RequestURI(), nil, nil, true)
+	c.session, c.token, c.loggedIn = "", "", false
+	var ce *CallError
+	if errors.As(err, &ce) && ce.Status == http.StatusNotFound {
+		return nil // the session had timed out
+	}
+	return err
 }
 
 // post runs an action; a 202 answer with a task monitor is followed

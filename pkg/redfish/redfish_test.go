@@ -54,7 +54,7 @@ func client(t *testing.T, addr, user, pass string, timeout time.Duration) *Clien
 	t.Helper()
 	a, err := ParseAddress(addr)
 	require.NoError(t, err)
-	return New(a, Options{Username: user, Password: pass, CallTimeout: timeout})
+	return New(a, Options{Username: user, Password: pass, CallTimeout: timeout, RetryDelay: 50 * time.Millisecond})
 }
 
 func TestBootFromISOMediaUnderManager(t *testing.T) {
@@ -64,7 +64,7 @@ func TestBootFromISOMediaUnderManager(t *testing.T) {
 	var steps []Step
 	out, err := c.BootFromISO(context.Background(), Media{URL: url}, func(s Step, _ string) { steps = append(steps, s) })
 	require.NoError(t, err)
-	assert.Equal(t, Outcome{System: "/redfish/v1/Systems/1", Media: "/redfish/v1/Managers/BMC-1/VirtualMedia/Cd", Under: "Manager", Power: "On"}, out)
+	assert.Equal(t, Outcome{System: "/redfish/v1/Systems/1", Vendor: "Emulated redfishsim (BMC redfishsim BMC, firmware 1.0.0)", Media: "/redfish/v1/Managers/BMC-1/VirtualMedia/Cd", Under: "Manager", BootTarget: "Cd", Power: "On"}, out)
 	st := b.State("1")
 	assert.Equal(t, "On", st.PowerState)
 	assert.True(t, st.Inserted)
@@ -85,7 +85,7 @@ func TestBootFromISOMediaUnderSystemPoweredOnWithOldMedia(t *testing.T) {
 	var steps []Step
 	out, err := c.BootFromISO(context.Background(), Media{URL: url, Username: "media", Password: "mp"}, func(s Step, _ string) { steps = append(steps, s) })
 	require.NoError(t, err)
-	assert.Equal(t, Outcome{System: "/redfish/v1/Systems/node-a", Media: "/redfish/v1/Systems/node-a/VirtualMedia/Cd", Under: "System", Ejected: true, EjectedImage: old, Power: "ForceRestart"}, out)
+	assert.Equal(t, Outcome{System: "/redfish/v1/Systems/node-a", Vendor: "Emulated redfishsim (BMC redfishsim BMC, firmware 1.0.0)", Media: "/redfish/v1/Systems/node-a/VirtualMedia/Cd", Under: "System", Ejected: true, EjectedImage: old, BootTarget: "Cd", Power: "ForceRestart"}, out)
 	st := b.State("node-a")
 	assert.Equal(t, url, st.Image)
 	assert.Equal(t, "media", st.MediaUser)
@@ -94,7 +94,7 @@ func TestBootFromISOMediaUnderSystemPoweredOnWithOldMedia(t *testing.T) {
 	assert.Contains(t, st.Calls, "POST /redfish/v1/Systems/node-a/VirtualMedia/Cd/Actions/VirtualMedia.EjectMedia")
 	out, err = c.Eject(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, Outcome{System: "/redfish/v1/Systems/node-a", Media: "/redfish/v1/Systems/node-a/VirtualMedia/Cd", Under: "System", Ejected: true, EjectedImage: url}, out)
+	assert.Equal(t, Outcome{System: "/redfish/v1/Systems/node-a", Vendor: "Emulated redfishsim (BMC redfishsim BMC, firmware 1.0.0)", Media: "/redfish/v1/Systems/node-a/VirtualMedia/Cd", Under: "System", Ejected: true, EjectedImage: url}, out)
 	assert.False(t, b.State("node-a").Inserted)
 	out, err = c.Eject(context.Background())
 	require.NoError(t, err)
@@ -112,7 +112,7 @@ func TestWrongPassword(t *testing.T) {
 	assert.Equal(t, http.StatusUnauthorized, ce.Status)
 	msg := err.Error()
 	assert.Contains(t, msg, "BMC http://127.0.0.1:")
-	assert.Contains(t, msg, "GET /redfish/v1/Systems/1: HTTP 401 Unauthorized: There is no valid session established with the implementation: invalid user name or password. (Base.1.8.NoValidSession) (check bmc.username and bmc.password)")
+	assert.Contains(t, msg, "POST /redfish/v1/SessionService/Sessions: HTTP 401 Unauthorized: Invalid user name or password. (Base.1.8.NoValidSession) (check bmc.username and bmc.password)")
 	assert.NotContains(t, msg, "not-the-Password")
 	assert.False(t, b.State("1").Inserted)
 }
@@ -172,6 +172,7 @@ func TestHostileBMC(t *testing.T) {
 	_, err = c.BootFromISO(context.Background(), Media{URL: "http://x/y.iso"}, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "HTTP 500 Internal Server Error: <html>")
+	assert.Contains(t, err.Error(), "(still refused after 3 attempts: wait until the BMC is ready and run agentiso boot again)")
 	assert.NotContains(t, err.Error(), "\x1b")
 }
 

@@ -2,9 +2,11 @@ package redfish
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"path"
 	"slices"
 	"strings"
 
@@ -20,13 +22,19 @@ type collection struct {
 }
 
 type computerSystem struct {
-	ID         string `json:"Id"`
-	PowerState string `json:"PowerState"`
-	Boot       struct {
+	ID           string `json:"Id"`
+	PowerState   string `json:"PowerState"`
+	Manufacturer string `json:"Manufacturer"`
+	Model        string `json:"Model"`
+	Boot         struct {
 		Enabled string   `json:"BootSourceOverrideEnabled"`
 		Target  string   `json:"BootSourceOverrideTarget"`
+		Mode    string   `json:"BootSourceOverrideMode"`
 		Allowed []string `json:"BootSourceOverrideTarget@Redfish.AllowableValues"`
 	} `json:"Boot"`
+	Settings *struct {
+		Object odataRef `json:"SettingsObject"`
+	} `json:"@Redfish.Settings"`
 	Actions struct {
 		Reset struct {
 			Target  string   `json:"target"`
@@ -39,12 +47,23 @@ type computerSystem struct {
 	VirtualMedia *odataRef `json:"VirtualMedia"`
 }
 
+func (s *computerSystem) allowedTargets() []string { return s.Boot.Allowed }
+
 type manager struct {
-	VirtualMedia *odataRef `json:"VirtualMedia"`
+	ID              string    `json:"Id"`
+	ManagerType     string    `json:"ManagerType"`
+	Manufacturer    string    `json:"Manufacturer"`
+	Model           string    `json:"Model"`
+	FirmwareVersion string    `json:"FirmwareVersion"`
+	VirtualMedia    *odataRef `json:"VirtualMedia"`
+	Actions         struct {
+		Oem map[string]json.RawMessage `json:"Oem"`
+	} `json:"Actions"`
 }
 
 type virtualMedia struct {
 	ID         string   `json:"@odata.id"`
+	Ident      string   `json:"Id"`
 	MediaTypes []string `json:"MediaTypes"`
 	Inserted   *bool    `json:"Inserted"`
 	Image      *string  `json:"Image"`
@@ -56,6 +75,10 @@ type virtualMedia struct {
 			Target string `json:"target"`
 		} `json:"#VirtualMedia.EjectMedia"`
 	} `json:"Actions"`
+	// byPatch: the slot has no InsertMedia action but allows PATCH (its
+	// Allow header): it is inserted by PATCHing it (sushy 9e5a103,
+	// Lenovo XCC).
+	byPatch bool
 }
 
 // Step is a step of a virtual-media boot, reported as it starts.
@@ -87,6 +110,7 @@ type target struct {
 	media   *virtualMedia
 	// where says where the slot was found, "Manager" or "System".
 	where string
+	rules rules
 }
 
 // system finds the system: the address's path, or the service's only one.
@@ -94,12 +118,10 @@ func (c *Client) system(ctx context.Context) (string, error) {
 	if c.addr.SystemPath != "" {
 		return c.addr.SystemPath, nil
 	}
-	var root struct {
-		Systems *odataRef `json:"Systems"`
-	}
-	if _, err := c.get(ctx, "/redfish/v1/", &root); err != nil {
+	if err := c.login(ctx); err != nil {
 		return "", err
 	}
+	root := c.root
 	if root.Systems == nil || root.Systems.ID == "" {
 		return "", &CallError{BMC: c.addr.String(), Call: "GET /redfish/v1/", Message: "the service root lists no Systems"}
 	}
@@ -123,8 +145,11 @@ func (c *Client) system(ctx context.Context) (string, error) {
 	return "", fmt.Errorf("BMC %s manages %d systems (%s): name one in the address, e.g. %s", c.addr, len(ids), strings.Join(ids, ", "), c.addr.Endpoint.String()+ids[0])
 }
 
-// resolve finds the system and its CD/DVD virtual media slot: under the
-// System (newer firmware; iDRAC first) or under the Managers that manage it.
+func isCD(s string) bool { return s == "CD" || s == "DVD" }
+
+// resolve finds the system, decides the vendor's rules and finds the
+// CD/DVD virtual media slot to use: under the System (newer firmware) or
+// under the Managers that manage it. It only reads.
 func (c *Client) resolve(ctx context.Context) (*target, error) {
 	sp, err := c.system(ctx)
 	if err != nil {
@@ -139,15 +164,22 @@ func (c *Client) resolve(ctx context.Context) (*target, error) {
 	if t.sys.VirtualMedia != nil && t.sys.VirtualMedia.ID != "" {
 		places = append(places, place{"System", t.sys.VirtualMedia.ID})
 	}
+	var mgrs []manager
 	for _, m := range t.sys.Links.ManagedBy {
 		var mg manager
 		if _, err := c.get(ctx, m.ID, &mg); err != nil {
 			return nil, err
 		}
+		mgrs = append(mgrs, mg)
 		if mg.VirtualMedia != nil && mg.VirtualMedia.ID != "" {
 			places = append(places, place{"Manager", mg.VirtualMedia.ID})
 		}
 	}
+	t.rules = rulesFor(&t.sys, mgrs)
+	if t.rules.refuse != "" {
+		return nil, fmt.Errorf("BMC %s%s: %s", c.addr, t.rules.named(), t.rules.refuse)
+	}
+	var noInsert, notBooting []string
 	for _, p := range places {
 		var coll collection
 		if _, err := c.get(ctx, p.coll, &coll); err != nil {
@@ -159,7 +191,8 @@ func (c *Client) resolve(ctx context.Context) (*target, error) {
 		}
 		for _, m := range coll.Members {
 			var vm virtualMedia
-			if _, err := c.get(ctx, m.ID, &vm); err != nil {
+			h, err := c.getH(ctx, m.ID, &vm)
+			if err != nil {
 				return nil, err
 			}
 			if vm.ID == "" {
@@ -168,17 +201,36 @@ func (c *Client) resolve(ctx context.Context) (*target, error) {
 			if err := c.checkPath(vm.ID); err != nil {
 				return nil, err
 			}
-			if slices.ContainsFunc(vm.MediaTypes, func(s string) bool { return s == "CD" || s == "DVD" }) {
-				t.media, t.where = &vm, p.where
-				return t, nil
+			if !slices.ContainsFunc(vm.MediaTypes, isCD) {
+				continue
 			}
+			if id := vm.Ident; t.rules.slot != "" && id != t.rules.slot && path.Base(vm.ID) != t.rules.slot {
+				notBooting = append(notBooting, vm.ID)
+				continue
+			}
+			if vm.Actions.Insert == nil {
+				allow := strings.ToUpper(h.Get("Allow"))
+				if !strings.Contains(allow, "PATCH") {
+					noInsert = append(noInsert, vm.ID)
+					continue
+				}
+				vm.byPatch = true
+			}
+			t.media, t.where = &vm, p.where
+			return t, nil
 		}
+	}
+	switch {
+	case len(noInsert) > 0:
+		return nil, fmt.Errorf("BMC %s%s: system %s: the CD/DVD virtual media slot %s cannot take an image URL (neither #VirtualMedia.InsertMedia nor PATCH is offered: it serves the BMC's remote console only): boot the ISO from the BMC's web console, or update the BMC firmware", c.addr, t.rules.named(), sp, strings.Join(noInsert, ", "))
+	case len(notBooting) > 0:
+		return nil, fmt.Errorf("BMC %s%s: system %s: only virtual media slot %s boots on this BMC and it is not there (found %s)", c.addr, t.rules.named(), sp, t.rules.slot, strings.Join(notBooting, ", "))
 	}
 	where := "under the System"
 	if len(t.sys.Links.ManagedBy) > 0 {
 		where += " nor under its Manager"
 	}
-	return nil, fmt.Errorf("BMC %s: system %s has no CD/DVD virtual media slot %s (looked in %d collection(s)): the BMC cannot boot an ISO URL (a license may be needed, e.g. iDRAC Enterprise or iLO Advanced)", c.addr, sp, where, len(places))
+	return nil, fmt.Errorf("BMC %s%s: system %s has no CD/DVD virtual media slot %s (looked in %d collection(s)): the BMC cannot boot an ISO URL (a license may be needed, e.g. iDRAC Enterprise or iLO Advanced)", c.addr, t.rules.named(), sp, where, len(places))
 }
 
 func (vm *virtualMedia) inserted() bool { return vm.Inserted != nil && *vm.Inserted }
@@ -196,6 +248,9 @@ func actionPath(a *struct {
 type Outcome struct {
 	// System is the system's Redfish path.
 	System string
+	// Vendor is what the BMC says it is (manufacturer, model, BMC
+	// firmware), as far as it says.
+	Vendor string
 	// Media is the CD/DVD virtual media slot's path and Under where it
 	// was found: "Manager" or "System".
 	Media, Under string
@@ -203,19 +258,36 @@ type Outcome struct {
 	// its URL as the BMC named it.
 	Ejected      bool
 	EjectedImage string
+	// BootTarget is how the one-time boot to the virtual CD was set:
+	// "Cd", "UsbCd" (Supermicro), or "VCD-DVD" (Dell's OEM
+	// ImportSystemConfiguration).
+	BootTarget string
 	// Power is the ResetType that started the system from the CD: "On"
 	// when it was off, else "ForceRestart", "PowerCycle" or "ForceOff+On".
 	Power string
 }
 
 func (t *target) outcome() Outcome {
-	return Outcome{System: t.sysPath, Media: t.media.ID, Under: t.where}
+	return Outcome{System: t.sysPath, Vendor: t.rules.vendor, Media: t.media.ID, Under: t.where}
+}
+
+// eject removes the slot's media: EjectMedia, or a PATCH of the slot.
+func (c *Client) eject(ctx context.Context, vm *virtualMedia) error {
+	if !vm.byPatch {
+		return c.post(ctx, actionPath(vm.Actions.Eject, vm, "EjectMedia"), map[string]any{})
+	}
+	etag, err := c.get(ctx, vm.ID, &virtualMedia{})
+	if err != nil {
+		return err
+	}
+	return c.patch(ctx, vm.ID, etag, map[string]any{"Image": nil, "Inserted": false})
 }
 
 // BootFromISO boots the host from media: ejects what is mounted, inserts
-// the ISO URL, sets a one-time boot override to the CD and powers the
-// system on (or resets it when on). step is told each step as it starts.
-// The outcome says what was done, also when an error stopped it.
+// the ISO URL, sets a one-time boot override to the virtual CD as this
+// vendor's firmware boots it, and powers the system on (or resets it when
+// on). step is told each step as it starts. The outcome says what was
+// done, also when an error stopped it.
 func (c *Client) BootFromISO(ctx context.Context, media Media, step func(Step, string)) (Outcome, error) {
 	if step == nil {
 		step = func(Step, string) {}
@@ -227,9 +299,12 @@ func (c *Client) BootFromISO(ctx context.Context, media Media, step func(Step, s
 	}
 	out := t.outcome()
 	detail := fmt.Sprintf("%s, CD at %s under the %s", t.sysPath, t.media.ID, t.where)
+	if t.rules.vendor != "" {
+		detail += ", " + t.rules.vendor
+	}
 	if t.media.inserted() {
 		step(StepEject, detail)
-		if err := c.post(ctx, actionPath(t.media.Actions.Eject, t.media, "EjectMedia"), map[string]any{}); err != nil {
+		if err := c.eject(ctx, t.media); err != nil {
 			return out, err
 		}
 		out.Ejected = true
@@ -253,32 +328,114 @@ func (c *Client) BootFromISO(ctx context.Context, media Media, step func(Step, s
 		return out, &CallError{BMC: c.addr.String(), Call: "GET " + t.media.ID, Message: fmt.Sprintf("InsertMedia was accepted but the media is not inserted (Inserted %v, Image %s)", after.inserted(), got)}
 	}
 	step(StepBoot, detail)
-	if len(t.sys.Boot.Allowed) > 0 && !slices.Contains(t.sys.Boot.Allowed, "Cd") {
-		return out, fmt.Errorf("BMC %s: system %s cannot boot from CD once: BootSourceOverrideTarget allows only %s", c.addr, t.sysPath, termsafe.String(trim(strings.Join(t.sys.Boot.Allowed, ", "), 300)))
-	}
-	if err := c.patch(ctx, t.sysPath, t.etag, map[string]any{"Boot": map[string]any{"BootSourceOverrideEnabled": "Once", "BootSourceOverrideTarget": "Cd"}}); err != nil {
-		var ce *CallError
-		if !errors.As(err, &ce) || ce.Status != http.StatusPreconditionFailed {
-			return out, err
-		}
-		// The ETag went stale (the insert changed the system): read it again.
-		if t.etag, err = c.get(ctx, t.sysPath, &t.sys); err != nil {
-			return out, err
-		}
-		if err := c.patch(ctx, t.sysPath, t.etag, map[string]any{"Boot": map[string]any{"BootSourceOverrideEnabled": "Once", "BootSourceOverrideTarget": "Cd"}}); err != nil {
-			return out, err
-		}
+	if out.BootTarget, err = c.setBoot(ctx, t); err != nil {
+		return out, err
 	}
 	out.Power, err = c.power(ctx, t, step, detail)
 	return out, err
 }
 
-// insert calls InsertMedia; a BMC that insists on TransferProtocolType
-// (some do, others refuse it) is asked again with it.
+// dellBootOnceVCD is the Server Configuration Profile that makes an iDRAC
+// boot its virtual CD once (sushy oem/dell manager.py IDRAC_CONFIG_CD;
+// the iDRAC refuses insignificant white space in it).
+const dellBootOnceVCD = `<SystemConfiguration><Component FQDD="%s"><Attribute Name="ServerBoot.1#BootOnce">Enabled</Attribute><Attribute Name="ServerBoot.1#FirstBootDevice">VCD-DVD</Attribute></Component></SystemConfiguration>`
+
+// setBoot sets the one-time boot to the virtual CD and returns the target.
+func (c *Client) setBoot(ctx context.Context, t *target) (string, error) {
+	if t.rules.oem != "" {
+		body := map[string]any{"ShareParameters": map[string]any{"Target": []string{"ALL"}}, "ImportBuffer": fmt.Sprintf(dellBootOnceVCD, t.rules.fqdd)}
+		if err := c.post(ctx, t.rules.oem, body); err != nil {
+			var ce *CallError
+			if errors.As(err, &ce) && strings.Contains(ce.Message, "LC068") {
+				ce.Hint = "a configuration job is pending on the iDRAC: let it finish or delete it from the iDRAC's job queue, then run agentiso boot again"
+			}
+			return "", err
+		}
+		return "VCD-DVD", nil
+	}
+	// The boot override is PATCHed where the BMC keeps it: the System, or
+	// its @Redfish.Settings object when that holds the override (sushy
+	// 2c82290; iDRAC 10, sushy 0865ce5).
+	bootPath, etag, allowed, mode := t.sysPath, t.etag, t.sys.Boot.Allowed, t.sys.Boot.Mode
+	reread := func() error {
+		var err error
+		t.etag, err = c.get(ctx, t.sysPath, &t.sys)
+		etag = t.etag
+		return err
+	}
+	if t.sys.Settings != nil && t.sys.Settings.Object.ID != "" {
+		sp := t.sys.Settings.Object.ID
+		var st struct {
+			Boot map[string]json.RawMessage `json:"Boot"`
+		}
+		h, err := c.getH(ctx, sp, &st)
+		if err != nil {
+			return "", err
+		}
+		if _, ok := st.Boot["BootSourceOverrideTarget"]; ok {
+			bootPath, etag = sp, h.Get("ETag")
+			if len(allowed) == 0 {
+				_ = json.Unmarshal(st.Boot["BootSourceOverrideTarget@Redfish.AllowableValues"], &allowed)
+			}
+			if mode == "" {
+				_ = json.Unmarshal(st.Boot["BootSourceOverrideMode"], &mode)
+			}
+			reread = func() error {
+				h, err := c.getH(ctx, sp, &st)
+				if err == nil {
+					etag = h.Get("ETag")
+				}
+				return err
+			}
+		}
+	}
+	tg := t.rules.target
+	if len(allowed) > 0 && !slices.Contains(allowed, tg) {
+		return "", fmt.Errorf("BMC %s: system %s cannot boot from %s once: BootSourceOverrideTarget allows only %s", c.addr, t.sysPath, tg, termsafe.String(trim(strings.Join(allowed, ", "), 300)))
+	}
+	boot := map[string]any{"BootSourceOverrideEnabled": "Once", "BootSourceOverrideTarget": tg}
+	if t.rules.withMode {
+		// ironic redfish/management.py: the current mode, else UEFI
+		if mode == "" {
+			mode = "UEFI"
+		}
+		boot["BootSourceOverrideMode"] = mode
+	}
+	body := map[string]any{"Boot": boot}
+	if err := c.patch(ctx, bootPath, etag, body); err != nil {
+		var ce *CallError
+		if !errors.As(err, &ce) || ce.Status != http.StatusPreconditionFailed {
+			return "", err
+		}
+		// The ETag went stale (the insert changed the system): read it again.
+		if err := reread(); err != nil {
+			return "", err
+		}
+		if err := c.patch(ctx, bootPath, etag, body); err != nil {
+			return "", err
+		}
+	}
+	return tg, nil
+}
+
+// insert puts the ISO URL in the slot. InsertMedia gets Image (and the
+// media credentials) only: Inserted and WriteProtected default to true
+// and some BMCs refuse them (sushy 11a6de2, Supermicro X11/X12); a BMC
+// that insists on TransferProtocolType is asked again with it (sushy
+// ecf1bcc). A slot without the action is PATCHed with Image, Inserted and
+// WriteProtected and the slot's ETag in If-Match (sushy 9e5a103, Lenovo).
 func (c *Client) insert(ctx context.Context, vm *virtualMedia, m Media) error {
-	body := map[string]any{"Image": m.URL, "Inserted": true, "WriteProtected": true}
+	body := map[string]any{"Image": m.URL}
 	if m.Username != "" {
 		body["UserName"], body["Password"] = m.Username, m.Password
+	}
+	if vm.byPatch {
+		etag, err := c.get(ctx, vm.ID, &virtualMedia{})
+		if err != nil {
+			return err
+		}
+		body["Inserted"], body["WriteProtected"] = true, true
+		return c.patch(ctx, vm.ID, etag, body)
 	}
 	path := actionPath(vm.Actions.Insert, vm, "InsertMedia")
 	err := c.post(ctx, path, body)
@@ -336,7 +493,7 @@ func (c *Client) Eject(ctx context.Context) (Outcome, error) {
 	if !t.media.inserted() {
 		return out, nil
 	}
-	if err := c.post(ctx, actionPath(t.media.Actions.Eject, t.media, "EjectMedia"), map[string]any{}); err != nil {
+	if err := c.eject(ctx, t.media); err != nil {
 		return out, err
 	}
 	out.Ejected = true
