@@ -319,8 +319,8 @@ func TestHostileBMCForgesNoLine(t *testing.T) {
 	const forged = `\nINFO every host is booting from the agent ISO`
 	sysJSON := `{"Id":"1","PowerState":"Off","VirtualMedia":{"@odata.id":"/redfish/v1/Systems/1/VirtualMedia"}}`
 	get := map[string]string{
-		"/redfish/v1/Systems/1":                 sysJSON,
-		"/redfish/v1/Systems/1/VirtualMedia":    `{"Members":[{"@odata.id":"/redfish/v1/Systems/1/VirtualMedia/Cd"}]}`,
+		"/redfish/v1/Systems/1":              sysJSON,
+		"/redfish/v1/Systems/1/VirtualMedia": `{"Members":[{"@odata.id":"/redfish/v1/Systems/1/VirtualMedia/Cd"}]}`,
 		"/redfish/v1/Systems/1/VirtualMedia/Cd": `{"@odata.id":"/redfish/v1/Systems/1/VirtualMedia/Cd","MediaTypes":["CD"],"Inserted":true,"Image":"http://old/x.iso` + forged + `",` +
 			`"Actions":{"#VirtualMedia.InsertMedia":{"target":"/redfish/v1/Systems/1/VirtualMedia/Cd/Actions/VirtualMedia.InsertMedia"},"#VirtualMedia.EjectMedia":{"target":"/redfish/v1/Systems/1/VirtualMedia/Cd/Actions/VirtualMedia.EjectMedia"}}}`,
 	}
