@@ -21,23 +21,7 @@ import (
 // calls, so the emulator speaks the Redfish real clients expect. Without
 // python3-sushy it is skipped (in CI, CI=true, it fails).
 func TestSushyCrossCheck(t *testing.T) {
-	// Debian's interpreter first: python3-sushy is a Debian package, and
-	// the python3 on PATH may be another installation (pyenv).
-	var py string
-	var err error
-	for _, cand := range []string{"/usr/bin/python3", "python3"} {
-		if py, err = exec.LookPath(cand); err == nil {
-			if err = exec.Command(py, "-c", "import sushy").Run(); err == nil {
-				break
-			}
-		}
-	}
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("python3-sushy is missing in CI (hack/redfish-deps.sh installs it): %v", err)
-		}
-		t.Skipf("python3-sushy is not installed (hack/redfish-deps.sh installs it): %v", err)
-	}
+	py := sushyPython(t)
 	img := make([]byte, 40000)
 	copy(img[32768:], "\x01CD001")
 	media := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -73,4 +57,27 @@ func TestSushyCrossCheck(t *testing.T) {
 	assert.Equal(t, []string{"cd:" + image}, st.Boots, "sushy's calls booted the CD once")
 	assert.False(t, st.Inserted)
 	assert.Contains(t, strings.Join(st.Calls, "\n"), "POST /redfish/v1/Managers/BMC-1/VirtualMedia/Cd/Actions/VirtualMedia.InsertMedia")
+}
+
+// sushyPython is the Python with Debian's python3-sushy
+// (hack/redfish-deps.sh installs it); without it the test is skipped, and
+// fails in CI (CI=true).
+func sushyPython(t *testing.T) string {
+	t.Helper()
+	// Debian's interpreter first: python3-sushy is a Debian package, and
+	// the python3 on PATH may be another installation (pyenv).
+	var py string
+	var err error
+	for _, cand := range []string{"/usr/bin/python3", "python3"} {
+		if py, err = exec.LookPath(cand); err == nil {
+			if err = exec.Command(py, "-c", "import sushy").Run(); err == nil {
+				return py
+			}
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("python3-sushy is missing in CI (hack/redfish-deps.sh installs it): %v", err)
+	}
+	t.Skipf("python3-sushy is not installed (hack/redfish-deps.sh installs it): %v", err)
+	return ""
 }
