@@ -12,7 +12,7 @@ import (
 // simulators) for tests, demos and benchmarks.
 func newDevCmd(g *globals) *cobra.Command {
 	dev := group("dev", "Developer aids (hidden): test fixtures and simulators",
-		newDevMakeTestISOCmd(g), newDevInitDirCmd(g), newDevSimulateCmd(g), newDevClusterCmd(g))
+		newDevMakeTestISOCmd(g), newDevInitDirCmd(g), newDevSimulateCmd(g), newDevClusterCmd(g), newDevBMCCmd(g))
 	dev.Hidden = true
 	return dev
 }
