@@ -93,7 +93,7 @@ func (h *scriptHost) calls() string {
 // dozen fake commands took over 2 minutes).
 func (h *scriptHost) run(p string, args ...string) (string, error) {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), h.timeout())
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", append([]string{h.file(p)}, args...)...)
 	cmd.Dir = h.dir
@@ -159,4 +159,13 @@ func hostsJSON(statuses ...string) string {
 		parts = append(parts, `{"id":"h`+string(rune('0'+i))+`","status":"`+s+`"}`)
 	}
 	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// timeout is run's bound: $SCRIPTHOST_TIMEOUT (to see a hang fail
+// fast while developing), else 5 minutes.
+func (h *scriptHost) timeout() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("SCRIPTHOST_TIMEOUT")); err == nil && d > 0 {
+		return d
+	}
+	return 5 * time.Minute
 }
