@@ -135,7 +135,11 @@ func Run(ctx context.Context, o RunOptions) error {
 		o.Ready(ln.Addr(), scheme)
 	}
 	err = srv.Serve(ctx, ln, tlsConf, 3*time.Second)
-	lg.Info("stopped serving")
+	if _, refused := srv.Conns(); refused > 0 {
+		lg.Info("stopped serving", "refused", refused)
+	} else {
+		lg.Info("stopped serving")
+	}
 	return err
 }
 

@@ -9,11 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +38,9 @@ type Options struct {
 	// bootArtifactsBaseURL, which the iPXE script and a minimal ISO fetch
 	// them from.
 	BootPath string
+	// Limits bound connections, stalled transfers and password guesses
+	// (zero fields: DefaultLimits).
+	Limits Limits
 }
 
 // Server serves the verified boot media of one asset directory.
@@ -49,6 +54,27 @@ type Server struct {
 	order   []string
 	aliases []string
 	skipped []Skipped
+	lim     Limits
+	guesses *guesses
+	// conns counts the connections of Serve (nil before it).
+	conns *connLimiter
+	// verifyMu serializes the hashing of files changed on disk, and
+	// refused holds the verdict on each file found changed and not
+	// matching its .sha256, by the file's identity: it is not hashed again
+	// until it changes again.
+	verifyMu sync.Mutex
+	refused  map[string]refusal
+	// throttled counts the 429 answers not logged one by one.
+	throttled     int
+	throttledLogs time.Time
+}
+
+// refusal is the verdict on a file that changed on disk and does not
+// match its .sha256: the file as it was found (device, inode, size,
+// mtime) and why.
+type refusal struct {
+	info fs.FileInfo
+	err  error
 }
 
 // Aliases returns the URL paths the boot artifacts are also served at
@@ -79,7 +105,8 @@ func New(o Options) (*Server, error) {
 	if lg == nil {
 		lg = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{root: root, log: lg, files: map[string]*File{}, skipped: skipped}
+	lim := o.Limits.withDefaults()
+	s := &Server{root: root, log: lg, files: map[string]*File{}, skipped: skipped, lim: lim, guesses: newGuesses(lim), refused: map[string]refusal{}}
 	if o.User != "" {
 		s.user, s.pass = []byte(o.User), []byte(o.Password)
 	}
@@ -127,9 +154,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rw := &recorder{ResponseWriter: w, status: http.StatusOK}
 	defer func() { s.logRequest(r, rw, time.Since(start)) }()
-	if s.user != nil && !s.authorized(r) {
-		rw.Header().Set("WWW-Authenticate", `Basic realm="agentiso", charset="UTF-8"`)
-		http.Error(rw, "authentication required", http.StatusUnauthorized)
+	if s.user != nil && !s.authenticate(rw, r) {
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -146,7 +171,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	fh, f, err := s.open(rec)
 	if err != nil {
-		s.log.Warn("cannot serve "+rec.Path, "reason", err)
 		http.Error(rw, "this file changed on disk and no longer matches its .sha256; not served", http.StatusServiceUnavailable)
 		return
 	}
@@ -160,44 +184,85 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // open opens the served file and checks that it is still the verified
 // one; a file replaced since (a new create run renames a new file into
-// place) is verified again against its .sha256 from the open descriptor.
+// place) is verified again against its .sha256 from the open descriptor,
+// once per change: the verdict is kept by the file's identity (device,
+// inode, size, mtime), a file that does not match is not hashed again on
+// every request.
 func (s *Server) open(rec *File) (*os.File, File, error) {
 	if li, err := s.root.Lstat(rec.Path); err != nil {
-		return nil, File{}, err
+		return nil, File{}, s.refuse(rec.Path, nil, err)
 	} else if !li.Mode().IsRegular() {
-		return nil, File{}, errors.New("no longer a regular file (a symbolic link?)")
+		return nil, File{}, s.refuse(rec.Path, nil, errors.New("no longer a regular file (a symbolic link?)"))
 	}
 	fh, err := s.root.Open(rec.Path)
 	if err != nil {
-		return nil, File{}, err
+		return nil, File{}, s.refuse(rec.Path, nil, err)
 	}
 	fi, err := fh.Stat()
 	if err != nil {
 		fh.Close()
 		return nil, File{}, err
 	}
+	if !fi.Mode().IsRegular() {
+		fh.Close()
+		return nil, File{}, s.refuse(rec.Path, nil, errors.New("no longer a regular file"))
+	}
+	cur, ok, err := s.known(rec, fh, fi)
+	if !ok && err == nil {
+		// Changed on disk: one request hashes it, the others wait for
+		// its verdict.
+		s.verifyMu.Lock()
+		cur, ok, err = s.known(rec, fh, fi)
+		if !ok && err == nil {
+			cur, err = s.reverify(rec, fh, fi)
+		}
+		s.verifyMu.Unlock()
+	}
+	if err == nil {
+		_, err = fh.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		fh.Close()
+		return nil, File{}, err
+	}
+	return fh, cur, nil
+}
+
+// sameFile reports whether a and b are the same file with the same size
+// and mtime.
+func sameFile(a, b fs.FileInfo) bool {
+	return a != nil && b != nil && os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// known returns the verified record when fi is the file verified last
+// (ok), the kept refusal when it is the file refused last (err), neither
+// when it changed since.
+func (s *Server) known(rec *File, fh *os.File, fi fs.FileInfo) (File, bool, error) {
 	s.mu.Lock()
 	cur := *rec
+	ref, refused := s.refused[rec.Path]
 	s.mu.Unlock()
-	if os.SameFile(cur.info, fi) && fi.Size() == cur.Size && fi.ModTime().Equal(cur.ModTime) && fi.Mode().IsRegular() {
+	if sameFile(cur.info, fi) {
 		if cur.SHA256 == "" { // a .sha256 file: small, hashed as served
 			sum, err := hashReader(io.LimitReader(fh, maxSumFileSize))
-			if err == nil {
-				_, err = fh.Seek(0, io.SeekStart)
-			}
 			if err != nil {
-				fh.Close()
-				return nil, File{}, err
+				return File{}, false, err
 			}
 			cur.SHA256 = sum
 		}
-		return fh, cur, nil
+		return cur, true, nil
 	}
-	if !fi.Mode().IsRegular() {
-		fh.Close()
-		return nil, File{}, errors.New("no longer a regular file")
+	if refused && sameFile(ref.info, fi) {
+		return File{}, false, ref.err
 	}
+	return File{}, false, nil
+}
+
+// reverify hashes a file changed on disk and checks it against its
+// .sha256; the verdict, either way, is kept for the file's identity.
+func (s *Server) reverify(rec *File, fh *os.File, fi fs.FileInfo) (File, error) {
 	var sum string
+	var err error
 	if strings.HasSuffix(rec.Path, ".sha256") {
 		sum, err = hashReader(io.LimitReader(fh, maxSumFileSize))
 	} else {
@@ -210,23 +275,62 @@ func (s *Server) open(rec *File) (*os.File, File, error) {
 			}
 		}
 	}
-	if err == nil {
-		_, err = fh.Seek(0, io.SeekStart)
-	}
 	if err != nil {
-		fh.Close()
-		return nil, File{}, err
+		return File{}, s.refuse(rec.Path, fi, err)
 	}
-	cur = File{Path: rec.Path, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: sum, Secret: rec.Secret, info: fi}
+	cur := File{Path: rec.Path, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: sum, Secret: rec.Secret, info: fi}
 	if strings.HasSuffix(rec.Path, ".sha256") {
 		cur.SHA256 = ""
 	}
 	s.mu.Lock()
 	*rec = cur
+	delete(s.refused, rec.Path)
 	s.mu.Unlock()
 	s.log.Info("verified again after it changed on disk", "file", rec.Path, "sha256", sum)
 	cur.SHA256 = sum
-	return fh, cur, nil
+	return cur, nil
+}
+
+// refuse logs why path is not served and, for a file found (fi), keeps
+// the verdict for its identity. Only a new verdict is logged.
+func (s *Server) refuse(path string, fi fs.FileInfo, err error) error {
+	s.mu.Lock()
+	prev, had := s.refused[path]
+	same := had && (fi == nil && prev.info == nil || sameFile(prev.info, fi)) && prev.err.Error() == err.Error()
+	s.refused[path] = refusal{info: fi, err: err}
+	s.mu.Unlock()
+	if !same {
+		s.log.Warn("cannot serve "+path+" until it changes again: it changed on disk and no longer matches its .sha256 (requests get 503)", "reason", err)
+	}
+	return err
+}
+
+// authenticate answers a request without the right credentials: 401,
+// or 429 without checking them when its peer guessed wrong too often
+// (Limits). Either answer closes the connection: a peer that has not
+// authenticated keeps no idle connection.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) bool {
+	peer := peerOf(r.RemoteAddr)
+	_, _, given := r.BasicAuth()
+	now := time.Now()
+	if given {
+		if ok, wait := s.guesses.allowed(peer, now); !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)+1))
+			w.Header().Set("Connection", "close")
+			http.Error(w, "too many wrong passwords from your address; try again later", http.StatusTooManyRequests)
+			return false
+		}
+	}
+	if s.authorized(r) {
+		return true
+	}
+	if given {
+		s.guesses.wrong(peer, now)
+	}
+	w.Header().Set("WWW-Authenticate", `Basic realm="agentiso", charset="UTF-8"`)
+	w.Header().Set("Connection", "close")
+	http.Error(w, "authentication required", http.StatusUnauthorized)
+	return false
 }
 
 func (s *Server) authorized(r *http.Request) bool {
@@ -264,6 +368,30 @@ func (s *Server) logRequest(r *http.Request, rw *recorder, d time.Duration) {
 	if rw.status >= 400 {
 		lv = slog.LevelWarn
 	}
+	if rw.err != nil {
+		lv = slog.LevelWarn
+		why := "the peer went away"
+		var ne net.Error
+		if errors.As(rw.err, &ne) && ne.Timeout() {
+			why = fmt.Sprintf("the peer stopped reading (less than %d KiB taken in %s): connection closed", s.lim.Progress>>10, s.lim.StallTimeout)
+		}
+		attrs = append(attrs, "incomplete", why)
+	}
+	if rw.status == http.StatusTooManyRequests {
+		// A guesser's requests: one line per 10 s, with their count.
+		s.mu.Lock()
+		s.throttled++
+		n := s.throttled
+		log := time.Since(s.throttledLogs) >= 10*time.Second
+		if log {
+			s.throttled, s.throttledLogs = 0, time.Now()
+		}
+		s.mu.Unlock()
+		if !log {
+			return
+		}
+		attrs = append(attrs, "throttled", n)
+	}
 	s.log.Log(context.Background(), lv, termsafe.String(truncate(r.Method, 16))+" "+termsafe.String(truncate(r.URL.EscapedPath(), 200)), attrs...)
 }
 
@@ -279,6 +407,15 @@ type recorder struct {
 	status  int
 	n       int64
 	written bool
+	// err is the first error writing the response (the peer went away,
+	// or stopped reading and its connection was dropped).
+	err error
+}
+
+func (r *recorder) failed(err error) {
+	if err != nil && r.err == nil {
+		r.err = err
+	}
 }
 
 func (r *recorder) WriteHeader(code int) {
@@ -292,6 +429,7 @@ func (r *recorder) Write(b []byte) (int, error) {
 	r.written = true
 	n, err := r.ResponseWriter.Write(b)
 	r.n += int64(n)
+	r.failed(err)
 	return n, err
 }
 
@@ -301,10 +439,12 @@ func (r *recorder) ReadFrom(src io.Reader) (int64, error) {
 	if rf, ok := r.ResponseWriter.(io.ReaderFrom); ok {
 		n, err := rf.ReadFrom(src)
 		r.n += n
+		r.failed(err)
 		return n, err
 	}
 	n, err := io.Copy(struct{ io.Writer }{r.ResponseWriter}, src)
 	r.n += n
+	r.failed(err)
 	return n, err
 }
 
@@ -315,11 +455,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConf *tls.Config
 	hs := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       s.lim.IdleTimeout,
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
+	s.mu.Lock()
+	s.conns = newConnLimiter(ln, s.lim, s.log)
+	ln = s.conns
+	s.mu.Unlock()
 	if tlsConf != nil {
 		ln = tls.NewListener(ln, tlsConf)
 	}
@@ -337,6 +481,18 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConf *tls.Config
 	}
 	<-errc
 	return nil
+}
+
+// Conns returns the connections Serve holds open and the ones it closed
+// at once, over the limits, so far.
+func (s *Server) Conns() (open, refused int) {
+	s.mu.Lock()
+	c := s.conns
+	s.mu.Unlock()
+	if c == nil {
+		return 0, 0
+	}
+	return c.stats()
 }
 
 // ETag is the ETag the server sends for a file of this sha256.
