@@ -320,3 +320,38 @@ func TestChangedFileHashedOnce(t *testing.T) {
 	assert.Equal(t, iso, body)
 	assert.Equal(t, 1, strings.Count(logs.String(), "verified again after it changed on disk"))
 }
+
+// TestSecretsToEveryNetwork: by default (every interface, no
+// authentication) a directory whose ISO holds the pull secret is not
+// served: --listen must name where. Named every interface, or another
+// address than loopback, it is served with a plain warning; loopback and
+// authentication need none.
+func TestSecretsToEveryNetwork(t *testing.T) {
+	dir, _ := assetDir(t)
+	run := func(o RunOptions) (string, error) {
+		var logs syncBuffer
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		o.Dir, o.Log = dir, slog.New(slog.NewTextHandler(&logs, nil))
+		o.Ready = func(net.Addr, string) { cancel() }
+		err := Run(ctx, o)
+		return logs.String(), err
+	}
+	_, err := run(RunOptions{Listen: ":0"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "not serving agent.x86_64.iso to every network by default without authentication: it holds the pull secret")
+	assert.Contains(t, err.Error(), "--listen <this machine's address on the BMC network>:8080")
+	assert.Contains(t, err.Error(), "or --listen :8080 to serve every interface knowingly")
+
+	logs, err := run(RunOptions{Listen: ":0", ListenGiven: true})
+	require.NoError(t, err)
+	assert.Contains(t, logs, `level=WARN msg="serving agent.x86_64.iso without authentication on every interface: it holds the pull secret`)
+
+	pw := filepath.Join(t.TempDir(), "pw")
+	require.NoError(t, os.WriteFile(pw, []byte("s3cret\n"), 0o600))
+	for _, o := range []RunOptions{{Listen: "127.0.0.1:0"}, {Listen: ":0", User: "media", PasswordFile: pw}} {
+		logs, err := run(o)
+		require.NoError(t, err)
+		assert.NotContains(t, logs, "without authentication")
+	}
+}

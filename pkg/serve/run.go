@@ -34,6 +34,11 @@ type RunOptions struct {
 	// User and PasswordFile turn on basic authentication.
 	User, PasswordFile string
 	Log                *slog.Logger
+	// ListenGiven says Listen was chosen (on the command line, in the
+	// environment or the config file) rather than left at its default,
+	// every interface: serving the pull secret there without
+	// authentication needs that choice.
+	ListenGiven bool
 	// Ready, when set, is called with the listener's address once the
 	// server accepts connections.
 	Ready func(addr net.Addr, scheme string)
@@ -112,6 +117,9 @@ func Run(ctx context.Context, o RunOptions) error {
 	if pass != "" && tlsConf == nil {
 		lg.Warn("basic authentication over plain HTTP: the password crosses the network in clear text; add --tls")
 	}
+	if err := secretsExposed(srv.Files(), o, pass != "", lg); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", o.Listen, err)
@@ -189,4 +197,39 @@ func bootArtifactsPath(ctx context.Context, dir string, lg *slog.Logger) string 
 		return ""
 	}
 	return p
+}
+
+// secretsExposed refuses to serve files holding the pull secret without
+// authentication on every interface when --listen was left at its
+// default, and warns whenever they are served without authentication
+// beyond loopback: whoever reaches the address can download them.
+func secretsExposed(files []File, o RunOptions, auth bool, lg *slog.Logger) error {
+	var secret []string
+	for _, f := range files {
+		if f.Secret {
+			secret = append(secret, f.Path)
+		}
+	}
+	if len(secret) == 0 || auth {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(o.Listen)
+	if err != nil {
+		host = o.Listen
+	}
+	ip := net.ParseIP(host)
+	every := host == "" || (ip != nil && ip.IsUnspecified())
+	if ip != nil && ip.IsLoopback() || host == "localhost" {
+		return nil
+	}
+	names := strings.Join(secret, ", ")
+	if every && !o.ListenGiven {
+		return fmt.Errorf("not serving %s to every network by default without authentication: it holds the pull secret and the install's tokens, which anyone who can reach this machine could download. Choose where: --listen <this machine's address on the BMC network>:8080 (with --user/--password-file where the BMCs take credentials for virtual media, --tls where they take HTTPS), or --listen :8080 to serve every interface knowingly", names)
+	}
+	where := "on " + host
+	if every {
+		where = "on every interface"
+	}
+	lg.Warn("serving " + names + " without authentication " + where + ": it holds the pull secret and the install's tokens, and anyone who can reach this address can download them; add --user/--password-file (and --tls) where the BMCs support them, and stop serving (Ctrl-C) once the hosts have booted")
+	return nil
 }
