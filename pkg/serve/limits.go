@@ -45,7 +45,7 @@ type Limits struct {
 // DefaultLimits are the limits of agentiso serve (docs/serve-boot.md).
 var DefaultLimits = Limits{
 	MaxConns:        256,
-	MaxConnsPerPeer: 32,
+	MaxConnsPerPeer: 64,
 	Progress:        64 << 10,
 	StallTimeout:    60 * time.Second,
 	SendBuffer:      256 << 10,
