@@ -151,6 +151,13 @@ func (e *CallError) Error() string {
 		b.WriteString(" (check bmc.username and bmc.password)")
 	case e.Status == http.StatusForbidden:
 		b.WriteString(" (the BMC user lacks the privilege: virtual media and power need an operator or administrator account)")
+	case e.Attempts > 1:
+	case e.Status >= 400 && e.Status < 500 && strings.HasSuffix(e.Call, ".InsertMedia"):
+		b.WriteString(" (the BMC could not mount the image: check that the BMC reaches the ISO URL and that the server answers range requests)")
+	case e.Status == http.StatusNotFound || e.Status == http.StatusMethodNotAllowed || e.Status == http.StatusNotImplemented:
+		b.WriteString(" (the BMC does not offer this: its firmware may be too old for Redfish virtual media; update it, or boot the ISO from its web console)")
+	case e.Status >= 500:
+		b.WriteString(" (the BMC failed: run agentiso boot again; if it persists, reset the BMC)")
 	}
 	return b.String()
 }

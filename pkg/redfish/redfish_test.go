@@ -133,6 +133,7 @@ func TestMediaServerIgnoringRanges(t *testing.T) {
 	_, err := c.BootFromISO(context.Background(), Media{URL: mediaServer(t, false)}, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "POST /redfish/v1/Managers/BMC-1/VirtualMedia/Cd/Actions/VirtualMedia.InsertMedia: HTTP 400 Bad Request: Unable to mount the image: the image server does not support range requests")
+	assert.Contains(t, err.Error(), "(the BMC could not mount the image: check that the BMC reaches the ISO URL and that the server answers range requests)")
 	assert.Equal(t, "Off", b.State("1").PowerState, "nothing powered on after a failed insert")
 }
 
