@@ -285,7 +285,7 @@ func serveBootNegative(t *testing.T, l *lab) {
 	t.Logf("agentiso boot (%s):\n%s", time.Since(start).Round(time.Millisecond), out)
 	require.Error(t, err)
 	require.Contains(t, string(out), "ERROR 2 of 2 host(s) failed:")
-	require.Contains(t, string(out), "host master-0: BMC http://127.0.0.1:8101/redfish/v1/Systems/master-0: GET /redfish/v1/Systems/master-0: HTTP 401 Unauthorized: ")
+	require.Contains(t, string(out), "host master-0: BMC http://127.0.0.1:8101/redfish/v1/Systems/master-0: POST /redfish/v1/SessionService/Sessions: HTTP 401 Unauthorized: ")
 	require.Contains(t, string(out), "(check bmc.username and bmc.password)")
 	require.Contains(t, string(out), "host master-1: BMC http://127.0.0.1:8102/redfish/v1/Systems/master-1: GET /redfish/v1/Systems/master-1: no answer within 3s (the BMC is unreachable or hung)")
 	require.NotContains(t, string(out), bmcPass)
