@@ -461,6 +461,7 @@ func validateNetworking(e *errs, ic *InstallConfig) {
 			e.invalid(p, m.CIDR, "not a CIDR, e.g. 192.168.111.0/24")
 			continue
 		}
+		subnetCIDR(e, p, m.CIDR, pfx)
 		all = append(all, named{p, pfx.Masked()})
 		if pfx.Addr().Is4() {
 			v4++
@@ -475,6 +476,7 @@ func validateNetworking(e *errs, ic *InstallConfig) {
 			e.invalid(p+".cidr", c.CIDR, "not a CIDR, e.g. 10.128.0.0/14")
 			continue
 		}
+		subnetCIDR(e, p+".cidr", c.CIDR, pfx)
 		all = append(all, named{p + ".cidr", pfx.Masked()})
 		bits := 32
 		if pfx.Addr().Is6() {
@@ -497,6 +499,7 @@ func validateNetworking(e *errs, ic *InstallConfig) {
 			e.invalid(p, s, "not a CIDR, e.g. 172.30.0.0/16")
 			continue
 		}
+		subnetCIDR(e, p, s, pfx)
 		all = append(all, named{p, pfx.Masked()})
 		if pfx.Addr().Is4() {
 			sv4++
@@ -516,6 +519,19 @@ func validateNetworking(e *errs, ic *InstallConfig) {
 				e.invalid(all[j].path, all[j].pfx.String(), "overlaps with %s (%s)", all[i].path, all[i].pfx)
 			}
 		}
+	}
+}
+
+// subnetCIDR refuses a network whose address is unspecified or has host
+// bits set, in the installer's words (openshift/installer pkg/validate
+// SubnetCIDR, which validateNetworking runs on every machine, cluster and
+// service network).
+func subnetCIDR(e *errs, path, given string, pfx netip.Prefix) {
+	switch {
+	case pfx.Addr().IsUnspecified():
+		e.invalid(path, given, "address must be specified")
+	case pfx != pfx.Masked():
+		e.invalid(path, given, "invalid network address. got %s, expecting %s", pfx, pfx.Masked())
 	}
 }
 

@@ -474,3 +474,40 @@ func TestChecksIgnitionBuildLeavesToManifests(t *testing.T) {
 		assertErrs(t, ValidateACI(aci, nil), `agent-cluster-install.yaml: spec.networking.machineNetwork[0].cidr: Invalid value: "192.168.111.0": not a CIDR`)
 	})
 }
+
+// Issue 37 item 1: a network CIDR with host bits set, or the unspecified
+// address, is refused on the laptop with the installer's words
+// (openshift/installer pkg/validate SubnetCIDR, used by
+// pkg/types/validation validateNetworking for the machine, cluster and
+// service networks), and in agent-cluster-install.yaml with
+// assisted-service's (release-4.20 internal/network/cidr_validations.go
+// verifySubnetCIDR), not after boot on the rendezvous host.
+func TestNetworkCIDRsWithHostBitsAreRefused(t *testing.T) {
+	y := edit(t, testfixture.InstallConfig, "  machineNetwork:\n  - cidr: 192.168.111.0/24\n",
+		"  machineNetwork:\n  - cidr: 192.168.111.7/24\n  clusterNetwork:\n  - cidr: 10.128.0.9/14\n    hostPrefix: 23\n  - cidr: 0.0.0.0/14\n    hostPrefix: 23\n  serviceNetwork:\n  - 172.30.0.5/16\n")
+	ic, lines := decodeT[InstallConfig](t, assetdir.InstallConfig, y)
+	ic.SetDefaults()
+	err := ValidateInstallConfig(ic, lines)
+	require.Error(t, err)
+	for _, want := range []string{
+		`networking.machineNetwork[0].cidr: Invalid value: "192.168.111.7/24": invalid network address. got 192.168.111.7/24, expecting 192.168.111.0/24`,
+		`networking.clusterNetwork[0].cidr: Invalid value: "10.128.0.9/14": invalid network address. got 10.128.0.9/14, expecting 10.128.0.0/14`,
+		`networking.clusterNetwork[1].cidr: Invalid value: "0.0.0.0/14": address must be specified`,
+		`networking.serviceNetwork[0]: Invalid value: "172.30.0.5/16": invalid network address. got 172.30.0.5/16, expecting 172.30.0.0/16`,
+	} {
+		assert.Contains(t, err.Error(), want)
+	}
+	assert.NotContains(t, err.Error(), "overlaps", "the networks do not overlap once masked")
+
+	ic, _ = decodeT[InstallConfig](t, assetdir.InstallConfig, testfixture.InstallConfig)
+	ic.SetDefaults()
+	aci, err := GenerateAgentClusterInstall(ic, nil, ClusterImageSetName("4.19.0"), "192.168.111.20")
+	require.NoError(t, err)
+	aci.Spec.Networking.MachineNetwork[0].CIDR = "192.168.111.7/24"
+	aci.Spec.Networking.ClusterNetwork[0].CIDR = "10.128.0.9/14"
+	aci.Spec.Networking.ServiceNetwork[0] = "0.0.0.0/16"
+	assertErrs(t, ValidateACI(aci, nil),
+		`agent-cluster-install.yaml: spec.networking.clusterNetwork[0].cidr: Invalid value: "10.128.0.9/14": 10.128.0.9/14 is not a valid network CIDR`,
+		`agent-cluster-install.yaml: spec.networking.serviceNetwork[0]: Invalid value: "0.0.0.0/16": the CIDR 0.0.0.0/16 is invalid because its routing prefix is the unspecified address`,
+		`agent-cluster-install.yaml: spec.networking.machineNetwork[0].cidr: Invalid value: "192.168.111.7/24": 192.168.111.7/24 is not a valid network CIDR`)
+}

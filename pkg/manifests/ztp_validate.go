@@ -137,6 +137,7 @@ func ValidateACI(aci *AgentClusterInstall, lines Lines) error {
 			e.invalid(p+".cidr", c.CIDR, "error parsing the clusterNetwork CIDR")
 			continue
 		}
+		networkCIDR(e, p+".cidr", c.CIDR, pfx)
 		if s.Networking.NetworkType == "OpenShiftSDN" && pfx.Addr().Is6() {
 			e.required("spec.networking.networkType", "clusterNetwork CIDR is IPv6 and is not compatible with networkType OpenShiftSDN")
 		}
@@ -158,13 +159,17 @@ func ValidateACI(aci *AgentClusterInstall, lines Lines) error {
 			e.invalid(fmt.Sprintf("spec.networking.serviceNetwork[%d]", i), sn, "not a CIDR")
 			continue
 		}
+		networkCIDR(e, fmt.Sprintf("spec.networking.serviceNetwork[%d]", i), sn, pfx)
 		if s.Networking.NetworkType == "OpenShiftSDN" && pfx.Addr().Is6() {
 			e.required("spec.networking.networkType", "serviceNetwork CIDR is IPv6 and is not compatible with networkType OpenShiftSDN")
 		}
 	}
 	for i, m := range s.Networking.MachineNetwork {
-		if _, err := netip.ParsePrefix(m.CIDR); err != nil {
-			e.invalid(fmt.Sprintf("spec.networking.machineNetwork[%d].cidr", i), m.CIDR, "not a CIDR")
+		p := fmt.Sprintf("spec.networking.machineNetwork[%d].cidr", i)
+		if pfx, err := netip.ParsePrefix(m.CIDR); err != nil {
+			e.invalid(p, m.CIDR, "not a CIDR")
+		} else {
+			networkCIDR(e, p, m.CIDR, pfx)
 		}
 	}
 	if d := s.DiskEncryption; d != nil {
@@ -340,4 +345,18 @@ func formatLabels(m map[string]string) string {
 		parts[i] = k + ": " + m[k]
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// networkCIDR refuses a network whose routing prefix is the unspecified
+// address or that has host bits set, as assisted-service does for every
+// network of an AgentClusterInstall (release-4.20
+// internal/network/cidr_validations.go verifySubnetCIDR) - on the
+// rendezvous host, after boot, unless refused here.
+func networkCIDR(e *errs, path, given string, pfx netip.Prefix) {
+	switch {
+	case pfx.Masked().Addr().IsUnspecified():
+		e.invalid(path, given, "the CIDR %s is invalid because its routing prefix is the unspecified address", given)
+	case pfx != pfx.Masked():
+		e.invalid(path, given, "%s is not a valid network CIDR", pfx)
+	}
 }
