@@ -400,20 +400,17 @@ func rendezvousEnv(in *Input) []byte {
 	return []byte(b.String())
 }
 
-// chronyAppend is what is appended to the live system's /etc/chrony.conf:
-// one server line per extra NTP source, and nothing else. Upstream's agent
-// ignition (openshift/installer pkg/asset/agent/image/ignition.go,
-// addNTPSources) replaces the file with those servers plus makestep,
-// rtcsync and logdir, which drops RHCOS's pool, its DHCP-provided sources
-// (sourcedir /run/chrony-dhcp), driftfile, keyfile and leapsectz; appending
-// keeps every RHCOS default and adds the sources. The leading newline
-// guards against a file that does not end in one.
-func chronyAppend(sources []string) []byte {
+// chronyConf is the live system's /etc/chrony.conf when there are extra
+// NTP sources, as upstream writes it (openshift/installer
+// pkg/asset/agent/image/ignition.go addNTPSources; its testscript
+// agent/image/assets/with_additional_ntp_sources): one server line per
+// source, then makestep, rtcsync and logdir, replacing RHCOS's file.
+func chronyConf(sources []string) []byte {
 	var b strings.Builder
-	b.WriteString("\n# additionalNTPSources, added by agentiso\n")
 	for _, s := range sources {
 		fmt.Fprintf(&b, "server %s iburst\n", s)
 	}
+	b.WriteString("makestep 1.0 3\nrtcsync\nlogdir /var/log/chrony\n")
 	return []byte(b.String())
 }
 
@@ -515,8 +512,7 @@ func (b *builder) addGenerated(in *Input) error {
 		}
 	}
 	if len(in.NTPSources) > 0 {
-		// Appended to RHCOS's own file, never replacing it.
-		if err := b.addFile(ChronyPath, 0o644, chronyAppend(in.NTPSources), false, true); err != nil {
+		if err := b.addFile(ChronyPath, 0o644, chronyConf(in.NTPSources), false, false); err != nil {
 			return err
 		}
 	}

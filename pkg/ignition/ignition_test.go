@@ -228,7 +228,7 @@ func TestHostFiles(t *testing.T) {
 	assert.False(t, ok)
 
 	assert.Equal(t, "52:54:01:AA:AA:A1=eth0", get("/etc/assisted/network/host0/mac_interface.ini"))
-	assert.Equal(t, "\n# additionalNTPSources, added by agentiso\nserver ntp1.example.com iburst\nserver 192.168.111.1 iburst\n", get(ChronyPath))
+	assert.Equal(t, "server ntp1.example.com iburst\nserver 192.168.111.1 iburst\nmakestep 1.0 3\nrtcsync\nlogdir /var/log/chrony\n", get(ChronyPath))
 
 	proxy := get("/etc/systemd/system.conf.d/10-default-env.conf")
 	assert.Equal(t, "[Manager]\n"+
@@ -246,33 +246,31 @@ func TestHostFiles(t *testing.T) {
 	assert.Equal(t, testPullSecret+"\n", get("/root/.docker/config.json"))
 }
 
-// TestChronyKeepsRHCOSDefaults: the extra NTP sources are appended to the
-// live system's /etc/chrony.conf (Ignition append: no contents, no
-// overwrite), so RHCOS's own pool, DHCP sources (sourcedir
-// /run/chrony-dhcp), driftfile and the rest stay. Only server lines are
-// added: nothing that would repeat or override an RHCOS directive.
-func TestChronyKeepsRHCOSDefaults(t *testing.T) {
-	cfg, _ := mustBuild(t, haInput())
+// TestChronyIsWrittenAsUpstream (issue 37 item 5): with extra NTP
+// sources the live system's /etc/chrony.conf is the file upstream writes
+// (openshift/installer pkg/asset/agent/image/ignition.go addNTPSources; its
+// testscript agent/image/assets/with_additional_ntp_sources expects it byte
+// for byte): the server lines, then makestep 1.0 3, rtcsync and logdir,
+// replacing RHCOS's file.
+func TestChronyIsWrittenAsUpstream(t *testing.T) {
+	in := snoInput()
+	in.NTPSources = []string{"0.clock.ntp.org", "1.clock.ntp.org"}
+	cfg, _ := mustBuild(t, in)
 	var found bool
 	for _, f := range cfg.Storage.Files {
 		if f.Path != ChronyPath {
 			continue
 		}
 		found = true
-		assert.Nil(t, f.Contents.Source, "chrony.conf must not be replaced")
-		assert.False(t, f.Overwrite != nil && *f.Overwrite, "chrony.conf must not be overwritten")
-		require.Len(t, f.Append, 1)
+		require.NotNil(t, f.Contents.Source, "chrony.conf is written whole")
+		assert.True(t, f.Overwrite != nil && *f.Overwrite, "chrony.conf replaces RHCOS's")
+		assert.Empty(t, f.Append)
 		require.NotNil(t, f.Mode)
 		assert.Equal(t, 0o644, *f.Mode)
 	}
 	require.True(t, found, "the NTP sources reach chrony.conf")
-	added, _ := fileContents(t, cfg, ChronyPath)
-	for _, line := range strings.Split(strings.TrimSpace(string(added)), "\n") {
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		assert.Regexp(t, `^server \S+ iburst$`, line)
-	}
+	got, _ := fileContents(t, cfg, ChronyPath)
+	assert.Equal(t, "server 0.clock.ntp.org iburst\nserver 1.clock.ntp.org iburst\nmakestep 1.0 3\nrtcsync\nlogdir /var/log/chrony\n", string(got))
 }
 
 func TestNoProxyFileWithoutProxy(t *testing.T) {

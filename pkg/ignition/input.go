@@ -85,9 +85,9 @@ type Input struct {
 	// public (no pull secret check); empty means "quay.io".
 	PublicContainerRegistries []string
 
-	// NTPSources are extra NTP servers; when present they are appended to
-	// the live system's /etc/chrony.conf as server lines (RHCOS's own
-	// settings stay).
+	// NTPSources are extra NTP servers; when present the live system's
+	// /etc/chrony.conf is written with them, as upstream writes it
+	// (chronyConf).
 	NTPSources []string
 	// Proxy is the cluster-wide proxy, nil for none.
 	Proxy *Proxy
