@@ -427,13 +427,6 @@ func (in *Input) validateHosts(p *problems) {
 				p.add("Hosts[%d].MACs[%d]: %q is not a MAC address", i, k, mac)
 			}
 		}
-		// Everything in a host's directory is found by its mac_addresses:
-		// the agent-installer-client skips a directory without one, and
-		// apply-host-overrides.sh could never match it to a host.
-		if len(h.MACs) == 0 && (h.Role != "" || hasContent(h.RootDeviceHintsYAML) || len(h.InstallerArgs) > 0 ||
-			h.IgnitionConfigOverride != "" || hasContent(h.FencingCredentialsYAML)) {
-			p.add("Hosts[%d].MACs: none, so its role, root device hints, installer arguments, Ignition override or fencing credentials could never be applied to a machine", i)
-		}
 		for k, a := range h.InstallerArgs {
 			if a == "" || !utf8.ValidString(a) {
 				p.add("Hosts[%d].InstallerArgs[%d]: must be a non-empty UTF-8 string", i, k)

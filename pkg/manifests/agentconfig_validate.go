@@ -110,13 +110,6 @@ func validateHostEntries(e *errs, hosts []AgentHost) {
 		if h.RootDeviceHints != nil {
 			validateRootDeviceHints(e, p+".rootDeviceHints", h.RootDeviceHints)
 		}
-		// With networkConfig, the missing table is reported below.
-		if len(h.Interfaces) == 0 && (len(h.NetworkConfig) == 0 || string(h.NetworkConfig) == "null") {
-			if dropped := settingsNeedingMAC(h); len(dropped) > 0 {
-				e.required(p+".interfaces", "%s lists no interfaces, so no machine can be matched to it: the agent-installer-client (assisted-service cmd/agentbasedinstaller/host_config.go, release-4.18 ... master) skips a host configuration without MAC addresses, and agentiso's overrides find hosts by MAC too, so its %s would never apply; add interfaces: [{name: <nic>, macAddress: <MAC>}] for at least one of its NICs, or remove the entry",
-					hostLabel(h, p), strings.Join(dropped, ", "))
-			}
-		}
 		ifNames := map[string]bool{}
 		// badMAC are the interfaces whose MAC is reported invalid: a
 		// mismatch with the networkConfig would only repeat it.
@@ -223,6 +216,34 @@ func validateRootDeviceHints(e *errs, p string, h *RootDeviceHints) {
 
 // settingsNeedingMAC lists the settings of a host entry that only apply
 // once a booted machine is matched to the entry by one of its MACs.
+// AgentConfigWarnings are what agent-config.yaml sets that the install
+// will not use though it is valid: a host listed without interfaces (and
+// without networkConfig) is accepted, as upstream accepts it
+// (openshift/installer testscript agent/image/configurations/
+// ha_hosts_no_interfaces_no_macAddress), but no machine can be matched to
+// it: the agent-installer-client skips a host configuration without MAC
+// addresses (assisted-service cmd/agentbasedinstaller/host_config.go,
+// LoadHostConfigs, release-4.18 ... master), and agentiso's overrides find
+// hosts by MAC too. One warning per such host names every setting that
+// will not apply.
+func AgentConfigWarnings(ac *AgentConfig, lines Lines) []Warning {
+	var out []Warning
+	for i, h := range ac.Hosts {
+		if len(h.Interfaces) > 0 || !(len(h.NetworkConfig) == 0 || string(h.NetworkConfig) == "null") {
+			continue
+		}
+		p := fmt.Sprintf("hosts[%d]", i)
+		dropped := settingsNeedingMAC(h)
+		if len(dropped) == 0 {
+			continue
+		}
+		out = append(out, Warning{File: assetdir.AgentConfig, Line: lines.Line(p), Path: p + ".interfaces",
+			Msg: fmt.Sprintf("%s lists no interfaces, so no machine can be matched to it: its %s will not apply (the agent-installer-client skips a host configuration without MAC addresses, as upstream's does); add interfaces: [{name: <nic>, macAddress: <MAC>}] for at least one of its NICs to apply them",
+				hostLabel(h, p), strings.Join(dropped, ", "))})
+	}
+	return out
+}
+
 func settingsNeedingMAC(h AgentHost) []string {
 	var out []string
 	if h.Hostname != "" {

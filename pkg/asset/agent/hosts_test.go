@@ -2,6 +2,8 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/coreos/ignition/v2/config/v3_2/types"
@@ -9,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seed-a052040e/agentiso/internal/testfixture"
+	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
@@ -22,13 +25,14 @@ func hasFile(cfg types.Config, path string) bool {
 	return false
 }
 
-// TestHostWithoutInterfaces checks that a host listed without interfaces
-// but with settings is refused when the ISO is built, naming the settings
-// that could never apply: the real agent-installer-client skips a
+// TestHostWithoutInterfaces: a host listed without interfaces is
+// accepted, as upstream accepts it (openshift/installer testscript
+// agent/image/configurations/ha_hosts_no_interfaces_no_macAddress), with
+// its settings written as upstream writes them and a warning naming each
+// setting that will not apply: the real agent-installer-client skips a
 // hostconfig directory without mac_addresses (assisted-service
 // cmd/agentbasedinstaller/host_config.go, LoadHostConfigs, release-4.18 ...
-// master), and apply-host-overrides.sh finds hosts by MAC too. Before, the
-// role and hints were written and silently ignored at install time.
+// master), and apply-host-overrides.sh finds hosts by MAC too.
 func TestHostWithoutInterfaces(t *testing.T) {
 	ac := testfixture.AgentConfig + `hosts:
 - hostname: master-0
@@ -38,8 +42,12 @@ func TestHostWithoutInterfaces(t *testing.T) {
   installerArgs: [--append-karg, nosmt]
 `
 	s, _ := store(t, map[string]string{assetdir.InstallConfig: testfixture.CompactInstallConfig, assetdir.AgentConfig: ac})
-	_, err := s.Fetch(context.Background(), &agent.AgentIgnition{})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "agent-config.yaml:5: hosts[0].interfaces: Required value: host master-0 lists no interfaces, so no machine can be matched to it")
-	assert.Contains(t, err.Error(), "so its hostname, role, rootDeviceHints, installerArgs would never apply; add interfaces: [{name: <nic>, macAddress: <MAC>}]")
+	ign, err := asset.Fetch[*agent.AgentIgnition](context.Background(), s)
+	require.NoError(t, err)
+	warns := strings.Join(s.Warnings(), "\n")
+	assert.Contains(t, warns, "agent-config.yaml:5: hosts[0].interfaces: host master-0 lists no interfaces, so no machine can be matched to it: its hostname, role, rootDeviceHints, installerArgs will not apply")
+	var cfg types.Config
+	require.NoError(t, json.Unmarshal(ign.Config, &cfg))
+	assert.True(t, hasFile(cfg, "/etc/assisted/hostconfig/master-0/role"))
+	assert.False(t, hasFile(cfg, "/etc/assisted/hostconfig/master-0/mac_addresses"))
 }

@@ -178,6 +178,7 @@ func (a *AgentConfig) Load(d asset.Dir) (bool, error) {
 	}
 	ac.BootArtifactsBaseURL = strings.TrimSuffix(ac.BootArtifactsBaseURL, "/")
 	a.addAll(dec.Warnings)
+	a.addAll(manifests.AgentConfigWarnings(&ac, dec.Lines))
 	a.Config = &ac
 	a.Raw = b
 	a.lines = dec.Lines
