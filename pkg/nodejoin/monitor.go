@@ -127,7 +127,7 @@ func Monitor(ctx context.Context, o MonitorOptions) (*MonitorReport, error) {
 		rep.Hosts = append(rep.Hosts, hs)
 	}
 	if len(rep.Hosts) == 0 {
-		return nil, fmt.Errorf("--ip-addresses: give the addresses of the hosts being added")
+		return nil, fmt.Errorf("--ip-addresses: give the addresses of the hosts being added (nodes-config.yaml in --dir gives them when its hosts have static addresses)")
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()

@@ -70,6 +70,7 @@ func RunMonitor(ctx context.Context, r MonitorRequest) (*MonitorReport, error) {
 		return nil, err
 	}
 	names, roles := map[string]string{}, map[string]string{}
+	var configIPs []string
 	if b, err := fsutil.ReadRegular(filepath.Join(r.Dir, NodesConfigFile), maxNodesConfig); err == nil {
 		nc, err := ParseNodesConfig(b)
 		if err != nil {
@@ -77,6 +78,7 @@ func RunMonitor(ctx context.Context, r MonitorRequest) (*MonitorReport, error) {
 		}
 		for _, h := range nc.NewHosts() {
 			for _, ip := range h.IPs {
+				configIPs = append(configIPs, ip)
 				names[ip] = h.Name
 				if h.Role != "" {
 					roles[ip] = h.Role
@@ -85,6 +87,14 @@ func RunMonitor(ctx context.Context, r MonitorRequest) (*MonitorReport, error) {
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
+	}
+	if len(r.IPs) == 0 && len(configIPs) > 0 {
+		// The hosts' static addresses in nodes-config.yaml are the ones
+		// being added (issue 37 item 10).
+		r.IPs = configIPs
+		if r.Reporter != nil {
+			r.Reporter.Log(slog.LevelInfo, fmt.Sprintf("Following the hosts of %s: %s", filepath.Join(r.Dir, NodesConfigFile), strings.Join(configIPs, ", ")))
+		}
 	}
 	o := MonitorOptions{Cluster: kubeapi.New(cfg, 0), IPs: r.IPs, Names: names, Roles: roles, ApproveCSRs: r.ApproveCSRs,
 		Interval: r.Interval, Timeout: r.Timeout, Reporter: r.Reporter}

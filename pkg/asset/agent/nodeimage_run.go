@@ -148,6 +148,13 @@ func CreateNodeImage(ctx context.Context, s *asset.Store, r NodeImageRequest) (*
 }
 
 func createNodeImage(ctx context.Context, s *asset.Store, r NodeImageRequest, rep *NodeImageReport) (*NodeImageResult, error) {
+	switch strings.ToLower(r.OutputName) {
+	case "json", "yaml", "yml", "text":
+		// -o is --output-name here, as in oc adm node-image create; a
+		// user who meant the output format must not get an ISO called
+		// "json".
+		return nil, fmt.Errorf("-o %q: here -o is --output-name, the ISO's file name (as oc adm node-image create has it), and %q is an output format, not an ISO name: give a file name such as node.iso; for a machine-readable result use --report (report.json in --dir)", r.OutputName, r.OutputName)
+	}
 	if r.Kubeconfig == "" {
 		return nil, fmt.Errorf("no kubeconfig: pass --kubeconfig (or set $KUBECONFIG) with the installed cluster's credentials")
 	}
