@@ -119,11 +119,11 @@ func newRootCmd(g *globals) *cobra.Command {
 const helpWidth = 100
 
 // writesAssetDir reports whether cmd works on the asset directory (--dir):
-// the create commands and wait-for, which keep its debug log.
+// the create commands, wait-for and node-image, which keep its debug log.
 func writesAssetDir(cmd *cobra.Command) bool {
 	for c := cmd; c.HasParent(); c = c.Parent() {
 		if c.Parent() == c.Root() {
-			return c.Name() == "create" || c.Name() == "wait-for"
+			return c.Name() == "create" || c.Name() == "wait-for" || c.Name() == "node-image"
 		}
 	}
 	return false

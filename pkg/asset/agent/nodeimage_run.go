@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed-a052040e/agentiso/internal/termsafe"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
@@ -25,6 +26,9 @@ type NodeImageRequest struct {
 	MAC, CPUArchitecture, SSHKeyPath, Hostname, RootDeviceHint, NetworkConfigPath string
 	// OutputName is -o.
 	OutputName string
+	// Log, when set, is told which cluster was read (name, API, version,
+	// architecture, platform, and the kubeconfig and context used).
+	Log *slog.Logger
 	// PXE is --pxe: PXE files instead of the ISO.
 	PXE bool
 	// Report is --report: report.json in the directory, whether the
@@ -107,6 +111,7 @@ func RunNodeImage(ctx context.Context, dir string, log *slog.Logger, r NodeImage
 	if err != nil {
 		return err
 	}
+	r.Log = log
 	out, err := CreateNodeImage(ctx, s, r)
 	logWarnings(s, log)
 	if err != nil {
@@ -165,6 +170,9 @@ func createNodeImage(ctx context.Context, s *asset.Store, r NodeImageRequest, re
 	if r.PXE && r.OutputName != "" {
 		return nil, fmt.Errorf("--output-name names the ISO; with --pxe the files are boot-artifacts/node.<arch>-{vmlinuz,initrd.img,rootfs.img}: give one or the other")
 	}
+	if r.Log != nil {
+		r.Log.Debug(fmt.Sprintf("Reading the cluster at %s (%s)", cfg.Server, cfg.Source))
+	}
 	o := &NodeImageOptions{Cluster: kubeapi.New(cfg, 0), Source: cfg.Source, OutputName: r.OutputName, PXE: r.PXE}
 	if o.Single, err = r.single(); err != nil {
 		return nil, err
@@ -197,6 +205,11 @@ func createNodeImage(ctx context.Context, s *asset.Store, r NodeImageRequest, re
 	}
 	if err != nil {
 		return nil, err
+	}
+	if i := ci.Info; i != nil && r.Log != nil {
+		// A wrong kubeconfig context must not go unnoticed.
+		r.Log.Info(fmt.Sprintf("Adding nodes to cluster %s at %s: OpenShift %s, %s, platform %s (%s)", termsafe.String(i.ClusterName), cfg.Server,
+			termsafe.String(i.Version), i.Arch, termsafe.String(i.Platform), cfg.Source))
 	}
 	targets := NodeImageTargets(r.PXE)
 	for _, t := range targets {
