@@ -94,7 +94,7 @@ func (m *monitor) pollAgent(ctx context.Context, h *HostStatus, w *agentWatch) e
 		var se *rendezvous.StatusError
 		if errors.As(err, &se) && se.StatusCode == 401 {
 			// Said at once and kept: the token will not start working.
-			return fmt.Errorf("host %s: its assisted-service refuses the watcher token (%s): the token in --dir is not the one of the ISO this host booted (node-image create run again in this directory?), or it expired: %w",
+			return fmt.Errorf("host %s: its assisted-service refuses the watcher token (%s): no watcher token in --dir is the one of the ISO this host booted (an ISO built in another directory?), or it expired: %w",
 				who, se.Message, err)
 		}
 		switch {

@@ -133,8 +133,11 @@ func agentsFromDir(r MonitorRequest) (func(ip string) (AgentAPI, error), error) 
 	if err != nil {
 		return nil, fmt.Errorf("read the node ISO's watcher token: %w", err)
 	}
-	tok := strings.TrimSpace(string(b))
-	if exp, ok := tokenExpiry(tok); ok && time.Now().After(exp) && r.Reporter != nil {
+	toks := WatcherTokens(b)
+	if len(toks) == 0 {
+		return nil, fmt.Errorf("the node ISO's watcher token file %s is empty: run node-image create again", p)
+	}
+	if exp, ok := tokenExpiry(toks[0]); ok && time.Now().After(exp) && r.Reporter != nil {
 		r.Reporter.Log(slog.LevelWarn, fmt.Sprintf("The node ISO's tokens (%s) expired at %s: the hosts' assisted-service refuses them; hosts not yet installed need a new ISO (node-image create)",
 			p, exp.Local().Format(time.RFC3339)))
 	}
@@ -143,7 +146,15 @@ func agentsFromDir(r MonitorRequest) (func(ip string) (AgentAPI, error), error) 
 		url = rendezvous.BaseURL
 	}
 	return func(ip string) (AgentAPI, error) {
-		return rendezvous.NewClient(url(ip), tok, r.RequestTimeout, nil)
+		fb := &tokenFallback{}
+		for _, tok := range toks {
+			c, err := rendezvous.NewClient(url(ip), tok, r.RequestTimeout, nil)
+			if err != nil {
+				return nil, err
+			}
+			fb.clients = append(fb.clients, c)
+		}
+		return fb, nil
 	}, nil
 }
 

@@ -285,16 +285,25 @@ func (a *NodeAuthConfig) Generate(_ context.Context, p asset.Parents) error {
 
 // NodeWatcherToken is .agentiso/node-watcher-token (0600): the watcher
 // token of the node ISO written with it, which node-image monitor reads the
-// hosts' own assisted-service with. It expires with the ISO's tokens.
+// hosts' own assisted-service with, first; then the tokens of the earlier
+// node ISOs of the same directory that have not expired, so that hosts
+// booted from one of those are still followed (issue 37 item 7). Each
+// expires with its ISO's tokens.
 type NodeWatcherToken struct {
-	Token string `json:"-"`
+	Token string   `json:"-"`
+	Kept  []string `json:"-"`
 }
+
+// maxKeptWatcherTokens bounds the earlier ISOs' tokens kept.
+const maxKeptWatcherTokens = 16
 
 // Name implements asset.Asset.
 func (*NodeWatcherToken) Name() string { return "Node Image Watcher Token" }
 
 // Dependencies implements asset.Asset.
-func (*NodeWatcherToken) Dependencies() []asset.Asset { return []asset.Asset{&NodeAuthConfig{}} }
+func (*NodeWatcherToken) Dependencies() []asset.Asset {
+	return []asset.Asset{&NodeAuthConfig{}, &PreviousNodeWatcherTokens{}, &NodeImageOptions{}}
+}
 
 // Volatile implements asset.Volatile: the token of this run's ISO.
 func (*NodeWatcherToken) Volatile() {}
@@ -305,10 +314,38 @@ func (a *NodeWatcherToken) Generate(_ context.Context, p asset.Parents) error {
 	if a.Token == "" {
 		return errors.New("the node ISO's auth config holds no watcher token")
 	}
+	now := time.Now
+	if o := asset.Get[*NodeImageOptions](p); o.Now != nil {
+		now = o.Now
+	}
+	a.Kept = nodejoin.KeptWatcherTokens(asset.Get[*PreviousNodeWatcherTokens](p).File, a.Token, now(), maxKeptWatcherTokens)
 	return nil
 }
 
 // Files implements asset.Writable.
 func (a *NodeWatcherToken) Files() ([]asset.File, error) {
-	return []asset.File{{Path: assetdir.NodeWatcherToken, Data: []byte(a.Token + "\n"), Mode: assetdir.Mode(assetdir.NodeWatcherToken)}}, nil
+	data := a.Token + "\n"
+	for _, t := range a.Kept {
+		data += t + "\n"
+	}
+	return []asset.File{{Path: assetdir.NodeWatcherToken, Data: []byte(data), Mode: assetdir.Mode(assetdir.NodeWatcherToken)}}, nil
 }
+
+// PreviousNodeWatcherTokens is the watcher token file of --dir as it was
+// before this run (node-image create provides it; empty when there was
+// none).
+type PreviousNodeWatcherTokens struct {
+	File []byte `json:"-"`
+}
+
+// Name implements asset.Asset.
+func (*PreviousNodeWatcherTokens) Name() string { return "Previous Node Image Watcher Tokens" }
+
+// Dependencies implements asset.Asset.
+func (*PreviousNodeWatcherTokens) Dependencies() []asset.Asset { return nil }
+
+// Volatile implements asset.Volatile: read at each run.
+func (*PreviousNodeWatcherTokens) Volatile() {}
+
+// Generate implements asset.Asset: none given, none kept.
+func (*PreviousNodeWatcherTokens) Generate(context.Context, asset.Parents) error { return nil }

@@ -3,7 +3,9 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -180,6 +182,14 @@ func createNodeImage(ctx context.Context, s *asset.Store, r NodeImageRequest, re
 	if err := s.Provide(o); err != nil {
 		return nil, err
 	}
+	// The earlier node ISOs' watcher tokens, kept beside the new one.
+	prev, err := fsutil.ReadRegular(filepath.Join(s.Dir(), filepath.FromSlash(assetdir.NodeWatcherToken)), maxWatcherTokenFile)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read the earlier node ISO's watcher token: %w", err)
+	}
+	if err := s.Provide(&PreviousNodeWatcherTokens{File: prev}); err != nil {
+		return nil, err
+	}
 	img := r.Image
 	if img == nil {
 		img = &ImageOptions{}
@@ -227,6 +237,9 @@ func createNodeImage(ctx context.Context, s *asset.Store, r NodeImageRequest, re
 	iso, err := asset.Fetch[*NodeISO](ctx, s)
 	return &NodeImageResult{ISO: iso}, err
 }
+
+// maxWatcherTokenFile bounds the watcher token file read back.
+const maxWatcherTokenFile = 64 << 10
 
 // single is the host of the single-host flags, nil without --mac-address
 // (oc adm node-image create: the flags need --mac-address, and with it
