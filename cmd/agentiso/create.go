@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/seed-a052040e/agentiso/internal/console"
 	"github.com/seed-a052040e/agentiso/internal/output"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
@@ -42,7 +43,7 @@ func newCreateAgentConfigTemplateCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			g.log.Info("Agent-Config-Template created in: " + g.dir)
+			console.Outcome(g.log, "Agent-Config-Template created in: "+g.dir)
 			if g.format == output.Text {
 				return nil
 			}

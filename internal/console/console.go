@@ -4,6 +4,7 @@
 package console
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -85,9 +86,22 @@ func ParseLevel(s string) (slog.Level, error) {
 // Levels are the values of --log-level, most verbose first.
 var Levels = []string{"trace", "debug", "info", "warn", "error"}
 
-// LevelName is how a level is written: TRACE, DEBUG, INFO, WARNING, ERROR.
+// LevelOutcome is what a command made or concluded ("Generated ISO at
+// ..."): above every level, so it shows whatever --log-level says (the
+// help promises outcomes always show), and written as INFO.
+const LevelOutcome = slog.LevelError + 4
+
+// Outcome logs msg (with args as attributes) at LevelOutcome.
+func Outcome(log *slog.Logger, msg string, args ...any) {
+	log.Log(context.Background(), LevelOutcome, msg, args...)
+}
+
+// LevelName is how a level is written: TRACE, DEBUG, INFO, WARNING, ERROR
+// (LevelOutcome: INFO).
 func LevelName(l slog.Level) string {
 	switch {
+	case l == LevelOutcome:
+		return "INFO"
 	case l < slog.LevelDebug:
 		return "TRACE"
 	case l < slog.LevelInfo:
@@ -108,6 +122,8 @@ func Label(l slog.Level, colour bool) string {
 		return name
 	}
 	switch {
+	case l == LevelOutcome:
+		return name
 	case l >= slog.LevelError:
 		return "\x1b[31m" + name + "\x1b[0m"
 	case l >= slog.LevelWarn:

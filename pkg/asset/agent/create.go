@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/seed-a052040e/agentiso/internal/console"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )
@@ -66,9 +67,9 @@ func CreateClusterManifests(ctx context.Context, s *asset.Store, log *slog.Logge
 	if err := s.Persist(ctx, targets...); err != nil {
 		return err
 	}
-	log.Info("Manifests created in: " + filepath.Join(s.Dir(), assetdir.ClusterManifestsDir) + " and " + filepath.Join(s.Dir(), assetdir.MirrorDir))
+	console.Outcome(log, "Manifests created in: "+filepath.Join(s.Dir(), assetdir.ClusterManifestsDir)+" and "+filepath.Join(s.Dir(), assetdir.MirrorDir))
 	if forHub {
-		log.Info("Hub manifests (BareMetalHost + BMC Secret per host, 0600) created in: " + filepath.Join(s.Dir(), assetdir.HubDir))
+		console.Outcome(log, "Hub manifests (BareMetalHost + BMC Secret per host, 0600) created in: "+filepath.Join(s.Dir(), assetdir.HubDir))
 	}
 	return nil
 }
@@ -89,7 +90,7 @@ func CreateIgnition(ctx context.Context, s *asset.Store, log *slog.Logger, regen
 	if err := s.Persist(ctx, targets...); err != nil {
 		return err
 	}
-	log.Info("Created " + filepath.Join(s.Dir(), assetdir.AgentIgnition))
+	console.Outcome(log, "Created "+filepath.Join(s.Dir(), assetdir.AgentIgnition))
 	return nil
 }
 
@@ -105,12 +106,12 @@ func CreateImage(ctx context.Context, s *asset.Store, log *slog.Logger, opts *Im
 	}
 	res := iso.Result()
 	if iso.Minimal {
-		log.Info("Generated minimal ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "rootfs", iso.RootfsURL)
+		console.Outcome(log, "Generated minimal ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "rootfs", iso.RootfsURL)
 		if r := iso.RootfsResult(); r != nil {
-			log.Info("RootFS file created in "+filepath.Dir(r.Path)+". Upload it at "+iso.RootfsURL, "file", r.Path, "bytes", r.Size, "sha256", r.SHA256, "method", r.Method, "sha256-from", r.HashSource())
+			console.Outcome(log, "RootFS file created in "+filepath.Dir(r.Path)+". Upload it at "+iso.RootfsURL, "file", r.Path, "bytes", r.Size, "sha256", r.SHA256, "method", r.Method, "sha256-from", r.HashSource())
 		}
 	} else {
-		log.Info("Generated ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "method", res.Method, "sha256-from", res.HashSource())
+		console.Outcome(log, "Generated ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "method", res.Method, "sha256-from", res.HashSource())
 	}
 	log.Warn("The ISO carries the pull secret and install credentials; it is readable only by you (0600). Keep it private.")
 	return nil
@@ -129,10 +130,10 @@ func CreatePXEFiles(ctx context.Context, s *asset.Store, log *slog.Logger, opts 
 	for _, r := range px.Results() {
 		log.Debug("wrote", "file", r.Path, "bytes", r.Size, "sha256", r.SHA256, "method", r.Method, "sha256-from", r.HashSource())
 	}
-	log.Info("PXE boot artifacts created in " + filepath.Join(s.Dir(), assetdir.BootArtifactsDir))
+	console.Outcome(log, "PXE boot artifacts created in "+filepath.Join(s.Dir(), assetdir.BootArtifactsDir))
 	log.Info("Kernel parameters for PXE boot: " + px.Kargs)
 	if px.IPXE != "" {
-		log.Info("Created iPXE script "+px.IPXE, "rootfs", px.RootfsURL)
+		console.Outcome(log, "Created iPXE script "+px.IPXE, "rootfs", px.RootfsURL)
 	} else {
 		log.Info("No iPXE script: set bootArtifactsBaseURL in agent-config.yaml for one; boot with coreos.live.rootfs_url=<URL of " + filepath.Base(px.Rootfs) + "> added")
 		stale := filepath.Join(s.Dir(), strings.TrimSuffix(px.Kernel, "-"+assetdir.PXEKernel)+".ipxe")
@@ -168,7 +169,7 @@ func CreateConfigImage(ctx context.Context, s *asset.Store, log *slog.Logger, re
 	if err != nil {
 		return err
 	}
-	log.Info("Config image created in: "+filepath.Join(s.Dir(), assetdir.ConfigImage), "files", ci.Members, "bytes", ci.Size(),
+	console.Outcome(log, "Config image created in: "+filepath.Join(s.Dir(), assetdir.ConfigImage), "files", ci.Members, "bytes", ci.Size(),
 		"release", ci.Info.ReleaseImage)
 	log.Warn(fmt.Sprintf("The config image carries the pull secret and install credentials; it is readable only by you (0%o). Keep it private.", assetdir.Mode(assetdir.ConfigImage)))
 	return nil
@@ -187,7 +188,7 @@ func CreateUnconfiguredIgnition(ctx context.Context, s *asset.Store, log *slog.L
 	if err := s.Persist(ctx, targets...); err != nil {
 		return err
 	}
-	log.Info("Unconfigured-Ignition created in: " + filepath.Join(s.Dir(), assetdir.UnconfiguredIgnition))
+	console.Outcome(log, "Unconfigured-Ignition created in: "+filepath.Join(s.Dir(), assetdir.UnconfiguredIgnition))
 	return nil
 }
 
@@ -213,7 +214,7 @@ func CreateUnconfiguredImage(ctx context.Context, s *asset.Store, log *slog.Logg
 		return err
 	}
 	res := iso.Result()
-	log.Info("Generated ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "method", res.Method)
+	console.Outcome(log, "Generated ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "method", res.Method)
 	log.Warn("The generic ISO carries the pull secret; it is readable only by you (0600). It carries no cluster credentials.")
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed-a052040e/agentiso/internal/console"
 	"github.com/seed-a052040e/agentiso/internal/termsafe"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
@@ -56,10 +57,10 @@ func (r *NodeImageResult) Log(log *slog.Logger, dir string) {
 		for _, res := range px.Results() {
 			log.Debug("wrote", "file", res.Path, "bytes", res.Size, "sha256", res.SHA256)
 		}
-		log.Info("Generated the node PXE files in " + filepath.Join(dir, assetdir.BootArtifactsDir))
+		console.Outcome(log, "Generated the node PXE files in "+filepath.Join(dir, assetdir.BootArtifactsDir))
 		log.Info("Kernel parameters for PXE boot: " + px.Kargs)
 		if px.IPXE != "" {
-			log.Info("Created iPXE script "+px.IPXE, "rootfs", px.RootfsURL)
+			console.Outcome(log, "Created iPXE script "+px.IPXE, "rootfs", px.RootfsURL)
 		} else {
 			log.Info("No iPXE script: set bootArtifactsBaseURL in nodes-config.yaml for one; boot with coreos.live.rootfs_url=<URL of " + filepath.Base(px.Rootfs) + "> added")
 		}
@@ -67,7 +68,7 @@ func (r *NodeImageResult) Log(log *slog.Logger, dir string) {
 		return
 	}
 	res := r.ISO.Result()
-	log.Info("Generated node ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256)
+	console.Outcome(log, "Generated node ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256)
 	log.Warn("The ISO carries the cluster's pull secret; it is readable only by you (0600). Its tokens expire in 48 hours.")
 }
 
