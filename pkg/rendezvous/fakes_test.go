@@ -104,15 +104,18 @@ type world struct {
 	next  int
 
 	restUp, kubeUp bool
-	infraEnvs      []InfraEnv
-	clusters       []Cluster
-	cluster        Cluster
-	events         []Event
-	bootstrap      string
-	cv             ClusterVersion
-	route          Route
-	operators      []ClusterOperator
-	restCalls      int
+	// restErr, when set, is what the REST API answers while it is not
+	// up (else errRefused).
+	restErr   error
+	infraEnvs []InfraEnv
+	clusters  []Cluster
+	cluster   Cluster
+	events    []Event
+	bootstrap string
+	cv        ClusterVersion
+	route     Route
+	operators []ClusterOperator
+	restCalls int
 	// eventsLatency[i] is how long the i-th ListEvents call takes on the clock.
 	eventsLatency []time.Duration
 	eventsCalls   int
@@ -141,6 +144,9 @@ func (w *world) ListInfraEnvs(context.Context) ([]InfraEnv, error) {
 	w.advance()
 	w.restCalls++
 	if !w.restUp {
+		if w.restErr != nil {
+			return nil, w.restErr
+		}
 		return nil, errRefused
 	}
 	return w.infraEnvs, nil

@@ -135,7 +135,12 @@ type Waiter struct {
 	eventsNext      int       // where the ring's next event goes once it is full
 	lastAnswer      time.Time // local clock time of the last cluster answer
 	unreachableSaid bool
-	lastMsg         map[string]string
+	// answeredSaid: the warning that something else answers the
+	// rendezvous address was given.
+	answeredSaid bool
+	// deadline ends the current wait (loop).
+	deadline time.Time
+	lastMsg  map[string]string
 
 	cvVersion  string
 	cvMessage  string
@@ -184,6 +189,7 @@ type tickFunc func(ctx context.Context) (done bool, next time.Duration, err erro
 
 func (w *Waiter) loop(ctx context.Context, timeout time.Duration, tick tickFunc) (bool, error) {
 	deadline := w.o.Clock.Now().Add(timeout)
+	w.deadline = deadline
 	for {
 		if ctx.Err() != nil {
 			return false, ErrInterrupted
@@ -296,6 +302,24 @@ func (w *Waiter) bootstrapTick(ctx context.Context) (bool, time.Duration, error)
 
 	if !kubeLive && !restLive {
 		if !w.restSeen && !w.kubeSeen {
+			var se *StatusError
+			if errors.As(restErr, &se) {
+				// Something answers HTTP at the address: say what, once
+				// as a warning (a wrong IP in a busy network would
+				// otherwise be an hour of "Sleeping").
+				lvl := slog.LevelWarn
+				if w.answeredSaid {
+					lvl = slog.LevelDebug
+				}
+				w.answeredSaid = true
+				what := "check that %[5]s is node zero's address (rendezvousIP in agent-config.yaml)"
+				if se.StatusCode == 401 || se.StatusCode == 403 {
+					what = "it refuses this directory's token: is --dir the one the ISO was built from? Else " + what
+				}
+				w.log(lvl, "Something answers at %[5]s port %[6]d, but not as the rendezvous host's assisted-service: %[1]s %[2]s answered HTTP %[3]d (%[4]s); "+what+"; still trying every %[7]s",
+					se.Method, se.URL, se.StatusCode, se.Message, w.hostName(), Port, InitSleep)
+				return false, InitSleep, nil
+			}
 			if w.o.Clock.Now().Sub(w.start) > SSHProbeAfter && (w.o.ProbeSSH == nil || w.o.ProbeSSH(ctx) != nil) {
 				// Said once (then at debug level): it names the address,
 				// and repeating it every 30 s would push everything else away.
@@ -306,8 +330,10 @@ func (w *Waiter) bootstrapTick(ctx context.Context) (bool, time.Duration, error)
 				w.unreachableSaid = true
 				w.log(lvl, "Cannot access Rendezvous Host %s: neither its API (port %d) nor SSH (port 22) answers. "+
 					"There may be a network configuration problem, check its console for additional info; still trying every %s", w.hostName(), Port, InitSleep)
-			} else {
-				w.log(slog.LevelInfo, "Waiting for cluster install to initialize. Sleeping for 30 seconds")
+			} else if left := w.deadline.Sub(w.o.Clock.Now()); left > 0 {
+				// The sleep the loop will take: 30 s, or what is left
+				// of the timeout (said once then, not again at its end).
+				w.log(slog.LevelInfo, "Waiting for cluster install to initialize. Sleeping for %s", sleepText(min(InitSleep, left)))
 			}
 			return false, InitSleep, nil
 		}
@@ -357,6 +383,18 @@ func (w *Waiter) hostName() string {
 func (w *Waiter) staleNote() string {
 	return fmt.Sprintf("as of %s: the rendezvous API went away (node zero reboots to join the cluster)",
 		w.lastAnswer.Local().Format("15:04:05"))
+}
+
+// sleepText says a sleep as upstream says its 30 s: "30 seconds".
+func sleepText(d time.Duration) string {
+	if d%time.Second == 0 {
+		n := int(d / time.Second)
+		if n == 1 {
+			return "1 second"
+		}
+		return fmt.Sprintf("%d seconds", n)
+	}
+	return d.Round(100 * time.Millisecond).String()
 }
 
 func liveText(err error) string {
@@ -726,10 +764,12 @@ func (w *Waiter) reportFailure(ctx context.Context, phase Phase) {
 		if ip == "" {
 			ip = "<rendezvous IP>"
 		}
-		w.log(slog.LevelError, "To see why, log in to the rendezvous host (ssh core@%s) and read its installer logs:", ip)
-		w.log(slog.LevelError, "sudo journalctl -b -u assisted-service -u agent-register-cluster -u start-cluster-installation -u agent")
-		w.log(slog.LevelError, "For a bug report, collect the host's troubleshooting data (secrets masked) with:")
-		w.log(slog.LevelError, "ssh core@%s agent-gather -O >agent-gather.tar.xz", ip)
+		// One message: the commands on lines of their own, indented and
+		// without a level, so they can be copied as they are.
+		w.log(slog.LevelError, "To see why, read the rendezvous host's installer logs:\n"+
+			"    ssh core@%s sudo journalctl -b -u assisted-service -u agent-register-cluster -u start-cluster-installation -u agent\n"+
+			"For a bug report, collect its troubleshooting data (secrets masked):\n"+
+			"    ssh core@%s agent-gather -O >agent-gather.tar.xz", ip, ip)
 	}
 }
 

@@ -49,7 +49,8 @@ func TestInitWaitThenCannotAccess(t *testing.T) {
 	}
 	assert.Equal(t, 1, shown, "shown once at the default level")
 	assert.Equal(t, 4, probed)
-	assert.Equal(t, 2, r.count("ssh core@192.0.2.10"), "the hints name the address")
+	assert.Equal(t, 1, r.count("ssh core@192.0.2.10 sudo journalctl"), "the hints name the address")
+	assert.Equal(t, 1, r.count("ssh core@192.0.2.10 agent-gather"), "the hints name the address")
 	assert.Zero(t, r.count("<rendezvous IP>"))
 	for _, s := range c.sleeps {
 		assert.Equal(t, InitSleep, s)
@@ -66,7 +67,9 @@ func TestInitWaitSSHReachable(t *testing.T) {
 	})
 	require.Error(t, wt.WaitForBootstrapComplete(context.Background()))
 	assert.Zero(t, r.count("Cannot access Rendezvous Host"))
-	assert.Equal(t, 9, r.count("Waiting for cluster install to initialize"))
+	// t=0..210: the poll at the deadline (t=240) says no sleep it will
+	// not take.
+	assert.Equal(t, 8, r.count("Waiting for cluster install to initialize"))
 }
 
 // Rule: status line logged once per change, with the upstream texts.
@@ -416,4 +419,76 @@ func TestTableStaleWhenRESTGoesAndResultOnSuccess(t *testing.T) {
 	assert.Contains(t, r.stale[0], "as of ")
 	assert.Contains(t, r.stale[0], "the rendezvous API went away")
 	assert.Contains(t, r.results, "Install complete!")
+}
+
+// Issue 37 item 13: something else answers the rendezvous address (a wrong
+// IP in a busy network): said once as a warning, with what answered, not
+// an hour of "Sleeping for 30 seconds".
+func TestSomethingElseAnswersTheRendezvousAddress(t *testing.T) {
+	c := newFakeClock()
+	w := newWorld(c)
+	w.restErr = &StatusError{Method: "GET", URL: "http://192.0.2.10:8090/api/assisted-install/v2/infra-envs", StatusCode: 404, Message: "404 page not found"}
+	r := &recordReporter{}
+	wt := newTestWaiter(w, c, r, func(o *Options) {
+		o.BootstrapTimeout = 3 * time.Minute
+		o.RendezvousIP = "192.0.2.10"
+	})
+	require.Error(t, wt.WaitForBootstrapComplete(context.Background()))
+	const said = "Something answers at 192.0.2.10 port 8090, but not as the rendezvous host's assisted-service: GET http://192.0.2.10:8090/api/assisted-install/v2/infra-envs answered HTTP 404 (404 page not found)"
+	assert.Equal(t, 7, r.count(said), r)
+	lvl, _ := r.level(said)
+	assert.Equal(t, slog.LevelWarn, lvl, "the first one is a warning")
+	shown := 0
+	for _, l := range r.lines {
+		if strings.Contains(l.msg, said) && l.level >= slog.LevelInfo {
+			shown++
+			assert.Contains(t, l.msg, "check that 192.0.2.10 is node zero's address (rendezvousIP in agent-config.yaml)")
+		}
+	}
+	assert.Equal(t, 1, shown, "shown once at the default level")
+	assert.Zero(t, r.count("Sleeping for 30 seconds"))
+
+	// A service that refuses the token is an assisted-service of another ISO.
+	c = newFakeClock()
+	w = newWorld(c)
+	w.restErr = &StatusError{Method: "GET", URL: "http://192.0.2.10:8090/api/assisted-install/v2/infra-envs", StatusCode: 401, Message: "The provided authentication token is not valid"}
+	r = &recordReporter{}
+	wt = newTestWaiter(w, c, r, func(o *Options) { o.BootstrapTimeout = time.Minute; o.RendezvousIP = "192.0.2.10" })
+	require.Error(t, wt.WaitForBootstrapComplete(context.Background()))
+	lvl, _ = r.level("refuses this directory's token")
+	assert.Equal(t, slog.LevelWarn, lvl, r)
+}
+
+// Issue 37 item 13: with a timeout shorter than the 30 s wait, the message
+// says the real sleep, once.
+func TestShortTimeoutSaysItsSleepOnce(t *testing.T) {
+	c := newFakeClock()
+	w := newWorld(c)
+	r := &recordReporter{}
+	wt := newTestWaiter(w, c, r, func(o *Options) { o.BootstrapTimeout = 3 * time.Second })
+	require.Error(t, wt.WaitForBootstrapComplete(context.Background()))
+	assert.Equal(t, 1, r.count("Waiting for cluster install to initialize. Sleeping for 3 seconds"), r)
+	assert.Zero(t, r.count("Sleeping for 30 seconds"))
+}
+
+// Issue 37 item 13: the commands of the failure hints are lines of their
+// own, without a level in front, so they can be copied as they are.
+func TestFailureHintsAreCopyableCommands(t *testing.T) {
+	c := newFakeClock()
+	w := newWorld(c, step{0, restUp}, step{0, status(ClusterReady)})
+	r := &recordReporter{}
+	wt := newTestWaiter(w, c, r, func(o *Options) { o.RendezvousIP = "192.0.2.10" })
+	require.Error(t, wt.WaitForBootstrapComplete(context.Background()))
+	var hint string
+	for _, l := range r.lines {
+		if strings.Contains(l.msg, "journalctl") {
+			hint = l.msg
+		}
+	}
+	lines := strings.Split(hint, "\n")
+	require.Len(t, lines, 4, hint)
+	assert.Equal(t, "To see why, read the rendezvous host's installer logs:", lines[0])
+	assert.Equal(t, "    ssh core@192.0.2.10 sudo journalctl -b -u assisted-service -u agent-register-cluster -u start-cluster-installation -u agent", lines[1])
+	assert.Equal(t, "For a bug report, collect its troubleshooting data (secrets masked):", lines[2])
+	assert.Equal(t, "    ssh core@192.0.2.10 agent-gather -O >agent-gather.tar.xz", lines[3])
 }
