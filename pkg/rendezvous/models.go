@@ -27,6 +27,9 @@ const (
 // HostInstallingPendingUser is the host status that needs user action.
 const HostInstallingPendingUser = "installing-pending-user-action"
 
+// HostInstalled is a host's status once the cluster is installed.
+const HostInstalled = "installed"
+
 // InfraEnv is the subset of the infra-env model wait-for uses.
 type InfraEnv struct {
 	Kind      string    `json:"kind"`

@@ -20,8 +20,11 @@ const LevelTrace = console.LevelTrace
 
 // HostRow is one line of the host table.
 type HostRow struct {
-	Name       string
+	Name string
+	// Role is the API's (master, worker, arbiter; the suggested role
+	// while auto-assign); Bootstrap marks the bootstrap host.
 	Role       string
+	Bootstrap  bool
 	Status     string
 	StatusInfo string
 	Stage      string
@@ -101,7 +104,7 @@ func (p *PlainReporter) Hosts(rows []HostRow) {
 		if ok && prev.Status == r.Status && prev.Stage == r.Stage && prev.Percent == r.Percent {
 			continue
 		}
-		p.Log(slog.LevelDebug, fmt.Sprintf("Host %s [%s]: %s%s", termsafe.String(r.Name), termsafe.String(r.Role), termsafe.String(r.Status), stageText(r)))
+		p.Log(slog.LevelDebug, fmt.Sprintf("Host %s [%s]: %s%s", termsafe.String(r.Name), termsafe.String(r.roleLabel(false)), termsafe.String(r.Status), stageText(r)))
 	}
 }
 
@@ -164,24 +167,10 @@ func (t *TerminalReporter) draw(b *bytes.Buffer, width int) {
 	if len(t.rows) == 0 || t.closed {
 		return
 	}
-	var tb bytes.Buffer
+	lines := tableLines(t.rows, width)
 	if t.note != "" {
-		fmt.Fprintf(&tb, "Hosts (stale: %s)\n", t.note)
+		lines = append([]string{fmt.Sprintf("Hosts (stale: %s)", t.note)}, lines...)
 	}
-	tw := tabwriter.NewWriter(&tb, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "HOST\tROLE\tSTATUS\tSTAGE\tPROGRESS\tLAST CHANGE")
-	for _, r := range t.rows {
-		pct, last := "", ""
-		if r.Stage != "" {
-			pct = fmt.Sprintf("%d%%", r.Percent)
-		}
-		if !r.LastChange.IsZero() {
-			last = fmt.Sprintf("%s (%s ago)", r.LastChange.Local().Format("15:04:05"), max(r.Age, 0).Truncate(time.Second))
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.String(r.Name), termsafe.String(r.Role), termsafe.String(r.Status), termsafe.String(r.Stage), pct, last)
-	}
-	_ = tw.Flush()
-	lines := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
 	t.drawn, t.drawnAt = make([]int, 0, len(lines)), width
 	for _, l := range lines {
 		l = cut(strings.TrimRight(l, " "), width-1)
@@ -189,6 +178,129 @@ func (t *TerminalReporter) draw(b *bytes.Buffer, width int) {
 		b.WriteByte('\n')
 		t.drawn = append(t.drawn, utf8.RuneCountInString(l))
 	}
+}
+
+// roleLabel is the role as shown: "master (bootstrap)", or in the compact
+// table "master*" (a legend line says what * means).
+func (r HostRow) roleLabel(compact bool) string {
+	switch {
+	case !r.Bootstrap:
+		return r.Role
+	case compact:
+		return r.Role + "*"
+	}
+	return r.Role + " (bootstrap)"
+}
+
+// tableLines lays the host table out for a terminal width columns wide
+// (0: no limit), so that the most useful columns survive a narrow
+// terminal (issue 37 item 11): the full table when it fits; else a compact
+// one (the bootstrap mark as "*" with a legend, the last change as its age
+// only, under the headers % and AGE); else two lines per host (host, role, status; then the stage,
+// progress and age indented below). Nothing is dropped silently: a line
+// still too long is cut with a visible "…".
+func tableLines(rows []HostRow, width int) []string {
+	fits := func(ls []string) bool {
+		if width <= 0 {
+			return true
+		}
+		for _, l := range ls {
+			if utf8.RuneCountInString(strings.TrimRight(l, " ")) > width-1 {
+				return false
+			}
+		}
+		return true
+	}
+	full := renderTable(rows, false)
+	if fits(full) {
+		return full
+	}
+	compact := renderTable(rows, true)
+	if fits(compact) {
+		return compact
+	}
+	var tb bytes.Buffer
+	tw := tabwriter.NewWriter(&tb, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tROLE\tSTATUS")
+	var second []string
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", termsafe.String(r.Name), termsafe.String(r.roleLabel(true)), termsafe.String(r.Status))
+		var more []string
+		if r.Stage != "" {
+			more = append(more, fmt.Sprintf("%s %d%%", termsafe.String(r.Stage), r.Percent))
+		}
+		if !r.LastChange.IsZero() {
+			more = append(more, max(r.Age, 0).Truncate(time.Second).String()+" ago")
+		}
+		second = append(second, strings.Join(more, ", "))
+	}
+	_ = tw.Flush()
+	first := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
+	out := []string{ellipsis(first[0], width)}
+	for i, l := range first[1:] {
+		out = append(out, ellipsis(l, width))
+		if second[i] != "" {
+			out = append(out, ellipsis("  "+second[i], width))
+		}
+	}
+	if hasBootstrap(rows) {
+		out = append(out, "* bootstrap host")
+	}
+	return out
+}
+
+func hasBootstrap(rows []HostRow) bool {
+	for _, r := range rows {
+		if r.Bootstrap {
+			return true
+		}
+	}
+	return false
+}
+
+// renderTable is the one-line-per-host table, compact or not.
+func renderTable(rows []HostRow, compact bool) []string {
+	var tb bytes.Buffer
+	tw := tabwriter.NewWriter(&tb, 0, 4, 2, ' ', 0)
+	if compact {
+		fmt.Fprintln(tw, "HOST\tROLE\tSTATUS\tSTAGE\t%\tAGE")
+	} else {
+		fmt.Fprintln(tw, "HOST\tROLE\tSTATUS\tSTAGE\tPROGRESS\tLAST CHANGE")
+	}
+	for _, r := range rows {
+		pct, last := "", ""
+		if r.Stage != "" {
+			pct = fmt.Sprintf("%d%%", r.Percent)
+		}
+		if !r.LastChange.IsZero() {
+			age := max(r.Age, 0).Truncate(time.Second)
+			if compact {
+				last = age.String() + " ago"
+			} else {
+				last = fmt.Sprintf("%s (%s ago)", r.LastChange.Local().Format("15:04:05"), age)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.String(r.Name), termsafe.String(r.roleLabel(compact)), termsafe.String(r.Status), termsafe.String(r.Stage), pct, last)
+	}
+	_ = tw.Flush()
+	out := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
+	if compact && hasBootstrap(rows) {
+		out = append(out, "* bootstrap host")
+	}
+	return out
+}
+
+// ellipsis shortens s to fit a terminal width columns wide (0: no limit),
+// ending it with "…" when cut, so the cut shows.
+func ellipsis(s string, width int) string {
+	s = strings.TrimRight(s, " ")
+	if width <= 0 || utf8.RuneCountInString(s) <= width-1 {
+		return s
+	}
+	if width < 3 {
+		return cut(s, width-1)
+	}
+	return cut(s, width-2) + "…"
 }
 
 // cut shortens s to n runes; n < 0 means no limit. The table holds only

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,7 +51,7 @@ func TestTerminalReporterRedraws(t *testing.T) {
 	c := newFakeClock()
 	tr := NewTerminalReporter(&b, slog.LevelInfo, true, nil)
 	tr.Hosts([]HostRow{
-		{Name: "master-0", Role: "master (bootstrap)", Status: "installing-in-progress", Stage: "Waiting for control plane", Percent: 30, LastChange: c.Now().Add(-12 * time.Second), Age: 12 * time.Second},
+		{Name: "master-0", Role: "master", Bootstrap: true, Status: "installing-in-progress", Stage: "Waiting for control plane", Percent: 30, LastChange: c.Now().Add(-12 * time.Second), Age: 12 * time.Second},
 		{Name: "master-1", Role: "master", Status: "installing-in-progress", Stage: "Rebooting", Percent: 60},
 	})
 	first := b.String()
@@ -91,8 +92,9 @@ func TestTerminalReporterWidth(t *testing.T) {
 	tr := NewTerminalReporter(&b, slog.LevelInfo, false, func() int { return 30 })
 	tr.Hosts([]HostRow{{Name: "a-very-long-host-name.example.com", Role: "master", Status: "installing-in-progress"}})
 	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
-		assert.LessOrEqual(t, len(l), 29, l)
+		assert.LessOrEqual(t, utf8.RuneCountInString(l), 29, l)
 	}
+	assert.Contains(t, b.String(), "…", "a cut shows")
 }
 
 // The width is asked at every redraw: a resize is followed, and a table
@@ -103,12 +105,12 @@ func TestTerminalReporterFollowsResizes(t *testing.T) {
 	width := 120
 	tr := NewTerminalReporter(&b, slog.LevelInfo, false, func() int { return width })
 	rows := []HostRow{
-		{Name: "master-0.cluster.example.com", Role: "master (bootstrap)", Status: "installing-in-progress", Stage: "Waiting for control plane", Percent: 30},
+		{Name: "master-0.cluster.example.com", Role: "master", Bootstrap: true, Status: "installing-in-progress", Stage: "Waiting for control plane", Percent: 30},
 		{Name: "master-1.cluster.example.com", Role: "master", Status: "installing-in-progress", Stage: "Rebooting", Percent: 60},
 	}
 	tr.Hosts(rows)
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	require.Len(t, lines, 3)
+	require.Len(t, lines, 4, "the compact table (and its legend) fits 120 columns")
 	var rowsAt40 int
 	for _, l := range lines {
 		require.Less(t, len(l), 120)
@@ -121,12 +123,13 @@ func TestTerminalReporterFollowsResizes(t *testing.T) {
 	tr.Hosts(rows)
 	out := b.String()
 	assert.True(t, strings.HasPrefix(out, fmt.Sprintf("\x1b[%dA\r\x1b[J", rowsAt40)), "erases the reflowed table: %q", out)
-	for _, l := range strings.Split(strings.TrimSuffix(strings.SplitN(out, "\x1b[J", 2)[1], "\n"), "\n") {
-		assert.LessOrEqual(t, len(l), 39, l)
+	drawn := strings.Split(strings.TrimSuffix(strings.SplitN(out, "\x1b[J", 2)[1], "\n"), "\n")
+	for _, l := range drawn {
+		assert.LessOrEqual(t, utf8.RuneCountInString(l), 39, l)
 	}
 	b.Reset()
 	tr.Log(slog.LevelInfo, "next")
-	assert.True(t, strings.HasPrefix(b.String(), "\x1b[3A\r\x1b[J"), "drawn at 40 columns, the table takes 3 rows: %q", b.String())
+	assert.True(t, strings.HasPrefix(b.String(), fmt.Sprintf("\x1b[%dA\r\x1b[J", len(drawn))), "drawn at 40 columns, the table takes %d rows: %q", len(drawn), b.String())
 }
 
 // When the rendezvous API goes away the table says it is stale; at the end
@@ -203,4 +206,40 @@ func TestNewReporter(t *testing.T) {
 
 	_, plain := NewReporter(&out, slog.LevelInfo, nil).(*PlainReporter)
 	assert.True(t, plain, "no debug log: the terminal's reporter alone")
+}
+
+// Issue 37 item 11: at 80 columns during "Writing image to disk" the
+// progress and the last change stay (compact: the bootstrap mark as "*"
+// with a legend, the age only); at 50 columns every host's status is whole
+// and its stage, progress and age go on a second line. Nothing vanishes
+// without a mark.
+func TestHostTableNarrowTerminals(t *testing.T) {
+	now := time.Now()
+	rows := []HostRow{
+		{Name: "master-0", Role: "master", Bootstrap: true, Status: "installing-in-progress", Stage: "Writing image to disk", Percent: 45, LastChange: now.Add(-12 * time.Second), Age: 12 * time.Second},
+		{Name: "master-1", Role: "master", Status: "installing-in-progress", Stage: "Writing image to disk", Percent: 40, LastChange: now.Add(-3 * time.Second), Age: 3 * time.Second},
+	}
+	at80 := tableLines(rows, 80)
+	for _, l := range at80 {
+		assert.LessOrEqual(t, utf8.RuneCountInString(l), 79, l)
+	}
+	text := strings.Join(at80, "\n")
+	assert.Contains(t, at80[0], "%")
+	assert.Contains(t, at80[0], "AGE")
+	assert.Contains(t, text, "master*")
+	assert.Contains(t, text, "45%")
+	assert.Contains(t, text, "12s ago")
+	assert.Contains(t, text, "* bootstrap host")
+
+	at50 := tableLines(rows, 50)
+	text = strings.Join(at50, "\n")
+	for _, l := range at50 {
+		assert.LessOrEqual(t, utf8.RuneCountInString(l), 49, l)
+	}
+	assert.Contains(t, text, "installing-in-progress", "the status is whole")
+	assert.Contains(t, text, "  Writing image to disk 45%, 12s ago")
+	assert.NotContains(t, text, "…")
+
+	wide := tableLines(rows, 0)
+	assert.Contains(t, strings.Join(wide, "\n"), "master (bootstrap)", "with room, the full table")
 }

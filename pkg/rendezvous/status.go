@@ -28,7 +28,9 @@ type Status struct {
 	// ClusterStatus and Hosts are the rendezvous API's last answer, at
 	// ClusterStatusAt (RFC 3339, by the local clock). After bootstrap the
 	// API goes away with node zero's reboot: they are then history, not
-	// the hosts' present state.
+	// the hosts' present state; once the install is complete they are
+	// its end state (installed, each host installed, stage Done, 100%),
+	// as the text output ends, at the time the cluster said so.
 	ClusterStatus   string       `json:"clusterStatus,omitempty"`
 	ClusterStatusAt string       `json:"clusterStatusAt,omitempty"`
 	Hosts           []HostStatus `json:"hosts,omitempty"`
@@ -41,8 +43,11 @@ type Status struct {
 
 // HostStatus is one host as the rendezvous API last described it.
 type HostStatus struct {
-	Name       string `json:"name"`
+	Name string `json:"name"`
+	// Role is the API's role (master, worker, arbiter); Bootstrap marks
+	// the bootstrap host.
 	Role       string `json:"role,omitempty"`
+	Bootstrap  bool   `json:"bootstrap,omitempty"`
 	Status     string `json:"status"`
 	StatusInfo string `json:"statusInfo,omitempty"`
 	Stage      string `json:"stage,omitempty"`
@@ -70,7 +75,14 @@ func (w *Waiter) Status(target string, err error) Status {
 		s.ClusterStatusAt = w.lastAnswer.UTC().Format(time.RFC3339)
 	}
 	for _, h := range w.lastHosts {
-		s.Hosts = append(s.Hosts, HostStatus{Name: h.Name, Role: h.Role, Status: h.Status, StatusInfo: h.StatusInfo, Stage: h.Stage, Percent: h.Percent})
+		hs := HostStatus{Name: h.Name, Role: h.Role, Bootstrap: h.Bootstrap, Status: h.Status, StatusInfo: h.StatusInfo, Stage: h.Stage, Percent: h.Percent}
+		if s.InstallComplete {
+			hs.Status, hs.StatusInfo, hs.Stage, hs.Percent = HostInstalled, "", "Done", 100
+		}
+		s.Hosts = append(s.Hosts, hs)
+	}
+	if s.InstallComplete {
+		s.ClusterStatus, s.ClusterStatusAt = ClusterInstalled, w.o.Clock.Now().UTC().Format(time.RFC3339)
 	}
 	if w.kubeSeen || s.InstallComplete {
 		s.Kubeconfig, s.KubeadminPasswordFile = w.o.KubeconfigPath, w.o.PasswordPath

@@ -576,10 +576,7 @@ func hostRows(c *Cluster, now time.Time) []HostRow {
 		if role == "" || role == "auto-assign" {
 			role = h.SuggestedRole
 		}
-		if h.Bootstrap {
-			role += " (bootstrap)"
-		}
-		r := HostRow{Name: h.Name(), Role: role, Status: h.Status, StatusInfo: h.StatusInfo}
+		r := HostRow{Name: h.Name(), Role: role, Bootstrap: h.Bootstrap, Status: h.Status, StatusInfo: h.StatusInfo}
 		if h.StatusUpdatedAt != nil {
 			r.LastChange = *h.StatusUpdatedAt
 		}
