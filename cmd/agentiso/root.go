@@ -85,6 +85,9 @@ func newRootCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
+	// --version as people type it: the first line of `agentiso version`.
+	root.Version = version
+	root.SetVersionTemplate("agentiso {{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.dir, "dir", ".", "asset directory: inputs are read from it, outputs and state are written to it")
 	root.PersistentFlags().StringVar(&g.configFile, configFlag, "", "config file (default $XDG_CONFIG_HOME/agentiso/config.yaml, else the system's user config directory; env "+config.EnvVar(configFlag)+"): keys named like the flags")
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: trace, debug, info, warn or error (progress lines are info: warn and error hide them; outcomes and errors always show)")

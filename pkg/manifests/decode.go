@@ -263,8 +263,14 @@ func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
 		n.Tag, n.Style = "!!str", yaml3.DoubleQuotedStyle
 	}
 	if got := scalarMismatch(n, t); got != "" {
-		w.errs = append(w.errs, &FieldError{File: w.file, Line: n.Line, Path: path, Type: TypeInvalid,
-			Detail: fmt.Sprintf("expected %s, got a %s", describeType(t), got)})
+		detail := fmt.Sprintf("expected %s, got a %s", describeType(t), got)
+		if t.Kind() == reflect.String && n.Style&yaml3.FlowStyle != 0 {
+			// {"auths": ...} unquoted is a YAML mapping: JSON text
+			// (a pull secret) must be quoted.
+			key := path[strings.LastIndexAny(path, ".]")+1:]
+			detail += fmt.Sprintf(": JSON must be quoted here, in single quotes: %s: '{\"auths\": ...}'", key)
+		}
+		w.errs = append(w.errs, &FieldError{File: w.file, Line: n.Line, Path: path, Type: TypeInvalid, Detail: detail})
 		return
 	}
 	switch t.Kind() {
@@ -300,6 +306,10 @@ func (w *walker) walk(n *yaml3.Node, t reflect.Type, path string) {
 				msg := ""
 				if s := suggest.Closest(name, fieldNames(fields)); s != "" {
 					msg = fmt.Sprintf("did you mean %q?", s)
+				} else if s := nestedField(t, name, 3); s != "" {
+					// Given at the wrong level (machineNetwork at the top
+					// of install-config.yaml): say where it belongs.
+					msg = fmt.Sprintf("did you mean %q?", joinPath(path, s))
 				}
 				w.errs = append(w.errs, &FieldError{File: w.file, Line: k.Line, Path: child, Type: TypeUnknown, Detail: msg})
 				continue
@@ -413,6 +423,43 @@ func joinPath(path, name string) string {
 }
 
 // structFields maps JSON names to field types, flattening embedded structs.
+// nestedField is the path, below struct t, of a field named name, looked
+// for breadth-first up to depth levels down; "" when none (or when several
+// at the same depth would make the answer a guess).
+func nestedField(t reflect.Type, name string, depth int) string {
+	type level struct {
+		t    reflect.Type
+		path string
+	}
+	cur := []level{{t, ""}}
+	for d := 0; d < depth && len(cur) > 0; d++ {
+		var next []level
+		var found []string
+		for _, l := range cur {
+			for fname, ft := range structFields(l.t) {
+				for ft.Kind() == reflect.Pointer || ft.Kind() == reflect.Slice {
+					ft = ft.Elem()
+				}
+				p := joinPath(l.path, fname)
+				if fname == name && d > 0 {
+					found = append(found, p)
+				}
+				if ft.Kind() == reflect.Struct && ft != rawType {
+					next = append(next, level{ft, p})
+				}
+			}
+		}
+		if len(found) == 1 {
+			return found[0]
+		}
+		if len(found) > 1 {
+			return ""
+		}
+		cur = next
+	}
+	return ""
+}
+
 func structFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {

@@ -153,3 +153,16 @@ func TestDecodeStrictTypeMismatchInListHasIndexAndLine(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "123", ac.Hosts[0].Hostname)
 }
+
+// Issue 37 item 15: a field given at the wrong level is pointed to where it
+// belongs, and a JSON value written unquoted where a string is expected
+// (the pull secret) gets the hint to quote it.
+func TestDecodeHintsForMisplacedFieldAndUnquotedJSON(t *testing.T) {
+	y := "apiVersion: v1\nmetadata:\n  name: sno\nbaseDomain: example.com\nmachineNetwork: [{cidr: 192.168.122.0/24}]\n" +
+		"pullSecret: {\"auths\":{\"quay.io\":{\"auth\":\"dXNlcjpwYXNz\"}}}\n"
+	var ic InstallConfig
+	_, err := DecodeStrict("install-config.yaml", []byte(y), &ic)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `install-config.yaml:5: machineNetwork: Unknown field: did you mean "networking.machineNetwork"?`)
+	assert.Contains(t, err.Error(), `install-config.yaml:6: pullSecret: Invalid value: expected a string, got a mapping: JSON must be quoted here, in single quotes: pullSecret: '{"auths": ...}'`)
+}
