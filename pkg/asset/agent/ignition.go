@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/ignition"
-	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 	"github.com/seed-a052040e/agentiso/pkg/nmstate"
 )
@@ -298,7 +296,7 @@ func (*OSImage) Doing() string { return "determine the RHCOS image the hosts ins
 
 // Dependencies implements asset.Asset.
 func (*OSImage) Dependencies() []asset.Asset {
-	return []asset.Asset{&ReleasePayload{}, &Architecture{}, &ImageOptions{}}
+	return []asset.Asset{&ReleasePayload{}, &Architecture{}}
 }
 
 // Generate implements asset.Asset.
@@ -314,51 +312,9 @@ func (a *OSImage) Generate(_ context.Context, p asset.Parents) error {
 		return fmt.Errorf("release %s: %w", rel.PullSpec, err)
 	}
 	if len(rel.Stream) == 0 {
-		// The base ISO given says which RHCOS it is: name that one.
-		if given := asset.Get[*ImageOptions](p).BaseISO; given != "" {
-			if ver, url, ok := givenISORelease(given); ok {
-				a.Image = ignition.OSImage{CPUArchitecture: art.Arch, URL: url, Version: ver, OpenshiftVersion: rel.Version}
-				return nil
-			}
-		}
 		a.Warn = append(a.Warn, fmt.Sprintf("the RHCOS stream of release %s is unknown (%s), so OS_IMAGES (the live ISOs assisted-service is told of; none is fetched from it) names the RHCOS embedded in this build, %s of stream %s",
 			rel.PullSpec, rel.streamUnknownWhy(), art.Release, st.Stream))
 	}
 	a.Image = ignition.OSImage{CPUArchitecture: art.Arch, URL: art.URL, Version: art.Release, OpenshiftVersion: rel.Version}
 	return nil
-}
-
-// givenISORelease is the RHCOS release of the base ISO given with
-// --base-iso, and the URL that names it in OS_IMAGES: a local file's from
-// its volume ID ("rhcos-<release>"; the URL file://<absolute path>), an
-// http(s) URL's from its file name ("rhcos-<release>-live[-iso].<arch>.iso",
-// as the RHCOS mirrors name them). ok is false when it does not say.
-func givenISORelease(given string) (release, url string, ok bool) {
-	if strings.HasPrefix(given, "http://") || strings.HasPrefix(given, "https://") {
-		name := path.Base(strings.SplitN(given, "?", 2)[0])
-		rest, ok := strings.CutPrefix(name, "rhcos-")
-		if !ok {
-			return "", "", false
-		}
-		for _, sep := range []string{"-live-iso.", "-live."} {
-			if r, _, found := strings.Cut(rest, sep); found && r != "" {
-				return r, given, true
-			}
-		}
-		return "", "", false
-	}
-	abs, err := filepath.Abs(given)
-	if err != nil {
-		return "", "", false
-	}
-	iso, f, err := isoeditor.OpenFile(abs)
-	if err != nil {
-		return "", "", false
-	}
-	defer f.Close()
-	r, ok := strings.CutPrefix(iso.VolumeID(), "rhcos-")
-	if !ok || r == "" {
-		return "", "", false
-	}
-	return r, "file://" + filepath.ToSlash(abs), true
 }
