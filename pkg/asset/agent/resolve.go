@@ -41,7 +41,7 @@ func Resolve(ctx context.Context, s *asset.Store, log *slog.Logger, targets ...a
 		logWarnings(s, log)
 		return errors.Join(inputErrs...)
 	}
-	if err := requireSomeInput(s); err != nil {
+	if err := requireSomeInput(s, targets); err != nil {
 		return err
 	}
 	var firstErr error
@@ -67,15 +67,33 @@ func logWarnings(s *asset.Store, log *slog.Logger) {
 }
 
 // requireSomeInput gives a clear first step when the directory holds no
-// input at all.
-func requireSomeInput(s *asset.Store) error {
-	for _, f := range []string{assetdir.InstallConfig, assetdir.AgentConfig} {
-		if _, err := s.ReadFile(f); err == nil {
-			return nil
+// input the targets can be built from: for the generic ISO (which takes no
+// install-config.yaml), its ZTP manifests; for the others, install-config.yaml
+// when only agent-config.yaml is there (else the first missing thing would be
+// named as a generated manifest, cluster-manifests/pull-secret.yaml).
+func requireSomeInput(s *asset.Store, targets []asset.Asset) error {
+	has := func(f string) bool {
+		_, err := s.ReadFile(f)
+		return err == nil
+	}
+	ztp, _ := s.Glob(assetdir.ClusterManifestsDir + "/*.yaml")
+	for _, t := range targets {
+		switch t.(type) {
+		case *UnconfiguredIgnition, *UnconfiguredISO:
+			if len(ztp) > 0 || has(assetdir.InstallConfig) || has(assetdir.AgentConfig) {
+				return nil
+			}
+			return fmt.Errorf("no inputs in %s: the generic ISO is built from %s/infraenv.yaml and %s/pull-secret.yaml (with %s/cluster-image-set.yaml or --release-image); "+
+				"it takes no install-config.yaml: the cluster comes later, on the config image (docs/unconfigured.md)",
+				s.Dir(), assetdir.ClusterManifestsDir, assetdir.ClusterManifestsDir, assetdir.ClusterManifestsDir)
 		}
 	}
-	if m, _ := s.Glob(assetdir.ClusterManifestsDir + "/*.yaml"); len(m) > 0 {
+	switch {
+	case has(assetdir.InstallConfig), len(ztp) > 0:
 		return nil
+	case has(assetdir.AgentConfig):
+		return fmt.Errorf("install-config.yaml is missing in %s: agent-config.yaml says how the hosts boot, install-config.yaml which cluster they install; "+
+			"add it (the README's worked example has one), or give the cluster as ZTP manifests under %s/", s.Dir(), assetdir.ClusterManifestsDir)
 	}
 	return fmt.Errorf("no inputs in %s: add install-config.yaml and agent-config.yaml "+
 		"(start from 'agentiso create agent-config-template'), or ZTP manifests under %s/", s.Dir(), assetdir.ClusterManifestsDir)
