@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -72,6 +73,16 @@ func newBootCmd(g *globals) *cobra.Command {
 		}
 		return out
 	})
+	// Completion offers the hosts boot can boot, each once.
+	c.ValidArgsFunction = func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		var names []string
+		for _, n := range bmcboot.HostNames(cmd.Context(), g.dir) {
+			if !slices.Contains(args, n) {
+				names = append(names, n)
+			}
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	}
 	output.AddFlag(c, &format, "one final object: the result of each host (its Redfish system, virtual media slot, power action or error) and, with --wait, wait-for's status")
 	f := c.Flags()
 	f.StringVar(&o.URL, "url", "", "where agentiso serve serves --dir, as the BMCs reach it (http://10.0.0.1:8080), or the ISO's own URL")

@@ -89,6 +89,8 @@ func newRootCmd(g *globals) *cobra.Command {
 	root.Version = version
 	root.SetVersionTemplate("agentiso {{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.dir, "dir", ".", "asset directory: inputs are read from it, outputs and state are written to it")
+	// Completion offers directories for --dir, not files.
+	_ = root.MarkPersistentFlagDirname("dir")
 	root.PersistentFlags().StringVar(&g.configFile, configFlag, "", "config file (default $XDG_CONFIG_HOME/agentiso/config.yaml, else the system's user config directory; env "+config.EnvVar(configFlag)+"): keys named like the flags")
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: trace, debug, info, warn or error (progress lines are info: warn and error hide them; outcomes and errors always show)")
 	_ = root.RegisterFlagCompletionFunc("log-level", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

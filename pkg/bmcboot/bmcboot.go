@@ -75,6 +75,27 @@ type Credentials struct {
 
 // hosts reads install-config.yaml and returns the hosts with a BMC,
 // every refused address reported at once.
+// HostNames are the names of install-config.yaml's hosts in dir that have
+// a BMC address (platform.baremetal.hosts[].bmc), the hosts boot can
+// boot; nil when dir holds none (for shell completion: no error to show).
+func HostNames(ctx context.Context, dir string) []string {
+	st, err := asset.NewStore(dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil
+	}
+	ic, err := asset.Fetch[*agent.InstallConfig](ctx, st)
+	if err != nil || ic.Config == nil || ic.Config.Platform.BareMetal == nil {
+		return nil
+	}
+	var out []string
+	for _, h := range ic.Config.Platform.BareMetal.Hosts {
+		if h.BMC != nil && h.BMC.Address != "" && h.Name != "" {
+			out = append(out, h.Name)
+		}
+	}
+	return out
+}
+
 func hosts(ctx context.Context, o Options) ([]Host, error) {
 	if fi, err := os.Stat(o.Dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("--dir %s: not a directory", o.Dir)
