@@ -80,7 +80,7 @@ func ReportIgnition(ctx context.Context, s *asset.Store, log *slog.Logger) error
 	if err != nil {
 		return err
 	}
-	log.Info("The rendezvous host IP (node0 IP) is " + rip.IP)
+	log.Info(rip.Line())
 	ign, err := asset.Fetch[*AgentIgnition](ctx, s)
 	if err != nil {
 		return err

@@ -161,7 +161,7 @@ func CreateConfigImage(ctx context.Context, s *asset.Store, log *slog.Logger, re
 	if err != nil {
 		return err
 	}
-	log.Info("The rendezvous host IP (node0 IP) is " + rip.IP)
+	log.Info(rip.Line())
 	if err := s.Persist(ctx, targets...); err != nil {
 		return err
 	}

@@ -124,6 +124,18 @@ func marshalNMStateConfigs(configs []manifests.NMStateConfig) ([]byte, error) {
 // temporary assisted-service.
 type RendezvousIP struct {
 	IP string `json:"ip"`
+	// Inferred is true when agent-config.yaml sets no rendezvousIP and
+	// the IP was taken from the hosts' static network configuration.
+	Inferred bool `json:"inferred,omitempty"`
+}
+
+// Line is what the create commands say of it: an inferred IP is said to
+// be one, with how to choose another.
+func (a *RendezvousIP) Line() string {
+	if a.Inferred {
+		return "The rendezvous host IP (node0 IP) is " + a.IP + " (agent-config.yaml sets no rendezvousIP: taken from the hosts' static network configuration, a control-plane host's first; set rendezvousIP to choose another)"
+	}
+	return "The rendezvous host IP (node0 IP) is " + a.IP
 }
 
 // Name implements asset.Asset.
@@ -152,7 +164,7 @@ func (a *RendezvousIP) Generate(_ context.Context, p asset.Parents) error {
 	if err != nil {
 		return err
 	}
-	a.IP = ip
+	a.IP, a.Inferred = ip, configured == ""
 	return nil
 }
 
