@@ -8,6 +8,7 @@ import (
 	"io"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -103,7 +104,7 @@ func ParseDocument(file string, data []byte) (*yaml3.Node, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, nil
 		}
-		return nil, yamlSyntaxError(file, err)
+		return nil, yamlSyntaxError(file, data, err)
 	}
 	if err := checkYAMLDepth(file, &doc); err != nil {
 		return nil, err
@@ -131,7 +132,7 @@ func DecodeStrictAll(file string, data []byte, newOut func() any) ([]any, []*Dec
 			break
 		}
 		if err != nil {
-			return nil, nil, yamlSyntaxError(file, err)
+			return nil, nil, yamlSyntaxError(file, data, err)
 		}
 		if err := checkYAMLDepth(file, &doc); err != nil {
 			return nil, nil, err
@@ -156,14 +157,73 @@ func DecodeStrictAll(file string, data []byte, newOut func() any) ([]any, []*Dec
 var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): `)
 
 // yamlSyntaxError turns a parser error into "file:line: not valid YAML: ...".
-func yamlSyntaxError(file string, err error) error {
+// For "did not find expected key" the parser names the line where the
+// mapping it gave up on starts; the line that broke it is usually a later
+// one indented to no level above it, which is named instead when found.
+func yamlSyntaxError(file string, data []byte, err error) error {
 	msg := err.Error()
 	line := 0
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = msg[len(m[0]):]
 	}
-	return &FileError{File: file, Line: line, Msg: "not valid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	if line > 0 && msg == "did not find expected key" {
+		if l, ind, levels, ok := misindented(data, line); ok {
+			strs := make([]string, len(levels))
+			for i, v := range levels {
+				strs[i] = strconv.Itoa(v)
+			}
+			return &FileError{File: file, Line: l, Msg: fmt.Sprintf("not valid YAML: %s: this line is indented %d spaces, which matches no level above it (%s)", msg, ind, strings.Join(strs, ", "))}
+		}
+	}
+	return &FileError{File: file, Line: line, Msg: "not valid YAML: " + msg}
+}
+
+// misindented finds the first line from line from (1-based) on whose
+// indentation is none of the levels of the lines before it: each line's
+// own, and for a sequence item ("- ") its content's column. Blank lines,
+// comments and block scalars' text are not levels. ok is false when every
+// line lines up (the error is then something else).
+func misindented(data []byte, from int) (line, indent int, levels []int, ok bool) {
+	seen := map[int]bool{}
+	scalarAbove := -1 // inside a block scalar: lines indented deeper than this
+	prevInd, prevOpens := -1, false
+	for i, raw := range strings.Split(string(data), "\n") {
+		n := i + 1
+		l := strings.TrimRight(raw, " \t\r")
+		t := strings.TrimLeft(l, " ")
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		ind := len(l) - len(t)
+		if scalarAbove >= 0 {
+			if ind > scalarAbove {
+				continue
+			}
+			scalarAbove = -1
+		}
+		// A deeper line under a key that opens a block is a new level.
+		opensLevel := ind > prevInd && prevOpens
+		if n > from && !seen[ind] && !opensLevel {
+			for k := range seen {
+				levels = append(levels, k)
+			}
+			slices.Sort(levels)
+			return n, ind, levels, true
+		}
+		seen[ind] = true
+		prevInd, prevOpens = ind, strings.HasSuffix(t, ":")
+		for c := ind; strings.HasPrefix(t, "- "); {
+			t = strings.TrimLeft(t[2:], " ")
+			c = len(l) - len(t)
+			seen[c] = true
+		}
+		if strings.HasSuffix(t, "|") || strings.HasSuffix(t, ">") || strings.HasSuffix(t, "|-") || strings.HasSuffix(t, ">-") || strings.HasSuffix(t, "|+") || strings.HasSuffix(t, ">+") {
+			scalarAbove = ind
+		}
+	}
+	return 0, 0, nil, false
 }
 
 func decodeNode(file string, doc *yaml3.Node, out any) (*Decoded, error) {

@@ -166,3 +166,30 @@ func TestDecodeHintsForMisplacedFieldAndUnquotedJSON(t *testing.T) {
 	assert.Contains(t, err.Error(), `install-config.yaml:5: machineNetwork: Unknown field: did you mean "networking.machineNetwork"?`)
 	assert.Contains(t, err.Error(), `install-config.yaml:6: pullSecret: Invalid value: expected a string, got a mapping: JSON must be quoted here, in single quotes: pullSecret: '{"auths": ...}'`)
 }
+
+// Issue 37 item 15: a line indented to no level of the lines above it is
+// named, not the start of the mapping the parser gave up on (3 lines
+// early); sequence items' content columns and block scalars are levels.
+func TestYAMLIndentationErrorNamesTheLine(t *testing.T) {
+	y := "apiVersion: v1\nmetadata:\n  name: sno\nbaseDomain: example.com\nsshKey: |\n    ssh-ed25519 AAAA\n      x\n" +
+		"networking:\n  machineNetwork:\n  - cidr: 192.168.122.0/24\n    # a comment\n   clusterNetwork:\n  - cidr: 10.128.0.0/14\n"
+	var ic InstallConfig
+	_, err := DecodeStrict("install-config.yaml", []byte(y), &ic)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "install-config.yaml:12: not valid YAML: did not find expected key: this line is indented 3 spaces, which matches no level above it (0, 2, 4)")
+	// A parser error of another kind keeps its line.
+	_, err = DecodeStrict("install-config.yaml", []byte("a: [\n"), &ic)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "indented")
+}
+
+// A new, deeper level under a key is no misindentation.
+func TestMisindentedAcceptsNewLevels(t *testing.T) {
+	y := "a:\n  b:\n      c: 1\n  d:\n   - x\n"
+	_, _, _, ok := misindented([]byte(y), 1)
+	assert.False(t, ok)
+	l, ind, _, ok := misindented([]byte("a:\n  b: 1\n c: 2\n"), 1)
+	assert.True(t, ok)
+	assert.Equal(t, 3, l)
+	assert.Equal(t, 1, ind)
+}

@@ -25,7 +25,7 @@ func SplitManifests(file string, data []byte) ([][]byte, error) {
 			break
 		}
 		if err != nil {
-			return nil, yamlSyntaxError(file, err)
+			return nil, yamlSyntaxError(file, data, err)
 		}
 		if err := checkYAMLDepth(file, &doc); err != nil {
 			return nil, err
