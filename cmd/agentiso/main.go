@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -37,7 +38,7 @@ const forceExitAfter = 5 * time.Second
 
 // run builds the command tree, executes it and maps errors to exit codes.
 func run(args []string, in io.Reader, out, errOut io.Writer) int {
-	g := &globals{in: in, out: out, errOut: errOut, args: args}
+	g := &globals{in: in, out: out, errOut: errOut, args: args, started: time.Now()}
 	root := newRootCmd(g)
 	root.SetArgs(args)
 	root.SetIn(in)
@@ -73,6 +74,15 @@ func run(args []string, in io.Reader, out, errOut io.Writer) int {
 	}
 	if cancelled {
 		msg := "interrupted; nothing was left half-written"
+		if writesAssetDir(c) {
+			if old := console.EarlierImages(g.dir, g.started); len(old) > 0 {
+				verb, it := "is", "it"
+				if len(old) > 1 {
+					verb, it = "are", "them"
+				}
+				msg += fmt.Sprintf("; %s in %s %s from an earlier run, built from the inputs as they were then, not this run's: run again to rebuild %s", strings.Join(old, ", "), g.dir, verb, it)
+			}
+		}
 		var ie *baseiso.InterruptedError
 		if errors.As(err, &ie) {
 			msg += "; the partial base ISO download " + ie.Part + " is kept on purpose: the next run resumes it"

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -34,6 +35,8 @@ type globals struct {
 	args    []string
 	// dirExisted is whether --dir existed before the command ran.
 	dirExisted bool
+	// started is when the command started.
+	started time.Time
 	// format is -o of the create commands.
 	format output.Format
 	// onFailure is called when a command fails, with the command run

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"sort"
 	"syscall"
 	"time"
 )
@@ -41,4 +43,23 @@ func CancelOnInterrupt(parent context.Context, grace time.Duration, force func()
 		close(finished)
 		cancel()
 	}
+}
+
+// EarlierImages are the images agentiso writes (agent*.iso, node*.iso)
+// that an interrupted run left in dir as they were, from an earlier run
+// (modified before started): the message of the interruption names them,
+// so nobody boots one thinking it holds this run's inputs. Sorted; nil
+// when there are none.
+func EarlierImages(dir string, started time.Time) []string {
+	m, _ := filepath.Glob(filepath.Join(dir, "agent*.iso"))
+	n, _ := filepath.Glob(filepath.Join(dir, "node*.iso"))
+	m = append(m, n...)
+	var out []string
+	for _, p := range m {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.ModTime().Before(started) {
+			out = append(out, filepath.Base(p))
+		}
+	}
+	sort.Strings(out)
+	return out
 }

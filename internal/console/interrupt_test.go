@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -34,4 +35,19 @@ func TestCancelOnInterrupt(t *testing.T) {
 	assert.Error(t, ctx.Err(), "stop cancels the context")
 	time.Sleep(20 * time.Millisecond)
 	assert.Empty(t, forced)
+}
+
+// Issue 37 item 15: after Ctrl-C, the images kept from an earlier run are
+// named (the message says they hold that run's inputs).
+func TestEarlierImages(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for _, n := range []string{"agent.x86_64.iso", "node.x86_64.iso", "base.iso"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), nil, 0o600))
+		require.NoError(t, os.Chtimes(filepath.Join(dir, n), old, old))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "agentconfig.noarch.iso"), nil, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o600))
+	assert.Equal(t, []string{"agent.x86_64.iso", "node.x86_64.iso"}, EarlierImages(dir, time.Now().Add(-time.Minute)), "not the user's base ISO, not one this run wrote")
+	assert.Nil(t, EarlierImages(t.TempDir(), time.Now()))
 }
