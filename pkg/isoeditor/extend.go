@@ -1,0 +1,390 @@
+package isoeditor
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"strings"
+)
+
+// Appendix is what an extended ISO carries after its base
+// (docs/airgap.md): one stream of bytes written after the base, named by
+// the files of a new directory of the root, each file a consecutive range
+// of the stream, as the appliance's live ISO names its data image's
+// pieces (registry/data.iso.aa, .ab, ...: split's suffixes).
+type Appendix struct {
+	// Dir is the new directory's name in the root, e.g. "registry".
+	Dir string
+	// Prefix names the pieces: Prefix + "aa", "ab", ... e.g. "data.iso.".
+	Prefix string
+	// PieceSize is each piece's size but the last's: a multiple of 2048
+	// below 4 GiB (3 GiB upstream).
+	PieceSize int64
+	// Size is the stream's size: a multiple of 2048.
+	Size int64
+	// Write writes exactly Size bytes of the stream to w.
+	Write func(ctx context.Context, w io.Writer) error
+}
+
+// Extended is an edited ISO followed by an appendix: the base with its
+// overlays (the Ignition and kernel-argument areas, plus the new root
+// directory record, the volume size and the MBR partition that spans the
+// image), padding to a sector, the new directory, then the stream.
+type Extended struct {
+	Image *Image
+	app   Appendix
+	start int64  // where the new directory begins
+	dir   []byte // the new directory's extent
+}
+
+// Size is the extended ISO's size in bytes.
+func (x *Extended) Size() int64 { return x.start + int64(len(x.dir)) + x.app.Size }
+
+// StreamOffset is where the appendix's stream begins.
+func (x *Extended) StreamOffset() int64 { return x.start + int64(len(x.dir)) }
+
+// ErrRootFull is returned by Extend when the base's root directory has no
+// room for one more record.
+var ErrRootFull = errors.New("the base ISO's root directory has no room for one more entry")
+
+// pieceName is split's suffix for piece i: aa, ab, ..., az, ba, ...
+func pieceName(prefix string, i int) string {
+	return prefix + string(rune('a'+i/26)) + string(rune('a'+i%26))
+}
+
+// Extend adds the appendix to img, an edit of this ISO (Edit's result).
+func (iso *ISO) Extend(img *Image, a Appendix) (*Extended, error) {
+	if img.size != iso.size {
+		return nil, fmt.Errorf("extend: the image is %d bytes, the ISO %d", img.size, iso.size)
+	}
+	if a.PieceSize <= 0 || a.PieceSize%sectorSize != 0 || a.PieceSize >= 4<<30 {
+		return nil, fmt.Errorf("extend: piece size %d: a multiple of %d below 4 GiB", a.PieceSize, sectorSize)
+	}
+	if a.Size <= 0 || a.Size%sectorSize != 0 {
+		return nil, fmt.Errorf("extend: stream size %d: a positive multiple of %d", a.Size, sectorSize)
+	}
+	pieces := int((a.Size + a.PieceSize - 1) / a.PieceSize)
+	if pieces > 26*26 {
+		return nil, fmt.Errorf("extend: %d pieces of %d bytes: at most %d", pieces, a.PieceSize, 26*26)
+	}
+	if a.Dir == "" || strings.ContainsAny(a.Dir, "/\x00") || len(a.Dir) > 30 {
+		return nil, fmt.Errorf("extend: directory name %q", a.Dir)
+	}
+	x := &Extended{app: a, start: (iso.size + sectorSize - 1) / sectorSize * sectorSize}
+	dirLBA := x.start / sectorSize
+
+	date, err := iso.rootDate()
+	if err != nil {
+		return nil, err
+	}
+	// The new directory: ".", "..", then one record per piece. Record
+	// lengths do not depend on the positions, so the directory's size is
+	// known first, then where the stream begins.
+	records := func(streamLBA int64) [][]byte {
+		recs := [][]byte{rrRecord("\x00", "", dirLBA, 0, true, date), rrRecord("\x01", "", iso.root.lba, iso.root.size, true, date)}
+		for i := 0; i < pieces; i++ {
+			n := min(a.PieceSize, a.Size-int64(i)*a.PieceSize)
+			recs = append(recs, rrRecord(strings.ToUpper(pieceName("DATA.", i))+";1", pieceName(a.Prefix, i), streamLBA+int64(i)*a.PieceSize/sectorSize, n, false, date))
+		}
+		return recs
+	}
+	dir := packRecords(records(0), 0)
+	dir = packRecords(records(dirLBA+int64(len(dir))/sectorSize), len(dir))
+	binary.LittleEndian.PutUint32(dir[10:], uint32(len(dir)))
+	binary.BigEndian.PutUint32(dir[14:], uint32(len(dir)))
+	x.dir = dir
+
+	total := x.Size() / sectorSize
+	if total > 0xFFFFFFFF {
+		return nil, fmt.Errorf("extend: %d sectors do not fit an ISO 9660 volume", total)
+	}
+	ovs := append([]Overlay(nil), img.overlays...)
+	root, err := iso.rootWith(rrRecord(strings.ToUpper(a.Dir), a.Dir, dirLBA, int64(len(dir)), true, date), strings.ToUpper(a.Dir))
+	if err != nil {
+		return nil, err
+	}
+	ovs = append(ovs, Overlay{Region: "root directory", Offset: iso.root.lba * sectorSize, Data: root})
+	vds, err := iso.volumeSizeOverlays(uint32(total))
+	if err != nil {
+		return nil, err
+	}
+	ovs = append(ovs, vds...)
+	if o, ok, err := iso.mbrOverlay(x.Size()); err != nil {
+		return nil, err
+	} else if ok {
+		ovs = append(ovs, o)
+	}
+	for _, o := range ovs {
+		for _, p := range img.overlays {
+			if o.Region != p.Region && o.Offset < p.End() && p.Offset < o.End() {
+				return nil, fmt.Errorf("extend: %s overlaps %s", o.Region, p.Region)
+			}
+		}
+	}
+	if x.Image, err = NewImage(img.base, img.size, ovs...); err != nil {
+		return nil, err
+	}
+	x.Image.verify = img.verify
+	return x, nil
+}
+
+// rrRecord is a directory record with a Rock Ridge PX and, for a name,
+// NM entry (RRIP 1.10 forms, which Linux and xorriso read).
+func rrRecord(id, name string, lba, size int64, dir bool, date []byte) []byte {
+	n := 33 + len(id)
+	if n%2 == 1 {
+		n++
+	}
+	su := n
+	n += 36
+	if name != "" {
+		n += 5 + len(name)
+	}
+	if n%2 == 1 {
+		n++
+	}
+	b := make([]byte, n)
+	b[0] = byte(n)
+	binary.LittleEndian.PutUint32(b[2:], uint32(lba))
+	binary.BigEndian.PutUint32(b[6:], uint32(lba))
+	binary.LittleEndian.PutUint32(b[10:], uint32(size))
+	binary.BigEndian.PutUint32(b[14:], uint32(size))
+	copy(b[18:25], date)
+	if dir {
+		b[25] = 0x02
+	}
+	binary.LittleEndian.PutUint16(b[28:], 1)
+	binary.BigEndian.PutUint16(b[30:], 1)
+	b[32] = byte(len(id))
+	copy(b[33:], id)
+	mode, links := uint32(0o100444), uint32(1)
+	if dir {
+		mode, links = 0o40555, 2
+	}
+	px := b[su:]
+	copy(px, "PX")
+	px[2], px[3] = 36, 1
+	for i, v := range []uint32{mode, links, 0, 0} {
+		binary.LittleEndian.PutUint32(px[4+8*i:], v)
+		binary.BigEndian.PutUint32(px[8+8*i:], v)
+	}
+	if name != "" {
+		nm := b[su+36:]
+		copy(nm, "NM")
+		nm[2], nm[3], nm[4] = byte(5+len(name)), 1, 0
+		copy(nm[5:], name)
+	}
+	return b
+}
+
+// packRecords lays records into whole sectors (a record never crosses a
+// sector boundary), into at least minSize bytes.
+func packRecords(recs [][]byte, minSize int) []byte {
+	var out []byte
+	pos := 0
+	for _, r := range recs {
+		if pos%sectorSize+len(r) > sectorSize {
+			pos = (pos/sectorSize + 1) * sectorSize
+		}
+		for len(out) < pos+len(r) {
+			out = append(out, make([]byte, sectorSize)...)
+		}
+		copy(out[pos:], r)
+		pos += len(r)
+	}
+	for len(out) < minSize {
+		out = append(out, make([]byte, sectorSize)...)
+	}
+	return out
+}
+
+// rootDate is the recording date of the root directory's "." record, given
+// to the records Extend adds.
+func (iso *ISO) rootDate() ([]byte, error) {
+	b := make([]byte, 34)
+	if _, err := iso.r.ReadAt(b, iso.root.lba*sectorSize); err != nil {
+		return nil, fmt.Errorf("extend: reading the root directory: %w", err)
+	}
+	return b[18:25], nil
+}
+
+// rootWith is the root directory's extent with rec inserted in identifier
+// order, in the same number of sectors.
+func (iso *ISO) rootWith(rec []byte, ident string) ([]byte, error) {
+	d := iso.root
+	if d.size > maxDirSize || d.size%sectorSize != 0 {
+		return nil, fmt.Errorf("extend: root directory of %d bytes", d.size)
+	}
+	buf := make([]byte, d.size)
+	if _, err := iso.r.ReadAt(buf, d.lba*sectorSize); err != nil {
+		return nil, fmt.Errorf("extend: reading the root directory: %w", err)
+	}
+	var recs [][]byte
+	for off := 0; off < len(buf); {
+		l := int(buf[off])
+		if l == 0 {
+			off = (off/sectorSize + 1) * sectorSize
+			continue
+		}
+		if off+l > len(buf) || l < 34 {
+			return nil, fmt.Errorf("extend: root directory record at byte %d overruns its directory", d.lba*sectorSize+int64(off))
+		}
+		r, err := parseRecord(buf[off : off+l])
+		if err != nil {
+			return nil, err
+		}
+		if strings.EqualFold(r.ident, ident) {
+			return nil, fmt.Errorf("extend: the base ISO already has /%s: is it an extended ISO already?", strings.ToLower(ident))
+		}
+		recs = append(recs, buf[off:off+l])
+		off += l
+	}
+	if len(recs) < 2 {
+		return nil, fmt.Errorf("extend: the root directory has no \".\" and \"..\"")
+	}
+	at := len(recs)
+	for i := 2; i < len(recs); i++ {
+		if string(recs[i][33:33+int(recs[i][32])]) > ident {
+			at = i
+			break
+		}
+	}
+	recs = append(recs[:at], append([][]byte{rec}, recs[at:]...)...)
+	out := packRecords(recs, int(d.size))
+	if int64(len(out)) > d.size {
+		return nil, fmt.Errorf("extend: %w (%d bytes)", ErrRootFull, d.size)
+	}
+	return out, nil
+}
+
+// volumeSizeOverlays sets the volume space size of every volume descriptor
+// that has one (the primary, and a Joliet supplementary one if any).
+func (iso *ISO) volumeSizeOverlays(sectors uint32) ([]Overlay, error) {
+	var out []Overlay
+	buf := make([]byte, sectorSize)
+	for s := int64(16); s < 16+64; s++ {
+		if _, err := iso.r.ReadAt(buf, s*sectorSize); err != nil {
+			return nil, err
+		}
+		if string(buf[1:6]) != "CD001" || buf[0] == 255 {
+			break
+		}
+		if buf[0] == 1 || buf[0] == 2 {
+			b := make([]byte, 8)
+			binary.LittleEndian.PutUint32(b, sectors)
+			binary.BigEndian.PutUint32(b[4:], sectors)
+			out = append(out, Overlay{Region: fmt.Sprintf("volume descriptor %d size", s), Offset: s*sectorSize + 80, Data: b})
+		}
+	}
+	return out, nil
+}
+
+// mbrOverlay widens an isohybrid MBR partition that starts at sector 0 and
+// spans the whole base to span the whole extended image.
+func (iso *ISO) mbrOverlay(size int64) (Overlay, bool, error) {
+	mbr := make([]byte, 512)
+	if _, err := iso.r.ReadAt(mbr, 0); err != nil {
+		return Overlay{}, false, err
+	}
+	if mbr[510] != 0x55 || mbr[511] != 0xAA {
+		return Overlay{}, false, nil
+	}
+	for i := 0; i < 4; i++ {
+		e := mbr[446+16*i:]
+		start, n := binary.LittleEndian.Uint32(e[8:]), binary.LittleEndian.Uint32(e[12:])
+		if e[4] == 0 && n == 0 || start != 0 {
+			continue
+		}
+		if int64(n)*512 < iso.size-sectorSize { // not the whole base
+			continue
+		}
+		b := make([]byte, 4)
+		binary.LittleEndian.PutUint32(b, uint32(min(size/512, 0xFFFFFFFF)))
+		return Overlay{Region: "MBR partition size", Offset: int64(446+16*i+12), Data: b}, true, nil
+	}
+	return Overlay{}, false, nil
+}
+
+// WriteExtendedStaged writes x like WriteStaged writes an image (temporary
+// file, SHA-256 behind the writes, nothing in place until Commit): the
+// base and its overlays copied by the kernel where it can, then the new
+// directory and the appendix's stream, written once as Write produces it.
+// A stream shorter or longer than its size is an error.
+func WriteExtendedStaged(ctx context.Context, dst string, x *Extended, opts WriteOptions) (*Staged, error) {
+	img := x.Image
+	base, isFile := img.base.(*os.File)
+	return stage(ctx, dst, x.Size(), opts, nil, func(tmp *os.File, h hash.Hash) (string, error) {
+		method := MethodReadWrite
+		var err error
+		if isFile && !opts.NoKernelCopy && img.verify == nil {
+			method, err = writeKernel(ctx, tmp, base, img, h, opts)
+			if errors.Is(err, errNoFastPath) {
+				h.Reset()
+				if err = resetFile(tmp); err == nil {
+					method, err = MethodReadWrite, writePortable(ctx, tmp, img, h, opts)
+				}
+			}
+		} else {
+			err = writePortable(ctx, tmp, img, h, opts)
+		}
+		if err != nil {
+			return "", err
+		}
+		// The rest is hashed behind the writes, from the file.
+		rest := x.Size() - img.size
+		fw := startFollower(ctx, io.NewSectionReader(tmp, img.size, rest), rest, h)
+		w := &markWriter{f: tmp, off: img.size, start: img.size, mark: fw.mark}
+		if _, err = w.Write(make([]byte, x.start-img.size)); err == nil {
+			_, err = w.Write(x.dir)
+		}
+		if err == nil {
+			lw := &limitWriter{w: w, left: x.app.Size}
+			err = x.app.Write(ctx, lw)
+			if err == nil && lw.left != 0 {
+				err = fmt.Errorf("extend: the stream ended %d bytes short of its %d", lw.left, x.app.Size)
+			}
+		}
+		if err == nil {
+			err = tmp.Sync()
+		}
+		if err != nil {
+			fw.abort()
+			return "", err
+		}
+		return method, fw.finish()
+	})
+}
+
+// markWriter writes at increasing offsets of f and tells mark how much of
+// the section starting at start is written.
+type markWriter struct {
+	f          *os.File
+	off, start int64
+	mark       func(int64)
+}
+
+func (m *markWriter) Write(p []byte) (int, error) {
+	n, err := m.f.WriteAt(p, m.off)
+	m.off += int64(n)
+	m.mark(m.off - m.start)
+	return n, err
+}
+
+// limitWriter refuses to write past its size.
+type limitWriter struct {
+	w    io.Writer
+	left int64
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) > l.left {
+		return 0, fmt.Errorf("extend: the stream is longer than its size")
+	}
+	n, err := l.w.Write(p)
+	l.left -= int64(n)
+	return n, err
+}
