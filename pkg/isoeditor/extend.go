@@ -304,7 +304,7 @@ func (iso *ISO) mbrOverlay(size int64) (Overlay, bool, error) {
 		}
 		b := make([]byte, 4)
 		binary.LittleEndian.PutUint32(b, uint32(min(size/512, 0xFFFFFFFF)))
-		return Overlay{Region: "MBR partition size", Offset: int64(446+16*i+12), Data: b}, true, nil
+		return Overlay{Region: "MBR partition size", Offset: int64(446 + 16*i + 12), Data: b}, true, nil
 	}
 	return Overlay{}, false, nil
 }

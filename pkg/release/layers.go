@@ -216,8 +216,16 @@ func (c *Client) readFiles(ctx context.Context, img v1.Image, spec string, wante
 	return out, err
 }
 
-// Image opens an image (a component of the release) through the mirrors:
-// the first location serving it wins.
+// Image opens an image (a component of the release, by digest) through
+// the mirrors, the image of the client's architecture for an index: the
+// first location serving it wins, which it returns. Registry text in its
+// error is escaped (termsafe).
+func (c *Client) Image(ctx context.Context, spec string) (v1.Image, string, error) {
+	img, from, err := c.image(ctx, spec)
+	return img, from, safeError(err)
+}
+
+// image is Image with the registry's own error text.
 func (c *Client) image(ctx context.Context, spec string) (v1.Image, string, error) {
 	ref, err := name.ParseReference(spec)
 	if err != nil {

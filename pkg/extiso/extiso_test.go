@@ -1,0 +1,268 @@
+package extiso_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"io"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/distribution/distribution/v3/configuration"
+	"github.com/distribution/distribution/v3/registry/handlers"
+	_ "github.com/distribution/distribution/v3/registry/storage/driver/filesystem"
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/sirupsen/logrus"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/seed-a052040e/agentiso/internal/testiso"
+	"github.com/seed-a052040e/agentiso/internal/testrelease"
+	"github.com/seed-a052040e/agentiso/pkg/extiso"
+	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
+	"github.com/seed-a052040e/agentiso/pkg/release"
+)
+
+func TestMain(m *testing.M) {
+	logrus.SetOutput(io.Discard) // the distribution registry logs every request
+	os.Exit(m.Run())
+}
+
+func layer(t *testing.T, path string, size int) v1.Layer {
+	t.Helper()
+	b := make([]byte, size)
+	_, err := rand.Read(b)
+	require.NoError(t, err)
+	l, err := testrelease.Layer(map[string][]byte{path: b})
+	require.NoError(t, err)
+	return l
+}
+
+func image(t *testing.T, ls ...v1.Layer) v1.Image {
+	t.Helper()
+	img, err := mutate.AppendLayers(empty.Image, ls...)
+	require.NoError(t, err)
+	return img
+}
+
+type lab struct {
+	reg        *testrelease.Registry
+	client     *release.Client
+	rel        *release.Release
+	components map[string]v1.Image
+	victim     v1.Hash // the api-server's own layer
+}
+
+// newLab pushes a release of version with three components (sharing a
+// base layer) to a registry and resolves it.
+func newLab(t *testing.T, version string, opts testrelease.RegistryOptions, tamper bool) *lab {
+	t.Helper()
+	base := layer(t, "usr/lib/base.bin", 32<<10)
+	own := layer(t, "usr/bin/assisted-service", 16<<10)
+	victim, err := own.Digest()
+	require.NoError(t, err)
+	l := &lab{victim: victim, components: map[string]v1.Image{
+		"docker-registry":            image(t, base, layer(t, "usr/bin/distribution", 16<<10)),
+		"agent-installer-api-server": image(t, base, own),
+		"cli":                        image(t, base, layer(t, "usr/bin/oc", 8<<10)),
+	}}
+	if tamper {
+		opts.Tamper = func(path string, body []byte) []byte {
+			if strings.HasSuffix(path, "/blobs/"+victim.String()) {
+				c := bytes.Clone(body)
+				c[len(c)/2] ^= 1
+				return c
+			}
+			return body
+		}
+	}
+	l.reg = testrelease.StartRegistry(t, opts)
+	comps := map[string]string{}
+	for n, img := range l.components {
+		d, err := l.reg.Push("ocp/release", "", img)
+		require.NoError(t, err)
+		comps[n] = l.reg.Host + "/ocp/release@" + d
+	}
+	payload, err := testrelease.Payload{Version: version, Components: comps}.Image()
+	require.NoError(t, err)
+	d, err := l.reg.Push("ocp/release", "", payload)
+	require.NoError(t, err)
+	l.client, err = release.New(release.Options{TrustBundle: l.reg.CAPEM, Arch: "x86_64"})
+	require.NoError(t, err)
+	l.rel, err = l.client.Resolve(context.Background(), l.reg.Host+"/ocp/release@"+d)
+	require.NoError(t, err)
+	return l
+}
+
+func baseEdit(t *testing.T) (*isoeditor.ISO, *isoeditor.Image) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "base.iso")
+	_, err := testiso.WriteFile(p, testiso.Options{})
+	require.NoError(t, err)
+	f, err := os.Open(p)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	st, err := f.Stat()
+	require.NoError(t, err)
+	iso, err := isoeditor.Open(f, st.Size())
+	require.NoError(t, err)
+	img, err := iso.Edit(isoeditor.Edit{Ignition: []byte(`{"ignition":{"version":"3.2.0"}}`)})
+	require.NoError(t, err)
+	return iso, img
+}
+
+func osirrox(t *testing.T) string {
+	t.Helper()
+	x, err := exec.LookPath("osirrox")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("osirrox (xorriso) is required in CI")
+		}
+		t.Skip("osirrox (xorriso) not installed")
+	}
+	return x
+}
+
+func extract(t *testing.T, iso string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "x")
+	b, err := exec.Command(osirrox(t), "-indev", iso, "-extract", "/", out).CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	return out
+}
+
+func serve(t *testing.T, root string) string {
+	t.Helper()
+	cfg := &configuration.Configuration{Storage: configuration.Storage{
+		"filesystem":  configuration.Parameters{"rootdirectory": root},
+		"maintenance": configuration.Parameters{"readonly": map[any]any{"enabled": true}},
+	}}
+	cfg.HTTP.Secret = "extiso-test"
+	srv := httptest.NewServer(handlers.NewApp(context.Background(), cfg))
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+func pullAll(t *testing.T, ref string) v1.Image {
+	t.Helper()
+	r, err := name.ParseReference(ref, name.Insecure)
+	require.NoError(t, err)
+	img, err := remote.Image(r)
+	require.NoError(t, err, ref)
+	ls, err := img.Layers()
+	require.NoError(t, err)
+	for _, l := range ls {
+		rc, err := l.Compressed()
+		require.NoError(t, err)
+		_, err = io.Copy(io.Discard, rc)
+		require.NoError(t, err, ref)
+		rc.Close()
+	}
+	return img
+}
+
+// The whole chain: a release in a registry, planned, streamed into the
+// extended ISO after the agent ISO; the ISO's /registry pieces joined are
+// the data image, whose tree the real distribution registry serves: the
+// release and every component pull by digest, as the hosts pull them.
+func TestExtendedISOServesTheRelease(t *testing.T) {
+	l := newLab(t, "4.21.3", testrelease.RegistryOptions{}, false)
+	plan, err := extiso.PlanRelease(context.Background(), l.client, l.rel, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 4, plan.Images())
+
+	iso, img := baseEdit(t)
+	var last extiso.Progress
+	x, err := extiso.Extend(iso, img, plan, time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC), func(p extiso.Progress) { last = p })
+	require.NoError(t, err)
+	dst := filepath.Join(t.TempDir(), "agent.x86_64.iso")
+	before := l.reg.BlobBytes()
+	st, err := x.WriteStaged(context.Background(), dst, isoeditor.WriteOptions{})
+	require.NoError(t, err)
+	require.NoError(t, st.Commit())
+	assert.Equal(t, plan.Bytes(), last.Total)
+	assert.Equal(t, last.Of, last.Blobs)
+	// Each layer is read once from the registry (the configs were read
+	// while planning): the shared base layer is not read three times.
+	var layers int64
+	for _, b := range plan.Blobs() {
+		layers += b.Size
+	}
+	assert.Equal(t, layers, l.reg.BlobBytes()-before)
+
+	outer := extract(t, dst)
+	piece := filepath.Join(outer, "registry", "data.iso.aa")
+	tree := extract(t, piece)
+	host := serve(t, tree)
+
+	relD, err := v1.NewHash(l.rel.Digest)
+	require.NoError(t, err)
+	got := pullAll(t, host+"/"+extiso.ReleaseRepository+"@"+l.rel.Digest)
+	d, err := got.Digest()
+	require.NoError(t, err)
+	assert.Equal(t, relD, d)
+	repo, err := name.NewRepository(host+"/"+extiso.ReleaseRepository, name.Insecure)
+	require.NoError(t, err)
+	tags, err := remote.List(repo)
+	require.NoError(t, err)
+	assert.Equal(t, []string{relD.Hex}, tags, "one release tag, the digest, as MCO reads it")
+	for n, spec := range l.rel.Components {
+		at := spec[strings.Index(spec, "@"):]
+		pullAll(t, host+"/"+extiso.ComponentRepository+at)
+		pullAll(t, host+"/"+extiso.ComponentRepository+":"+relD.Hex+"-"+n)
+	}
+	m, err := os.ReadFile(filepath.Join(tree, "images", "registry", "manifest.json"))
+	require.NoError(t, err)
+	want, err := l.components["docker-registry"].RawManifest()
+	require.NoError(t, err)
+	assert.Equal(t, want, m)
+}
+
+func TestReleaseBefore421IsRefused(t *testing.T) {
+	l := newLab(t, "4.20.8", testrelease.RegistryOptions{}, false)
+	_, err := extiso.PlanRelease(context.Background(), l.client, l.rel, nil)
+	var old *extiso.TooOldError
+	require.ErrorAs(t, err, &old)
+	assert.Contains(t, err.Error(), "4.20.8")
+	assert.Contains(t, err.Error(), "first comes with OpenShift 4.21")
+}
+
+// A blob the registry serves corrupted stops the build with its digest
+// named, and no ISO is left.
+func TestCorruptedBlobLeavesNoISO(t *testing.T) {
+	l := newLab(t, "4.21.3", testrelease.RegistryOptions{}, true)
+	plan, err := extiso.PlanRelease(context.Background(), l.client, l.rel, nil)
+	require.NoError(t, err)
+	iso, img := baseEdit(t)
+	x, err := extiso.Extend(iso, img, plan, time.Now(), nil)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	_, err = x.WriteStaged(context.Background(), filepath.Join(dir, "agent.x86_64.iso"), isoeditor.WriteOptions{})
+	require.Error(t, err)
+	t.Log(err)
+	assert.Contains(t, err.Error(), l.victim.String())
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+}
+
+func TestExtraImagesByDigestOnly(t *testing.T) {
+	l := newLab(t, "4.21.3", testrelease.RegistryOptions{}, false)
+	extra := image(t, layer(t, "bundle", 1024))
+	d, err := l.reg.Push("redhat/operator-bundle", "", extra)
+	require.NoError(t, err)
+	plan, err := extiso.PlanRelease(context.Background(), l.client, l.rel, []string{l.reg.Host + "/redhat/operator-bundle@" + d})
+	require.NoError(t, err)
+	assert.Equal(t, 5, plan.Images())
+	_, err = extiso.PlanRelease(context.Background(), l.client, l.rel, []string{l.reg.Host + "/redhat/operator-bundle:v1"})
+	assert.ErrorContains(t, err, "only images by digest")
+}
