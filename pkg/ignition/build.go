@@ -179,6 +179,11 @@ func build(in *Input) (*builder, types.Config, Size, error) {
 	if err := b.addGenerated(in); err != nil {
 		return nil, types.Config{}, Size{}, err
 	}
+	if in.Payload != nil {
+		if err := b.addPayload(in.Payload); err != nil {
+			return nil, types.Config{}, Size{}, err
+		}
+	}
 	// The generic ISO always carries the static network script: its
 	// config image may bring keyfiles.
 	if len(in.NetworkFiles) > 0 || in.Unconfigured {

@@ -182,6 +182,23 @@ var fixtures = []struct {
 	{"ha-static", haInput},
 	{"disconnected", disconnectedInput},
 	{"add-nodes", addNodesInput},
+	{"embedded-payload", embeddedPayloadInput},
+}
+
+// embeddedPayloadInput: the SNO of snoInput booted from an extended ISO
+// (docs/airgap.md): the release payload served by every host on
+// localhost:22625, which the mirrors name.
+func embeddedPayloadInput() Input {
+	in := snoInput()
+	in.ReleaseVersion = "4.21.3"
+	in.Payload = &Payload{
+		RegistryImage: "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:" + strings.Repeat("ab", 32),
+		CertPEM:       testPEM("CERTIFICATE", 400),
+		KeyPEM:        testPEM("EC PRIVATE KEY", 90),
+	}
+	in.RegistriesConf = []byte("unqualified-search-registries = []\nshort-name-mode = \"\"\n\n[[registry]]\n  location = \"quay.io/openshift-release-dev/ocp-v4.0-art-dev\"\n  mirror-by-digest-only = true\n\n  [[registry.mirror]]\n    location = \"localhost:22625/openshift/release\"\n\n[[registry]]\n  location = \"quay.io/openshift-release-dev/ocp-release\"\n  mirror-by-digest-only = true\n\n  [[registry.mirror]]\n    location = \"localhost:22625/openshift/release-images\"\n")
+	in.PublicContainerRegistries = []string{"quay.io", "localhost:22625"}
+	return in
 }
 
 // addNodesInput: a day-2 ISO for two workers of an installed cluster

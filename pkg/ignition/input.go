@@ -81,6 +81,10 @@ type Input struct {
 	// CABundle (PEM) is written to
 	// /etc/pki/ca-trust/source/anchors/domain.crt when not empty.
 	CABundle []byte
+	// Payload, when set, serves the release payload the extended ISO
+	// carries from every host (docs/airgap.md).
+	Payload *Payload
+
 	// PublicContainerRegistries lists registries assisted-service treats as
 	// public (no pull secret check); empty means "quay.io".
 	PublicContainerRegistries []string
@@ -268,6 +272,7 @@ func (in *Input) validate() error {
 	in.validateManifests(&p)
 	in.validateHosts(&p)
 	in.validateServices(&p)
+	in.validatePayload(&p)
 	if in.AddNodes != nil {
 		for _, m := range in.AddNodes.validate() {
 			p.add("%s", m)
