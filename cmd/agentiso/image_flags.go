@@ -34,7 +34,7 @@ func (o *imageOptions) addFlags(f *pflag.FlagSet) {
 func (o *imageOptions) assetOptions(g *globals) *agent.ImageOptions {
 	opts := &agent.ImageOptions{
 		BaseISO: o.baseISO, BaseISOSHA256: o.baseISOSHA, OSImageMirror: o.mirror, CacheDir: o.cacheDir, Offline: o.release.Offline,
-		Strict: o.strict, ResetBaseISO: o.resetBase,
+		Strict: o.strict, ResetBaseISO: o.resetBase, EmbedPayload: o.embedPayload, EmbedImages: o.embedImages,
 		Report: agent.Reporter{Log: g.log},
 	}
 	// Progress goes to the terminal only, at its level (the debug log in

@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"strings"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/seed-a052040e/agentiso/internal/testrelease"
@@ -24,6 +27,9 @@ import (
 //	    REGISTRY (host:port), RELEASE_DIGEST, RELEASE_TAG (host/ocp/release:tag),
 //	    RELEASE_VERSION, ISO_SHA256, REGISTRY_CA_INDENTED (the CA PEM, each
 //	    line indented two spaces for a YAML block) and REGISTRY_PULL_SECRET.
+//	    With -embeddable, the payload's components are real images in the
+//	    registry (a docker-registry and two more sharing a layer, besides
+//	    machine-os-images), as --embed-payload reads them.
 //	sha256 file hex
 //	    fail unless the file's sha256 is hex.
 //	envsubst file...
@@ -40,6 +46,7 @@ func releaseScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, ar
 			arch := fs.String("arch", "x86_64", "architecture")
 			multi := fs.Bool("multi", false, "multi-architecture payload")
 			iso := fs.String("iso", "", "live ISO for machine-os-images")
+			embeddable := fs.Bool("embeddable", false, "push every component")
 			ts.Check(fs.Parse(args))
 			opts := testrelease.RegistryOptions{}
 			switch *auth {
@@ -71,6 +78,16 @@ func releaseScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, ar
 				p.Components = testrelease.DefaultComponents()
 				p.Components["machine-os-images"] = "quay.io/openshift-release-dev/ocp-v4.0-art-dev@" + dg
 				ts.Setenv("ISO_SHA256", sum)
+			}
+			if *embeddable {
+				if p.Components == nil {
+					p.Components = map[string]string{}
+				}
+				for n, img := range embeddableComponents(ts) {
+					dg, err := r.Push("ocp/release", "", img)
+					ts.Check(err)
+					p.Components[n] = "quay.io/openshift-release-dev/ocp-v4.0-art-dev@" + dg
+				}
 			}
 			tag := *version + "-" + *arch
 			var obj any
@@ -123,4 +140,20 @@ func majorMinor(v string) string {
 		return v
 	}
 	return parts[0] + "." + parts[1]
+}
+
+// embeddableComponents are small component images for -embeddable: the
+// registry image and two more, sharing a base layer as a payload's do.
+func embeddableComponents(ts *testscript.TestScript) map[string]v1.Image {
+	base, err := testrelease.Layer(map[string][]byte{"usr/lib/base": []byte(strings.Repeat("base layer ", 1000))})
+	ts.Check(err)
+	out := map[string]v1.Image{}
+	for _, n := range []string{"docker-registry", "agent-installer-api-server", "cli"} {
+		own, err := testrelease.Layer(map[string][]byte{"usr/bin/" + n: []byte(strings.Repeat(n, 500))})
+		ts.Check(err)
+		img, err := mutate.AppendLayers(empty.Image, base, own)
+		ts.Check(err)
+		out[n] = img
+	}
+	return out
 }

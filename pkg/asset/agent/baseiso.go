@@ -66,6 +66,11 @@ type ImageOptions struct {
 	// appended kernel arguments of an already customised base ISO are
 	// dropped first.
 	ResetBaseISO bool `json:"resetBaseISO,omitempty"`
+	// EmbedPayload is --embed-payload: the ISO carries the release
+	// payload and every host serves it (docs/airgap.md); EmbedImages are
+	// more images to carry (--embed-image, by digest).
+	EmbedPayload bool     `json:"embedPayload,omitempty"`
+	EmbedImages  []string `json:"embedImages,omitempty"`
 	// Report shows progress and notes; it is not part of the value.
 	Report Reporter `json:"-"`
 	// HoldBaseISO, when set, receives the release of the lock that keeps

@@ -13,6 +13,7 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
+	"github.com/seed-a052040e/agentiso/pkg/extiso"
 	"github.com/seed-a052040e/agentiso/pkg/ignition"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 	"github.com/seed-a052040e/agentiso/pkg/nmstate"
@@ -117,7 +118,7 @@ func (*AgentIgnition) Doing() string { return "build the Ignition config" }
 func (*AgentIgnition) Dependencies() []asset.Asset {
 	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &AgentHosts{}, &AgentManifests{}, &ExtraManifests{}, &RendezvousIP{},
 		&ReleasePayload{}, &RegistriesConf{}, &CABundle{}, &AuthConfig{}, &SignerCAs{}, &KubeadminPassword{},
-		&InfraEnvID{}, &HostNetworkFiles{}, &OSImage{}, &ISOType{}, &ClusterImageSet{}, &ReleaseSupport{}, &PullSecretAuth{}}
+		&InfraEnvID{}, &HostNetworkFiles{}, &OSImage{}, &ISOType{}, &ClusterImageSet{}, &ReleaseSupport{}, &PullSecretAuth{}, &EmbeddedPayload{}}
 }
 
 // Generate implements asset.Asset.
@@ -209,6 +210,21 @@ func ignitionInput(p asset.Parents) (ignition.Input, error) {
 	}
 	for _, f := range asset.Get[*ExtraManifests](p).Files {
 		in.ExtraManifests = append(in.ExtraManifests, ignition.Manifest{FileName: f.Name, Contents: f.Data})
+	}
+	if ep := asset.Get[*EmbeddedPayload](p); ep.Enabled {
+		// The hosts pull from their own registry only: its mirrors replace
+		// the install-config's (docs/airgap.md).
+		in.Payload = ep.Payload()
+		in.RegistriesConf = []byte(manifests.GenerateRegistriesConf(ep.Sources))
+		in.PublicContainerRegistries = []string{"quay.io", extiso.LocalRegistry}
+		for _, m := range ep.Manifests {
+			for _, e := range in.ExtraManifests {
+				if e.FileName == m.FileName {
+					return ignition.Input{}, fmt.Errorf("%s: an extra manifest of that name is already given; --embed-payload writes its own", m.FileName)
+				}
+			}
+			in.ExtraManifests = append(in.ExtraManifests, m)
+		}
 	}
 	hosts := asset.Get[*AgentHosts](p).Hosts
 	// Laid out as the release's client reads them, or refused (naming

@@ -9,10 +9,12 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
+	"github.com/seed-a052040e/agentiso/pkg/extiso"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 	"github.com/seed-a052040e/agentiso/pkg/ignition"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
@@ -64,6 +66,7 @@ type AgentISO struct {
 	records      fsutil.HashRecords
 	result       *isoeditor.WriteResult
 	rootfsResult *isoeditor.WriteResult
+	payload      *EmbeddedPayload
 }
 
 // Name implements asset.Asset.
@@ -74,7 +77,7 @@ func (*AgentISO) Doing() string { return "build the agent ISO" }
 
 // Dependencies implements asset.Asset.
 func (*AgentISO) Dependencies() []asset.Asset {
-	return []asset.Asset{&AgentIgnition{}, &KernelArgs{}, &Architecture{}, &ImageOptions{}, &BaseISO{}, &ISOType{}}
+	return []asset.Asset{&AgentIgnition{}, &KernelArgs{}, &Architecture{}, &ImageOptions{}, &BaseISO{}, &ISOType{}, &EmbeddedPayload{}}
 }
 
 // Volatile implements asset.Volatile: the ISO is written on every run.
@@ -91,7 +94,13 @@ func (a *AgentISO) Generate(_ context.Context, p asset.Parents) error {
 	a.kargs = strings.Fields(asset.Get[*KernelArgs](p).Args)
 	a.reset, a.report = o.ResetBaseISO, o.Report
 	a.records = baseiso.HashRecords(o.CacheDir)
+	if ep := asset.Get[*EmbeddedPayload](p); ep.Enabled {
+		a.payload = ep
+	}
 	if t := asset.Get[*ISOType](p); t.Minimal() {
+		if a.payload != nil {
+			return fmt.Errorf("--embed-payload builds a full ISO (the payload rides on it), but %s asks for a minimal ISO: drop one of them", t.Why)
+		}
 		if err := a.chooseRootfs(t, asset.Get[*BaseISO](p)); err != nil {
 			return err
 		}
@@ -344,6 +353,9 @@ func (a *AgentISO) stage(ctx context.Context, dst string) (asset.Staged, error) 
 		return nil, err
 	}
 	defer f.Close()
+	if a.payload != nil {
+		return a.stageExtended(ctx, dst, img, f)
+	}
 	update, finish := a.report.writeProgress(filepath.Base(dst))
 	st, err := isoeditor.WriteStaged(ctx, dst, img, isoeditor.WriteOptions{Perm: a.perm(), Progress: update, HashRecords: a.records})
 	finish(err == nil)
@@ -369,3 +381,33 @@ func (a *AgentISO) Result() *isoeditor.WriteResult { return a.result }
 // RootfsResult describes the root file system written beside a minimal
 // ISO by the last Persist (nil before, and for a full ISO).
 func (a *AgentISO) RootfsResult() *isoeditor.WriteResult { return a.rootfsResult }
+
+// stageExtended writes the extended ISO (docs/airgap.md): the agent ISO,
+// then the payload's data image streamed from the registry in the same
+// pass, each blob once and checked; progress counts the payload's bytes.
+func (a *AgentISO) stageExtended(ctx context.Context, dst string, img *isoeditor.Image, f *os.File) (asset.Staged, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	iso, err := isoeditor.Open(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("base ISO %s: %w", a.Base, err)
+	}
+	update, finish := a.report.writeProgress(filepath.Base(dst))
+	x, err := extiso.Extend(iso, img, a.payload.plan, time.Now(), func(p extiso.Progress) {
+		update(p.Bytes, p.Total)
+	})
+	if err != nil {
+		finish(false)
+		return nil, fmt.Errorf("base ISO %s: %w", a.Base, err)
+	}
+	staged, err := x.WriteStaged(ctx, dst, isoeditor.WriteOptions{Perm: a.perm()})
+	finish(err == nil)
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", dst, err)
+	}
+	a.result = staged.Result
+	a.report.log().Info("The release payload is in the ISO", "images", a.payload.Images, "bytes", a.payload.Bytes, "iso-bytes", staged.Result.Size)
+	return staged, nil
+}
