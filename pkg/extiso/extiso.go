@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
 
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 	"github.com/seed-a052040e/agentiso/pkg/isofs"
@@ -33,7 +34,13 @@ const (
 	// RegistryComponent is the payload's registry image, also stored in
 	// the containers-image dir: layout under RegistryImageDir.
 	RegistryComponent = "docker-registry"
-	RegistryImageDir  = "images/registry"
+	// BundleRepository holds the release bundle image, an empty image
+	// (FROM scratch) tagged with the InternalReleaseImage release name,
+	// which the Machine Config Operator lists (openshift/appliance
+	// bundle/Dockerfile.bundle, pkg/releasebundle; machine-config-operator
+	// pkg/daemon/internalreleaseimage/iriregistry.go ocpBundlesRepo).
+	BundleRepository = "openshift/release-bundles"
+	RegistryImageDir = "images/registry"
 	// VolumeID is the data image's volume ID, Dir and Prefix name its
 	// pieces on the ISO (registry/data.iso.aa, ...), each PieceSize long.
 	VolumeID  = "agentdata"
@@ -76,7 +83,8 @@ func atLeast(version, min string) bool {
 // image in ReleaseRepository and every component of its image-references
 // in ComponentRepository, tagged as oc-mirror tags a release mirrored by
 // digest (the digest's hex, then "-<component>"), plus the registry
-// component in the dir: layout. extra are more images, by digest, each in
+// component in the dir: layout, and the release bundle image in
+// BundleRepository. extra are more images, by digest, each in
 // its source path tagged "sha256-<hex>" (oc-mirror's by-digest tag).
 func PlanRelease(ctx context.Context, src Images, rel *release.Release, extra []string) (*regstore.Plan, error) {
 	if !atLeast(rel.Version, FirstRelease) {
@@ -119,6 +127,9 @@ func PlanRelease(ctx context.Context, src Images, rel *release.Release, extra []
 				return nil, err
 			}
 		}
+	}
+	if err := p.Add(ctx, BundleRepository, BundleName(rel.Version, rel.Arch), empty.Image); err != nil {
+		return nil, fmt.Errorf("release bundle image: %w", err)
 	}
 	for _, spec := range extra {
 		ref, err := name.NewDigest(spec)

@@ -178,7 +178,7 @@ func TestExtendedISOServesTheRelease(t *testing.T) {
 	l := newLab(t, "4.21.3", testrelease.RegistryOptions{}, false)
 	plan, err := extiso.PlanRelease(context.Background(), l.client, l.rel, nil)
 	require.NoError(t, err)
-	assert.Equal(t, 4, plan.Images())
+	assert.Equal(t, 5, plan.Images(), "the release, three components, the bundle")
 
 	iso, img := baseEdit(t)
 	var last extiso.Progress
@@ -215,6 +215,12 @@ func TestExtendedISOServesTheRelease(t *testing.T) {
 	tags, err := remote.List(repo)
 	require.NoError(t, err)
 	assert.Equal(t, []string{relD.Hex}, tags, "one release tag, the digest, as MCO reads it")
+	bundles, err := name.NewRepository(host+"/"+extiso.BundleRepository, name.Insecure)
+	require.NoError(t, err)
+	tags, err = remote.List(bundles)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"ocp-release-bundle-4.21.3-x86_64"}, tags, "the bundle the InternalReleaseImage names")
+	pullAll(t, host+"/"+extiso.BundleRepository+":ocp-release-bundle-4.21.3-x86_64")
 	for n, spec := range l.rel.Components {
 		at := spec[strings.Index(spec, "@"):]
 		pullAll(t, host+"/"+extiso.ComponentRepository+at)
@@ -262,7 +268,7 @@ func TestExtraImagesByDigestOnly(t *testing.T) {
 	require.NoError(t, err)
 	plan, err := extiso.PlanRelease(context.Background(), l.client, l.rel, []string{l.reg.Host + "/redhat/operator-bundle@" + d})
 	require.NoError(t, err)
-	assert.Equal(t, 5, plan.Images())
+	assert.Equal(t, 6, plan.Images())
 	_, err = extiso.PlanRelease(context.Background(), l.client, l.rel, []string{l.reg.Host + "/redhat/operator-bundle:v1"})
 	assert.ErrorContains(t, err, "only images by digest")
 }
