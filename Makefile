@@ -8,17 +8,18 @@ FUZZTIME ?= 3s
 # mid-minimisation (seen with FuzzParseStream and FuzzLocateFile).
 FUZZMINIMIZETIME ?= 5s
 
-.PHONY: build test unit lint staticcheck fmt-check vet cross fuzz demo bench clean e2e e2e-deps e2e-fixture e2e-live e2e-live-matrix e2e-upstream upstream-build
+.PHONY: build test testapiserver testapiserver-ci unit lint staticcheck fmt-check vet cross fuzz demo bench clean e2e e2e-deps e2e-fixture e2e-live e2e-live-matrix e2e-upstream upstream-build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/agentiso
 
-## test: everything CI checks: format, vet, staticcheck, unit + script tests, fuzz seed
+## test: everything CI checks: format, vet, staticcheck, unit + script tests (in CI
+## with the real kube-apiserver + etcd of hack/build-testapiserver.sh), fuzz seed
 ## corpora, the upstream oracle in CI (or with AGENTISO_UPSTREAM=1), the QEMU
 ## boot test when qemu-system-x86_64 is installed, and the live lab when QEMU
 ## is installed and make runs as root (all three always in CI, where .ci/run
 ## installs QEMU).
-test: lint cross unit
+test: lint cross testapiserver-ci unit
 	@if [ -n "$$CI" ] || [ -n "$$AGENTISO_UPSTREAM" ]; then \
 		$(MAKE) e2e-upstream; \
 	else \
@@ -33,6 +34,19 @@ test: lint cross unit
 		$(MAKE) e2e-live; \
 	else \
 		echo "make test: skipping the live lab (needs qemu-system-x86_64 and root; make e2e-live)"; \
+	fi
+
+## testapiserver: build (or find in ~/.cache/agentiso/testapiserver) the real
+## kube-apiserver and etcd, and the CRDs, that node-image's tests run against
+## (internal/testapiserver; they skip without it, and fail in CI).
+testapiserver:
+	bash hack/build-testapiserver.sh
+
+testapiserver-ci:
+	@if [ -n "$$CI" ] || [ "$$AGENTISO_TESTAPISERVER" = 1 ]; then \
+		bash hack/build-testapiserver.sh; \
+	else \
+		echo "make test: using the test API server only if built (make testapiserver; ~10 min cold, then cached)"; \
 	fi
 
 # The binary must keep building for the admins' laptops, not just Linux.
