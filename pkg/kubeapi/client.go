@@ -1,17 +1,22 @@
 package kubeapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/transport"
 
 	"github.com/seed-a052040e/agentiso/internal/jsonbound"
 	"github.com/seed-a052040e/agentiso/internal/termsafe"
@@ -78,11 +83,14 @@ func (r Resource) String() string {
 	return s
 }
 
-// Client talks to one API server with one set of credentials.
+// Client talks to one API server with one set of credentials, through
+// client-go's REST client (the one its dynamic client wraps), at the real
+// group/version/resource paths.
 type Client struct {
 	cfg     *Config
-	http    *http.Client
+	rest    *rest.RESTClient
 	timeout time.Duration
+	err     error
 }
 
 // New builds a client; timeout bounds each request (0: DefaultTimeout).
@@ -90,13 +98,16 @@ func New(cfg *Config, timeout time.Duration) *Client {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	tr := &http.Transport{TLSClientConfig: cfg.TLS, Proxy: http.ProxyFromEnvironment, MaxIdleConns: 4,
-		TLSHandshakeTimeout: timeout, ResponseHeaderTimeout: timeout}
-	return &Client{cfg: cfg, timeout: timeout, http: &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
-		// A redirect would carry the token elsewhere; the API server
-		// never sends one for these paths.
-		return http.ErrUseLastResponse
-	}}}
+	rc := dynamic.ConfigFor(rest.CopyConfig(cfg.rest))
+	rc.Timeout = timeout
+	// node-image reads a few objects once and monitor polls every few
+	// seconds: no client-side throttle (a negative QPS), whose wait would
+	// also fail a request near its deadline with its own error.
+	rc.QPS, rc.RateLimiter = -1, nil
+	rc.WrapTransport = transport.Wrappers(rc.WrapTransport, boundBodies)
+	c := &Client{cfg: cfg, timeout: timeout}
+	c.rest, c.err = rest.UnversionedRESTClientFor(rc)
+	return c
 }
 
 // Server is the API server's URL.
@@ -125,64 +136,108 @@ func (c *Client) Update(ctx context.Context, r Resource, sub string, body, out a
 	return c.do(ctx, http.MethodPut, "update", p, r, b, out)
 }
 
-func (c *Client) do(ctx context.Context, method, verb, path string, r Resource, body []byte, out any) error {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	var rd *bytes.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	var req *http.Request
-	var err error
-	if rd != nil {
-		req, err = http.NewRequestWithContext(ctx, method, c.cfg.Server+path, rd)
-	} else {
-		req, err = http.NewRequestWithContext(ctx, method, c.cfg.Server+path, nil)
-	}
+// Create creates the object body in the collection r (r.Name empty) and
+// decodes the answer into out (may be nil).
+func (c *Client) Create(ctx context.Context, r Resource, body, out any) error {
+	b, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Accept", "application/json")
+	return c.do(ctx, http.MethodPost, "create", r.Path(), r, b, out)
+}
+
+func (c *Client) do(ctx context.Context, method, verb, path string, r Resource, body []byte, out any) error {
+	if c.err != nil {
+		return fmt.Errorf("%s %s: %w", verb, r, c.err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req := c.rest.Verb(method).AbsPath(path).SetHeader("Accept", "application/json").MaxRetries(0)
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req = req.SetHeader("Content-Type", "application/json").Body(body)
 	}
-	if c.cfg.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.cfg.Token)
-	}
-	resp, err := c.http.Do(req)
+	raw, err := req.DoRaw(ctx)
 	if err != nil {
-		// The request's deadline and the transport's header timeout are
-		// the same length: on a loaded machine either may fire first.
-		var ne net.Error
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
-			return fmt.Errorf("%s %s: the API server %s did not answer within %s", verb, r, c.cfg.Server, c.timeout)
-		}
-		return fmt.Errorf("%s %s: %w", verb, r, err)
-	}
-	defer resp.Body.Close()
-	buf := &bytes.Buffer{}
-	n, err := buf.ReadFrom(http.MaxBytesReader(nil, resp.Body, MaxAnswerBytes))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return fmt.Errorf("%s %s: the answer is larger than %d MiB, which no real answer reaches: refusing it", verb, r, MaxAnswerBytes>>20)
-		}
-		return fmt.Errorf("%s %s: read the answer (%d bytes): %w", verb, r, n, err)
-	}
-	if resp.StatusCode/100 != 2 {
-		return statusError(resp.StatusCode, verb, r, buf.Bytes())
+		return c.failure(ctx, verb, r, raw, err)
 	}
 	if out == nil {
 		return nil
 	}
-	if jsonbound.Containers(buf.Bytes(), MaxAnswerObjects) > MaxAnswerObjects {
+	if jsonbound.Containers(raw, MaxAnswerObjects) > MaxAnswerObjects {
 		return fmt.Errorf("%s %s: the answer holds more than %d JSON objects and arrays: refusing it", verb, r, MaxAnswerObjects)
 	}
-	if err := json.Unmarshal(buf.Bytes(), out); err != nil {
+	if err := json.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("%s %s: decode the answer: %w", verb, r, err)
 	}
 	return nil
 }
+
+// failure turns client-go's error into this package's: a StatusError for
+// an answer of the API server, a timeout said as one, the size bound.
+func (c *Client) failure(ctx context.Context, verb string, r Resource, raw []byte, err error) error {
+	if errors.Is(err, errTooLarge) || strings.Contains(err.Error(), errTooLarge.Error()) {
+		return fmt.Errorf("%s %s: the answer is larger than %d MiB, which no real answer reaches: refusing it", verb, r, MaxAnswerBytes>>20)
+	}
+	var as apierrors.APIStatus
+	if errors.As(err, &as) && as.Status().Code != 0 {
+		st := as.Status()
+		// The API server's own Status, when it sent one, says who was
+		// refused what; client-go's raw-body error only paraphrases it.
+		var body struct {
+			Kind    string `json:"kind"`
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(raw, &body) == nil && body.Kind == "Status" {
+			return newStatusError(int(st.Code), verb, r, body.Message)
+		}
+		return newStatusError(int(st.Code), verb, r, st.Message)
+	}
+	var ne net.Error
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return fmt.Errorf("%s %s: the API server %s did not answer within %s", verb, r, c.cfg.Server, c.timeout)
+	}
+	return fmt.Errorf("%s %s: %s", verb, r, termsafe.String(err.Error()))
+}
+
+var errTooLarge = fmt.Errorf("answer larger than %d bytes", MaxAnswerBytes)
+
+// boundBodies limits every answer's body to MaxAnswerBytes.
+func boundBodies(rt http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		resp, err := rt.RoundTrip(req)
+		if err != nil {
+			return nil, err
+		}
+		resp.Body = &boundedBody{rc: resp.Body, left: MaxAnswerBytes}
+		return resp, nil
+	})
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+type boundedBody struct {
+	rc   io.ReadCloser
+	left int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, errTooLarge
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return n, errTooLarge
+	}
+	return n, err
+}
+
+func (b *boundedBody) Close() error { return b.rc.Close() }
 
 // StatusError is a non-2xx answer of the API server.
 type StatusError struct {
@@ -200,12 +255,8 @@ type StatusError struct {
 
 var userInMessage = regexp.MustCompile(`User "([^"]{1,256})"`)
 
-func statusError(code int, verb string, r Resource, body []byte) *StatusError {
-	var st struct {
-		Message string `json:"message"`
-	}
-	_ = json.Unmarshal(body, &st)
-	e := &StatusError{Code: code, Verb: verb, Resource: r, Message: termsafe.String(st.Message)}
+func newStatusError(code int, verb string, r Resource, message string) *StatusError {
+	e := &StatusError{Code: code, Verb: verb, Resource: r, Message: termsafe.String(message)}
 	if m := userInMessage.FindStringSubmatch(e.Message); m != nil {
 		e.User = m[1]
 	}

@@ -2,6 +2,7 @@ package kubeapi
 
 import (
 	"context"
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/rest"
 )
 
 const kcHead = `apiVersion: v1
@@ -33,11 +35,10 @@ contexts:
 current-context: x
 `), dir, "")
 	require.NoError(t, err)
-	assert.Equal(t, "sha256~abc", cfg.Token)
+	assert.Equal(t, filepath.Join(dir, "tok"), cfg.Rest().BearerTokenFile, "a relative tokenFile is the kubeconfig directory's")
 	assert.Equal(t, "https://api.example.com:6443", cfg.Server)
 
 	for name, tc := range map[string]struct{ users, want string }{
-		"exec":     {"- name: u\n  user: {exec: {command: oc}}\n", "exec and auth-provider credentials are not supported"},
 		"none":     {"- name: u\n  user: {}\n", "no credentials"},
 		"bad cert": {"- name: u\n  user: {client-certificate-data: Zm9v, client-key-data: Zm9v}\n", "client certificate and key"},
 		"no user":  {"- name: other\n  user: {token: t}\n", `names user "u", which is not in users[]`},
@@ -81,14 +82,13 @@ func TestClientBoundsTheAnswer(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	tc := srv.Client().Transport.(*http.Transport).TLSClientConfig
 	// A generous timeout for the large answer, so that a loaded machine
 	// fails on the size, not on the time.
-	big := New(&Config{Server: srv.URL, TLS: tc, Token: "t"}, time.Minute)
+	big := New(testConfig(srv), time.Minute)
 	var out map[string]any
 	err := big.Get(context.Background(), Resource{Version: "v1", Resource: "nodes"}, &out)
 	assert.ErrorContains(t, err, "larger than 32 MiB")
-	c := New(&Config{Server: srv.URL, TLS: tc, Token: "t"}, 500*time.Millisecond)
+	c := New(testConfig(srv), 500*time.Millisecond)
 	err = c.Get(context.Background(), Resource{Version: "v1", Resource: "configmaps", Namespace: "a", Name: "slow"}, &out)
 	assert.ErrorContains(t, err, "did not answer within 500ms")
 	err = c.Get(context.Background(), Resource{Version: "v1", Resource: "configmaps", Namespace: "a", Name: "evil"}, &out)
@@ -97,13 +97,17 @@ func TestClientBoundsTheAnswer(t *testing.T) {
 	assert.Contains(t, err.Error(), "HTTP 500")
 }
 
-// The transport's own header timeout (equal to the request's, so either
+func testConfig(srv *httptest.Server) *Config {
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	return NewConfig(&rest.Config{Host: srv.URL, BearerToken: "t", TLSClientConfig: rest.TLSClientConfig{CAData: ca}}, "test")
+}
+
+// The HTTP client's own timeout (equal to the request's context, so either
 // may fire first on a loaded machine) says the same as the context's.
 func TestClientTimeoutWhicheverFiresFirst(t *testing.T) {
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { time.Sleep(2 * time.Second) }))
 	defer srv.Close()
-	c := New(&Config{Server: srv.URL, TLS: srv.Client().Transport.(*http.Transport).TLSClientConfig, Token: "t"}, time.Minute)
-	c.http.Transport.(*http.Transport).ResponseHeaderTimeout = 200 * time.Millisecond
+	c := New(testConfig(srv), 200*time.Millisecond)
 	var out map[string]any
 	err := c.Get(context.Background(), Resource{Version: "v1", Resource: "configmaps", Namespace: "a", Name: "slow"}, &out)
 	assert.ErrorContains(t, err, "did not answer within")

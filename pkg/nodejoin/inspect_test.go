@@ -130,8 +130,9 @@ func TestInspectRefusedCredentials(t *testing.T) {
 	kc := []byte(string(c.Kubeconfig()))
 	cfg, err := kubeapi.ParseKubeconfig(kc, t.TempDir(), "")
 	require.NoError(t, err)
-	cfg.Token = "sha256~wrong"
-	_, err = nodejoin.Inspect(context.Background(), kubeapi.New(cfg, 5*time.Second), nodejoin.InspectOptions{})
+	rc := cfg.Rest()
+	rc.BearerToken = "sha256~wrong"
+	_, err = nodejoin.Inspect(context.Background(), kubeapi.New(kubeapi.NewConfig(rc, "test"), 5*time.Second), nodejoin.InspectOptions{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the API server refused the kubeconfig's credentials (401 Unauthorized")
 	assert.NotContains(t, err.Error(), "sha256~wrong")
