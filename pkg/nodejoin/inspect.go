@@ -39,6 +39,7 @@ var (
 	rNodes          = kubeapi.Resource{Version: "v1", Resource: "nodes"}
 	rDigestMirrors  = kubeapi.Resource{Group: "config.openshift.io", Version: "v1", Resource: "imagedigestmirrorsets"}
 	rLegacyMirrors  = kubeapi.Resource{Group: "config.openshift.io", Version: "v1", Resource: "imagecontentpolicies"}
+	rICSP           = kubeapi.Resource{Group: "operator.openshift.io", Version: "v1alpha1", Resource: "imagecontentsourcepolicies"}
 	rMachineConfig  = kubeapi.Resource{Group: "machineconfiguration.openshift.io", Version: "v1", Resource: "machineconfigs"}
 	rBareMetalHosts = kubeapi.Resource{Group: "metal3.io", Version: "v1alpha1", Resource: "baremetalhosts", Namespace: "openshift-machine-api"}
 )
@@ -88,7 +89,9 @@ type ClusterInfo struct {
 	// TrustBundle is the user-ca-bundle PEM, "" when none.
 	TrustBundle   string
 	DigestMirrors []Mirror
-	// LegacyMirrors are the ImageContentPolicy entries (imageContentSources).
+	// LegacyMirrors are the ImageContentPolicy and ImageContentSourcePolicy
+	// entries (imageContentSources), without those whose source an
+	// ImageDigestMirrorSet entry has.
 	LegacyMirrors []Mirror
 	SSHKey        string
 	FIPS          bool

@@ -46,9 +46,64 @@ func (in *inspector) digestMirrors(ctx context.Context) (err error) {
 	return err
 }
 
-func (in *inspector) legacyMirrors(ctx context.Context) (err error) {
-	in.ci.LegacyMirrors, err = in.mirrorList(ctx, rLegacyMirrors, "repositoryDigestMirrors", func(ic *installConfig) []Mirror { return ic.ImageContentSources })
-	return err
+// legacyMirrors reads the mirrors of the older kinds: ImageContentPolicy
+// (config.openshift.io, which upstream's node-joiner lists:
+// openshift/installer pkg/asset/agent/joiner/clusterinfo.go
+// retrieveImageContentPolicies, commit c1436495) and
+// ImageContentSourcePolicy (operator.openshift.io/v1alpha1, what clusters
+// upgraded from 4.12 and older hold, and what `oc adm node-image` reads
+// beside the ImageDigestMirrorSets: openshift/oc
+// pkg/cli/admin/nodeimage/basenodeimagecommand.go getIdmsFile, commit
+// 0235cd5b). An entry whose source an ImageDigestMirrorSet already has is
+// left out, with a note, as oc merges the two kinds
+// (pkg/cli/admin/nodeimage/mirrorbuilder.go getIdmsContents, commit
+// 3ad9afe5); identical entries are kept once.
+func (in *inspector) legacyMirrors(ctx context.Context) error {
+	fallback := func(ic *installConfig) []Mirror { return ic.ImageContentSources }
+	icp, err := in.mirrorList(ctx, rLegacyMirrors, "repositoryDigestMirrors", fallback)
+	if err != nil {
+		return err
+	}
+	forbiddenBefore := len(in.ci.Notes)
+	icsp, err := in.mirrorList(ctx, rICSP, "repositoryDigestMirrors", fallback)
+	if err != nil {
+		return err
+	}
+	if len(in.ci.Notes) > forbiddenBefore && kubeapiForbiddenBoth(in.ci.Notes) {
+		icsp = nil // the same install-config fallback, already taken
+	}
+	digest := map[string]bool{}
+	for _, m := range in.ci.DigestMirrors {
+		digest[m.Source] = true
+	}
+	seen := map[string]bool{}
+	in.ci.LegacyMirrors = nil
+	for _, m := range append(icp, icsp...) {
+		key := m.Source + "\x00" + strings.Join(m.Mirrors, "\x00")
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if digest[m.Source] {
+			in.ci.Notes = append(in.ci.Notes, fmt.Sprintf("the ImageContentSourcePolicy (or ImageContentPolicy) mirrors of %s (%s) are not used: an ImageDigestMirrorSet has that source, and its mirrors are used (as oc adm node-image merges them)",
+				m.Source, strings.Join(m.Mirrors, ", ")))
+			continue
+		}
+		in.ci.LegacyMirrors = append(in.ci.LegacyMirrors, m)
+	}
+	return nil
+}
+
+// kubeapiForbiddenBoth: both legacy lists were forbidden (two fallback
+// notes), so both hold the install-config's imageContentSources.
+func kubeapiForbiddenBoth(notes []string) bool {
+	n := 0
+	for _, s := range notes {
+		if strings.HasPrefix(s, "listing imagecontentpolicies is forbidden") || strings.HasPrefix(s, "listing imagecontentsourcepolicies is forbidden") {
+			n++
+		}
+	}
+	return n == 2
 }
 
 // bootImage reads the cluster's own RHCOS stream: the live ISO the new

@@ -1,0 +1,326 @@
+package nodejoin_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/seed-a052040e/agentiso/internal/testapiserver"
+	"github.com/seed-a052040e/agentiso/internal/testcluster"
+	"github.com/seed-a052040e/agentiso/pkg/kubeapi"
+	"github.com/seed-a052040e/agentiso/pkg/nodejoin"
+)
+
+// The CRDs node-image reads, as the build stages them (openshift/api's;
+// metal3's from assisted-service).
+var realCRDs = []string{
+	"openshift/0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml",
+	"openshift/0000_03_config-operator_01_proxies.crd.yaml",
+	"openshift/0000_10_config-operator_01_imagecontentpolicies.crd.yaml",
+	"openshift/0000_10_config-operator_01_imagedigestmirrorsets.crd.yaml",
+	"openshift/0000_10_config-operator_01_infrastructures-Default.crd.yaml",
+	"openshift/0000_10_config-operator_01_imagecontentsourcepolicies.crd.yaml",
+	"openshift/0000_80_machine-config_01_machineconfigs.crd.yaml",
+	"hub/metal3.io_baremetalhosts.yaml",
+}
+
+// realServer starts the real kube-apiserver with the CRDs; it skips (fails
+// in CI) when the server is not built.
+func realServer(t *testing.T) *testapiserver.Server {
+	t.Helper()
+	bin, err := testapiserver.Find()
+	if err != nil {
+		if testapiserver.Required() {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	s, err := testapiserver.Start(bin, t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(s.Stop)
+	t0 := time.Now()
+	require.NoError(t, s.LoadCRDs(context.Background(), realCRDs...))
+	t.Logf("kube-apiserver + etcd ready in %s, %d CRDs in %s", s.StartTime.Round(time.Millisecond), len(realCRDs), time.Since(t0).Round(time.Millisecond))
+	return s
+}
+
+func gvr(r kubeapi.Resource) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource}
+}
+
+// copyCluster creates every object of the fake cluster c (described by o)
+// in the real API server, through its API: the real schemas validate them.
+func copyCluster(t *testing.T, s *testapiserver.Server, c *testcluster.Cluster, o testcluster.Options) {
+	t.Helper()
+	ctx := context.Background()
+	kinds := map[string]string{"clusterversions": "ClusterVersion", "proxies": "Proxy", "infrastructures": "Infrastructure",
+		"secrets": "Secret", "configmaps": "ConfigMap", "nodes": "Node", "imagedigestmirrorsets": "ImageDigestMirrorSet",
+		"imagecontentpolicies": "ImageContentPolicy", "machineconfigs": "MachineConfig", "baremetalhosts": "BareMetalHost"}
+	rs := []kubeapi.Resource{testcluster.ClusterVersion, testcluster.Proxy, testcluster.Infrastructure, testcluster.PullSecret,
+		testcluster.UserCABundle, testcluster.ClusterConfig, testcluster.BootImages, testcluster.WorkerUserData,
+		testcluster.Named(testcluster.DigestMirrors, "image-digest-mirror"), testcluster.Named(testcluster.LegacyMirrors, "legacy"),
+		testcluster.Named(testcluster.MachineConfigs, "99-worker-ssh"), testcluster.Named(testcluster.MachineConfigs, "99-worker-fips"),
+		testcluster.Named(testcluster.MachineConfigs, "50-workers-chrony-configuration")}
+	for _, n := range o.Nodes {
+		rs = append(rs, testcluster.Named(testcluster.Nodes, n.Name), testcluster.Named(testcluster.BareMetalHosts, n.Name))
+	}
+	for _, r := range rs {
+		b := c.Object(r)
+		if b == nil {
+			continue
+		}
+		_, err := s.Create(ctx, gvr(r), kinds[r.Resource], b)
+		require.NoError(t, err, "%s: %s", r, b)
+	}
+}
+
+func adminKubeconfig(t *testing.T, s *testapiserver.Server) string {
+	t.Helper()
+	kc, err := s.Kubeconfig(t.TempDir(), "kubeconfig", testapiserver.User{Token: s.AdminToken})
+	require.NoError(t, err)
+	return kc
+}
+
+func inspectWith(t *testing.T, kubeconfig, context string) (*nodejoin.ClusterInfo, error) {
+	t.Helper()
+	cfg, err := kubeapi.LoadKubeconfig(kubeconfig, context)
+	require.NoError(t, err)
+	return nodejoin.Inspect(t.Context(), kubeapi.New(cfg, 20*time.Second), nodejoin.InspectOptions{})
+}
+
+// node-image's reads against the REAL kube-apiserver, with the real CRDs
+// and every object created through its API, give what they give against
+// the fake cluster: the fake is not the only oracle. Then the kubeconfigs
+// admins use (an exec plugin, proxy-url, a KUBECONFIG list, a client
+// certificate) and a missing permission, named exactly.
+func TestInspectAgainstTheRealAPIServer(t *testing.T) {
+	s := realServer(t)
+	o := testcluster.Default()
+	o.HTTPProxy, o.NoProxy = "http://proxy.example.com:3128", ".example.com"
+	o.TrustBundle = "-----BEGIN CERTIFICATE-----\nMIRROR\n-----END CERTIFICATE-----\n"
+	o.DigestMirrors = []testcluster.Mirror{{Source: "quay.io/openshift-release-dev/ocp-release", Mirrors: []string{"mirror.example.com:8443/ocp/release"}}}
+	o.FIPS = true
+	o.Chrony = "server ntp.example.com iburst\n"
+	fake, fakeAPI := start(t, o)
+	copyCluster(t, s, fake, o)
+	want, err := nodejoin.Inspect(t.Context(), fakeAPI, nodejoin.InspectOptions{})
+	require.NoError(t, err)
+
+	t.Run("same as the fake cluster", func(t *testing.T) {
+		got, err := inspectWith(t, adminKubeconfig(t, s), "")
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	})
+
+	t.Run("exec plugin", func(t *testing.T) {
+		dir := t.TempDir()
+		ran := filepath.Join(dir, "ran")
+		plugin := filepath.Join(dir, "credential-plugin")
+		cred, _ := json.Marshal(map[string]any{"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
+			"status": map[string]any{"token": s.AdminToken}})
+		require.NoError(t, os.WriteFile(plugin, []byte(fmt.Sprintf("#!/bin/sh\necho \"$KUBERNETES_EXEC_INFO\" > %q\ncat <<'EOF'\n%s\nEOF\n", ran, cred)), 0o700))
+		kc, err := s.Kubeconfig(dir, "kubeconfig", testapiserver.User{Exec: &clientcmdapi.ExecConfig{
+			APIVersion: "client.authentication.k8s.io/v1", Command: plugin, InteractiveMode: clientcmdapi.NeverExecInteractiveMode}})
+		require.NoError(t, err)
+		got, err := inspectWith(t, kc, "")
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+		info, err := os.ReadFile(ran)
+		require.NoError(t, err, "the plugin ran")
+		assert.Contains(t, string(info), `"kind":"ExecCredential"`)
+	})
+
+	t.Run("proxy-url", func(t *testing.T) {
+		p := startConnectProxy(t)
+		kc, err := s.Kubeconfig(t.TempDir(), "kubeconfig", testapiserver.User{Token: s.AdminToken, ProxyURL: p.url})
+		require.NoError(t, err)
+		got, err := inspectWith(t, kc, "")
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+		assert.Equal(t, []string{strings.TrimPrefix(s.URL, "https://")}, p.targets(), "every request went through the proxy, to the API server")
+	})
+
+	t.Run("KUBECONFIG list and --context", func(t *testing.T) {
+		dir := t.TempDir()
+		// The first file has a current context whose cluster is elsewhere;
+		// the second has the user and the context asked for.
+		a, err := s.Kubeconfig(dir, "a", testapiserver.User{Token: "wrong", Server: "https://127.0.0.1:1", ClusterName: "other", UserName: "other", Context: "other"})
+		require.NoError(t, err)
+		b, err := s.Kubeconfig(dir, "b", testapiserver.User{Token: s.AdminToken, Context: "admin"})
+		require.NoError(t, err)
+		got, err := inspectWith(t, a+string(os.PathListSeparator)+filepath.Join(dir, "missing")+string(os.PathListSeparator)+b, "admin")
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	})
+
+	t.Run("client certificate", func(t *testing.T) {
+		cert, key, err := s.ClientCert("cert-admin", "system:masters")
+		require.NoError(t, err)
+		kc, err := s.Kubeconfig(t.TempDir(), "kubeconfig", testapiserver.User{CertPEM: cert, KeyPEM: key})
+		require.NoError(t, err)
+		got, err := inspectWith(t, kc, "")
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	})
+
+	t.Run("tls-server-name", func(t *testing.T) {
+		// The serving certificate names localhost and 127.0.0.1; the
+		// server is reached at 127.0.0.1 and checked as "localhost".
+		kc, err := s.Kubeconfig(t.TempDir(), "kubeconfig", testapiserver.User{Token: s.AdminToken, TLSServerName: "localhost"})
+		require.NoError(t, err)
+		_, err = inspectWith(t, kc, "")
+		require.NoError(t, err)
+		kc, err = s.Kubeconfig(t.TempDir(), "kubeconfig", testapiserver.User{Token: s.AdminToken, TLSServerName: "api.elsewhere.example"})
+		require.NoError(t, err)
+		_, err = inspectWith(t, kc, "")
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "api.elsewhere.example")
+	})
+
+	t.Run("missing permission", func(t *testing.T) {
+		// A service account granted every read node-image makes but the
+		// pull secret: the real 403 is turned into the exact permission.
+		cs, err := s.Clientset()
+		require.NoError(t, err)
+		ctx := t.Context()
+		tok, err := s.ServiceAccountToken(ctx, "day2", "joiner")
+		require.NoError(t, err)
+		_, err = cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "joiner"}, Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"config.openshift.io", "machineconfiguration.openshift.io", "metal3.io", "operator.openshift.io"}, Resources: []string{"*"}, Verbs: []string{"get", "list"}},
+			{APIGroups: []string{""}, Resources: []string{"configmaps", "nodes"}, Verbs: []string{"get", "list"}},
+		}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		_, err = cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "joiner"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "joiner"},
+			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "joiner", Namespace: "day2"}}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		kc, err := s.Kubeconfig(t.TempDir(), "kubeconfig", testapiserver.User{Token: tok})
+		require.NoError(t, err)
+		_, err = inspectWith(t, kc, "")
+		require.Error(t, err)
+		assert.Equal(t, `cannot read secrets openshift-config/pull-secret (the pull secret): the kubeconfig's user "system:serviceaccount:day2:joiner" may not get secrets pull-secret (API group "") in namespace openshift-config: grant it get on secrets in API group "" in namespace openshift-config, or use a cluster-admin kubeconfig`, err.Error())
+	})
+
+	// The mirrors of a cluster upgraded from 4.12 or older: an
+	// ImageContentSourcePolicy (operator.openshift.io/v1alpha1) only, then
+	// beside an ImageDigestMirrorSet for the same source.
+	icspGVR := schema.GroupVersionResource{Group: "operator.openshift.io", Version: "v1alpha1", Resource: "imagecontentsourcepolicies"}
+	idmsGVR := gvr(testcluster.DigestMirrors)
+	release, art := "quay.io/openshift-release-dev/ocp-release", "quay.io/openshift-release-dev/ocp-v4.0-art-dev"
+	t.Run("ICSP only", func(t *testing.T) {
+		dc, err := s.Dynamic()
+		require.NoError(t, err)
+		require.NoError(t, dc.Resource(idmsGVR).Delete(t.Context(), "image-digest-mirror", metav1.DeleteOptions{}))
+		_, err = s.Create(t.Context(), icspGVR, "ImageContentSourcePolicy", map[string]any{"metadata": map[string]any{"name": "image-policy-0"},
+			"spec": map[string]any{"repositoryDigestMirrors": []any{
+				map[string]any{"source": release, "mirrors": []any{"mirror.example.com:8443/icsp/release"}},
+				map[string]any{"source": art, "mirrors": []any{"mirror.example.com:8443/icsp/art"}}}}})
+		require.NoError(t, err)
+		got, err := inspectWith(t, adminKubeconfig(t, s), "")
+		require.NoError(t, err)
+		assert.Empty(t, got.DigestMirrors)
+		assert.Equal(t, []nodejoin.Mirror{{Source: release, Mirrors: []string{"mirror.example.com:8443/icsp/release"}},
+			{Source: art, Mirrors: []string{"mirror.example.com:8443/icsp/art"}}}, got.LegacyMirrors)
+	})
+
+	t.Run("IDMS and ICSP", func(t *testing.T) {
+		_, err := s.Create(t.Context(), idmsGVR, "ImageDigestMirrorSet", map[string]any{"metadata": map[string]any{"name": "image-digest-mirror"},
+			"spec": map[string]any{"imageDigestMirrors": []any{map[string]any{"source": release, "mirrors": []any{"mirror.example.com:8443/idms/release"}}}}})
+		require.NoError(t, err)
+		got, err := inspectWith(t, adminKubeconfig(t, s), "")
+		require.NoError(t, err)
+		assert.Equal(t, []nodejoin.Mirror{{Source: release, Mirrors: []string{"mirror.example.com:8443/idms/release"}}}, got.DigestMirrors)
+		assert.Equal(t, []nodejoin.Mirror{{Source: art, Mirrors: []string{"mirror.example.com:8443/icsp/art"}}}, got.LegacyMirrors,
+			"the ICSP entry whose source the IDMS has is left out, the other kept")
+		assert.Contains(t, got.Notes, "the ImageContentSourcePolicy (or ImageContentPolicy) mirrors of quay.io/openshift-release-dev/ocp-release (mirror.example.com:8443/icsp/release) are not used: an ImageDigestMirrorSet has that source, and its mirrors are used (as oc adm node-image merges them)")
+	})
+
+	t.Run("refused credentials", func(t *testing.T) {
+		kc, err := s.Kubeconfig(t.TempDir(), "kubeconfig", testapiserver.User{Token: "sha256~wrong"})
+		require.NoError(t, err)
+		_, err = inspectWith(t, kc, "")
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "the API server refused the kubeconfig's credentials (401 Unauthorized")
+		assert.NotContains(t, err.Error(), "sha256~wrong")
+	})
+}
+
+// connectProxy is an HTTP CONNECT proxy on loopback that records the
+// targets it tunnelled to.
+type connectProxy struct {
+	url  string
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (p *connectProxy) targets() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for k := range p.seen {
+		out = append(out, k)
+	}
+	return out
+}
+
+func startConnectProxy(t *testing.T) *connectProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p := &connectProxy{url: "http://" + ln.Addr().String(), seen: map[string]bool{}}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				_ = c.SetDeadline(time.Now().Add(time.Minute))
+				req, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil || req.Method != http.MethodConnect {
+					_, _ = io.WriteString(c, "HTTP/1.1 405 Method Not Allowed\r\n\r\n")
+					return
+				}
+				p.mu.Lock()
+				p.seen[req.Host] = true
+				p.mu.Unlock()
+				up, err := net.DialTimeout("tcp", req.Host, 10*time.Second)
+				if err != nil {
+					_, _ = io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\n\r\n")
+					return
+				}
+				defer up.Close()
+				_, _ = io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
+				done := make(chan struct{}, 2)
+				go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
+				go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
+				<-done
+			}()
+		}
+	}()
+	return p
+}
