@@ -250,7 +250,9 @@ func (s *Server) Stop() {
 func (s *Server) Admin() *rest.Config { return rest.CopyConfig(s.admin) }
 
 // Clientset is the admin's typed client.
-func (s *Server) Clientset() (*kubernetes.Clientset, error) { return kubernetes.NewForConfig(s.Admin()) }
+func (s *Server) Clientset() (*kubernetes.Clientset, error) {
+	return kubernetes.NewForConfig(s.Admin())
+}
 
 // Dynamic is the admin's dynamic client.
 func (s *Server) Dynamic() (dynamic.Interface, error) { return dynamic.NewForConfig(s.Admin()) }
