@@ -98,9 +98,17 @@ type ArchMismatchError struct {
 	Ref       string
 	Want      string   // architecture the cluster needs
 	Available []string // architectures the release provides
+	// WantFrom, when set, says where Want came from for hosts added to an
+	// installed cluster (node-image); empty: install-config.yaml's
+	// controlPlane.architecture.
+	WantFrom string
 }
 
 func (e *ArchMismatchError) Error() string {
+	if e.WantFrom != "" {
+		return fmt.Sprintf("release %s is for %s, but the new hosts are %s (%s); use a release for %s or the -multi payload",
+			e.Ref, strings.Join(e.Available, ", "), e.Want, e.WantFrom, e.Want)
+	}
 	return fmt.Sprintf("release %s is for %s, but the cluster is %s (controlPlane.architecture in install-config.yaml); use a release for %s or the -multi payload",
 		e.Ref, strings.Join(e.Available, ", "), e.Want, e.Want)
 }

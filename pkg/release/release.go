@@ -67,6 +67,9 @@ type Options struct {
 	// manifest list it selects the image whose manifests are read. Empty
 	// accepts any architecture and prefers x86_64 in a list.
 	Arch string
+	// ArchFrom, when set, says where Arch came from, for an
+	// *ArchMismatchError (its WantFrom).
+	ArchFrom string
 	// WrapTransport, when set, wraps the HTTP transport (tests count bytes
 	// with it).
 	WrapTransport func(http.RoundTripper) http.RoundTripper
@@ -409,7 +412,7 @@ func (c *Client) resolve(ctx context.Context, spec string) (*Release, error) {
 			return nil, &NotReleaseError{Ref: spec, Digest: r.Digest, Reason: "its manifest list has no linux image of a known architecture"}
 		}
 		if pick == nil && want != "" {
-			return nil, &ArchMismatchError{Ref: spec, Want: want, Available: r.Architectures}
+			return nil, &ArchMismatchError{Ref: spec, Want: want, Available: r.Architectures, WantFrom: c.opts.ArchFrom}
 		}
 		if pick == nil {
 			for i := range im.Manifests {
@@ -472,7 +475,7 @@ func (c *Client) resolve(ctx context.Context, spec string) (*Release, error) {
 			r.Arch = "multi"
 		}
 		if want != "" && ra != want {
-			return nil, &ArchMismatchError{Ref: spec, Want: want, Available: r.Architectures}
+			return nil, &ArchMismatchError{Ref: spec, Want: want, Available: r.Architectures, WantFrom: c.opts.ArchFrom}
 		}
 	}
 	return r, nil

@@ -137,6 +137,11 @@ func (a *NodeHosts) Generate(_ context.Context, p asset.Parents) error {
 type ClusterInfo struct {
 	Warnings
 	Info *nodejoin.ClusterInfo `json:"-"`
+	// ArchFrom says where Info.Arch came from, as upstream's node-joiner
+	// takes it (openshift/installer pkg/asset/agent/joiner/clusterinfo.go
+	// retrieveArchitecture, commit c1436495): cpuArchitecture, else the
+	// first control-plane node's status.nodeInfo.architecture.
+	ArchFrom string `json:"-"`
 }
 
 // Name implements asset.Asset.
@@ -174,6 +179,10 @@ func (a *ClusterInfo) Generate(ctx context.Context, p asset.Parents) error {
 	a.Warn = append(a.Warn, notes...)
 	a.Warn = append(a.Warn, ci.Notes...)
 	a.Info = ci
+	a.ArchFrom = "the architecture of the cluster's control-plane nodes, status.nodeInfo.architecture; set cpuArchitecture in nodes-config.yaml for others"
+	if nc.CPUArchitecture != "" {
+		a.ArchFrom = "cpuArchitecture in nodes-config.yaml, or --cpu-architecture"
+	}
 	return nil
 }
 
@@ -199,7 +208,9 @@ func (a *ClusterInfo) installConfig() *manifests.InstallConfig {
 }
 
 func (a *ClusterInfo) releaseClient() (*release.Client, error) {
-	return release.New(ReleaseClientOptions(a.installConfig(), a.Info.PullSecret, a.Info.TrustBundle, a.Info.Arch))
+	o := ReleaseClientOptions(a.installConfig(), a.Info.PullSecret, a.Info.TrustBundle, a.Info.Arch)
+	o.ArchFrom = a.ArchFrom
+	return release.New(o)
 }
 
 // NodeRelease is the cluster's release (ClusterVersion), read from its

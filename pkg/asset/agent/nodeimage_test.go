@@ -210,6 +210,23 @@ func TestNodeImageRefusals(t *testing.T) {
 	}
 }
 
+// The new hosts' architecture comes from the cluster's control-plane nodes
+// (or cpuArchitecture), as upstream's node-joiner takes it
+// (clusterinfo.go retrieveArchitecture): a release for another one is
+// blamed on that, not on an install-config.yaml the admin never wrote.
+func TestNodeImageArchitectureMismatchNamesItsOrigin(t *testing.T) {
+	_, api, base := nodeImageEnv(t, func(o *testcluster.Options) {
+		for i := range o.Nodes {
+			o.Nodes[i].Arch = "arm64"
+		}
+	})
+	s, _ := nodeStore(t, api, base, map[string]string{"nodes-config.yaml": nodesConfig}, agent.NodeImageOptions{})
+	err := buildNodeImage(s)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is for x86_64, but the new hosts are aarch64 (the architecture of the cluster's control-plane nodes, status.nodeInfo.architecture; set cpuArchitecture in nodes-config.yaml for others)")
+	assert.NotContains(t, err.Error(), "install-config.yaml")
+}
+
 // A control-plane host (role master, 4.18 and later) and an arbiter (4.21
 // and later) are added as upstream's node-joiner adds them: the role is
 // in the host's configuration, which the host's own assisted-service
