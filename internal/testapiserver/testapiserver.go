@@ -151,7 +151,7 @@ func Start(bin, dir string) (s *Server, err error) {
 		return nil, err
 	}
 	s.admin = &rest.Config{Host: s.URL, BearerToken: s.AdminToken, TLSClientConfig: rest.TLSClientConfig{CAData: s.CAPEM},
-		Timeout: 30 * time.Second, QPS: 200, Burst: 400}
+		Timeout: 30 * time.Second, QPS: 200, Burst: 400, WarningHandler: rest.NoWarnings{}}
 	if err := s.waitReady(90 * time.Second); err != nil {
 		return nil, err
 	}

@@ -55,8 +55,11 @@ func (c *Cluster) populate() error {
 		v any
 	}{
 		{ClusterVersion, obj{"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion", "metadata": obj{"name": "version"},
-			"spec":   obj{"clusterID": o.ClusterID},
-			"status": obj{"history": []obj{{"state": "Completed", "version": o.Version, "image": o.ReleaseImage}}, "desired": obj{"version": o.Version, "image": o.ReleaseImage}}}},
+			"spec": obj{"clusterID": o.ClusterID},
+			// The fields openshift/api's schema requires of a cluster's status.
+			"status": obj{"history": []obj{{"state": "Completed", "version": o.Version, "image": o.ReleaseImage, "verified": false,
+				"startedTime": "2026-01-01T00:00:00Z", "completionTime": "2026-01-01T01:00:00Z"}},
+				"desired": obj{"version": o.Version, "image": o.ReleaseImage}, "availableUpdates": nil, "observedGeneration": 1, "versionHash": "cVbU3rYCt9c="}}},
 		{Proxy, obj{"metadata": obj{"name": "cluster"}, "spec": obj{"httpProxy": o.HTTPProxy, "httpsProxy": o.HTTPSProxy, "noProxy": o.NoProxy}}},
 		{Infrastructure, obj{"metadata": obj{"name": "cluster"}, "spec": obj{"platformSpec": obj{"type": o.Platform}},
 			"status": obj{"apiServerURL": "https://" + api + ":6443", "apiServerInternalURI": "https://api-int." + o.ClusterName + "." + o.BaseDomain + ":6443",
@@ -110,7 +113,7 @@ func (c *Cluster) populate() error {
 		}
 		if o.Platform == "BareMetal" {
 			if err := put(Named(BareMetalHosts, n.Name), obj{"metadata": obj{"name": n.Name, "namespace": "openshift-machine-api"},
-				"spec": obj{"bootMACAddress": n.MAC}}); err != nil {
+				"spec": obj{"bootMACAddress": n.MAC, "online": true}}); err != nil {
 				return err
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"path"
 	"sort"
 	"strings"
@@ -340,8 +341,15 @@ func (c *Cluster) serve(w http.ResponseWriter, r *http.Request) {
 		status(w, http.StatusUnauthorized, "Unauthorized")
 		return
 	}
-	// Objects are kept under their escaped path (kubeapi.Resource.Path).
-	p := r.URL.EscapedPath()
+	// Objects are kept under their escaped path (kubeapi.Resource.Path:
+	// each segment url.PathEscape'd); a client may escape differently (a
+	// ';' is legal in a path), so the path is decoded, as the real API
+	// server does, and escaped the same way.
+	segs := strings.Split(r.URL.Path, "/")
+	for i := range segs {
+		segs[i] = url.PathEscape(segs[i])
+	}
+	p := strings.Join(segs, "/")
 	switch r.Method {
 	case http.MethodGet:
 		if b, ok := c.objects[p]; ok {

@@ -105,6 +105,9 @@ func New(cfg *Config, timeout time.Duration) *Client {
 	// also fail a request near its deadline with its own error.
 	rc.QPS, rc.RateLimiter = -1, nil
 	rc.WrapTransport = transport.Wrappers(rc.WrapTransport, boundBodies)
+	// The API server's warnings would reach the terminal through klog,
+	// around agentiso's own messages.
+	rc.WarningHandler = rest.NoWarnings{}
 	c := &Client{cfg: cfg, timeout: timeout}
 	c.rest, c.err = rest.UnversionedRESTClientFor(rc)
 	return c
@@ -119,21 +122,17 @@ func (c *Client) Get(ctx context.Context, r Resource, out any) error {
 	if r.Name == "" {
 		verb = "list"
 	}
-	return c.do(ctx, http.MethodGet, verb, r.Path(), r, nil, out)
+	return c.do(ctx, http.MethodGet, verb, r, "", nil, out)
 }
 
 // Update replaces the object r (sub, when not empty, is a subresource such
 // as "approval") with body and decodes the answer into out (may be nil).
 func (c *Client) Update(ctx context.Context, r Resource, sub string, body, out any) error {
-	p := r.Path()
-	if sub != "" {
-		p += "/" + sub
-	}
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
-	return c.do(ctx, http.MethodPut, "update", p, r, b, out)
+	return c.do(ctx, http.MethodPut, "update", r, sub, b, out)
 }
 
 // Create creates the object body in the collection r (r.Name empty) and
@@ -143,16 +142,32 @@ func (c *Client) Create(ctx context.Context, r Resource, body, out any) error {
 	if err != nil {
 		return err
 	}
-	return c.do(ctx, http.MethodPost, "create", r.Path(), r, b, out)
+	return c.do(ctx, http.MethodPost, "create", r, "", b, out)
 }
 
-func (c *Client) do(ctx context.Context, method, verb, path string, r Resource, body []byte, out any) error {
+func (c *Client) do(ctx context.Context, method, verb string, r Resource, sub string, body []byte, out any) error {
 	if c.err != nil {
 		return fmt.Errorf("%s %s: %w", verb, r, c.err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	req := c.rest.Verb(method).AbsPath(path).SetHeader("Accept", "application/json").MaxRetries(0)
+	prefix := "/api/" + r.Version
+	if r.Group != "" {
+		prefix = "/apis/" + r.Group + "/" + r.Version
+	}
+	// client-go's builder escapes each part and refuses a name that is no
+	// single path segment (a name read from the cluster cannot reach
+	// another resource).
+	req := c.rest.Verb(method).AbsPath(prefix).Resource(r.Resource).SetHeader("Accept", "application/json").MaxRetries(0)
+	if r.Namespace != "" {
+		req = req.Namespace(r.Namespace)
+	}
+	if r.Name != "" {
+		req = req.Name(r.Name)
+	}
+	if sub != "" {
+		req = req.SubResource(sub)
+	}
 	if body != nil {
 		req = req.SetHeader("Content-Type", "application/json").Body(body)
 	}

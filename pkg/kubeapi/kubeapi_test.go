@@ -112,3 +112,17 @@ func TestClientTimeoutWhicheverFiresFirst(t *testing.T) {
 	err := c.Get(context.Background(), Resource{Version: "v1", Resource: "configmaps", Namespace: "a", Name: "slow"}, &out)
 	assert.ErrorContains(t, err, "did not answer within")
 }
+
+// A name read from the cluster (a CSR's) is one path segment: one that
+// would climb to another resource is refused before any request.
+func TestClientRefusesANameThatIsNoPathSegment(t *testing.T) {
+	hit := false
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hit = true }))
+	defer srv.Close()
+	c := New(testConfig(srv), time.Minute)
+	r := Resource{Group: "certificates.k8s.io", Version: "v1", Resource: "certificatesigningrequests", Name: "../../../api/v1/namespaces/openshift-config/secrets/pull-secret"}
+	err := c.Update(context.Background(), r, "approval", map[string]any{}, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "invalid resource name")
+	assert.False(t, hit, "nothing was sent")
+}

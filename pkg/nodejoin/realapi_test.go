@@ -286,7 +286,18 @@ func startConnectProxy(t *testing.T) *connectProxy {
 	require.NoError(t, err)
 	p := &connectProxy{url: "http://" + ln.Addr().String(), seen: map[string]bool{}}
 	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	var conns []net.Conn
+	// The client keeps its tunnel open (keep-alive): closing the
+	// connections ends the tunnels.
+	t.Cleanup(func() {
+		ln.Close()
+		p.mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		p.mu.Unlock()
+		wg.Wait()
+	})
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -295,6 +306,9 @@ func startConnectProxy(t *testing.T) *connectProxy {
 			if err != nil {
 				return
 			}
+			p.mu.Lock()
+			conns = append(conns, c)
+			p.mu.Unlock()
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -314,6 +328,9 @@ func startConnectProxy(t *testing.T) *connectProxy {
 					return
 				}
 				defer up.Close()
+				p.mu.Lock()
+				conns = append(conns, up)
+				p.mu.Unlock()
 				_, _ = io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
 				done := make(chan struct{}, 2)
 				go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
