@@ -30,6 +30,24 @@ func freeLoopback(t *testing.T) string {
 	return ""
 }
 
+// playJoin plays worker-7 at ip joining the cluster of c, in the
+// background; its result arrives on the channel.
+func playJoin(ctx context.Context, c *testcluster.Cluster, ip, tok string, step time.Duration) <-chan error {
+	played := make(chan error, 1)
+	go func() {
+		played <- c.PlayJoin(ctx, testcluster.JoinOptions{Hosts: []testcluster.JoiningHost{{Name: "worker-7", IP: ip, MAC: "52:54:00:00:00:77"}},
+			Token: func() string { return tok }, Step: step})
+	}()
+	return played
+}
+
+// agentWith reads a host's own assisted-service with the watcher token tok.
+func agentWith(tok string) func(ip string) (nodejoin.AgentAPI, error) {
+	return func(ip string) (nodejoin.AgentAPI, error) {
+		return rendezvous.NewClient(rendezvous.BaseURL(ip), tok, 2*time.Second, nil)
+	}
+}
+
 // The whole day-2 join as the simulator plays it (the host's own
 // assisted-service over HTTP, then its two CSRs, then the node), followed
 // by Monitor with the real client: every state is seen, only the host's
@@ -41,17 +59,10 @@ func TestMonitorFollowsAPlayedJoin(t *testing.T) {
 	const tok = "watcher-token"
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	played := make(chan error, 1)
-	go func() {
-		played <- c.PlayJoin(ctx, testcluster.JoinOptions{Hosts: []testcluster.JoiningHost{{Name: "worker-7", IP: ip, MAC: "52:54:00:00:00:77"}},
-			Token: func() string { return tok }, Step: 150 * time.Millisecond})
-	}()
+	played := playJoin(ctx, c, ip, tok, 150*time.Millisecond)
 	rec := &recorder{}
 	rep, err := nodejoin.Monitor(ctx, nodejoin.MonitorOptions{Cluster: api, IPs: []string{ip}, Names: map[string]string{ip: "worker-7"}, Resolve: noDNS, ApproveCSRs: true,
-		Interval: 40 * time.Millisecond, Timeout: 50 * time.Second, Reporter: rec,
-		Agent: func(ip string) (nodejoin.AgentAPI, error) {
-			return rendezvous.NewClient(rendezvous.BaseURL(ip), tok, 2*time.Second, nil)
-		}})
+		Interval: 40 * time.Millisecond, Timeout: 50 * time.Second, Reporter: rec, Agent: agentWith(tok)})
 	require.NoError(t, err, rec.text())
 	require.NoError(t, <-played)
 	assert.True(t, rep.Complete)
@@ -74,16 +85,10 @@ func TestMonitorDoesNotTakeAHostsWordForItsName(t *testing.T) {
 	const tok = "watcher-token"
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	go func() {
-		_ = c.PlayJoin(ctx, testcluster.JoinOptions{Hosts: []testcluster.JoiningHost{{Name: "worker-7", IP: ip, MAC: "52:54:00:00:00:77"}},
-			Token: func() string { return tok }, Step: 100 * time.Millisecond})
-	}()
+	playJoin(ctx, c, ip, tok, 100*time.Millisecond)
 	rec := &recorder{}
 	rep, err := nodejoin.Monitor(ctx, nodejoin.MonitorOptions{Cluster: api, IPs: []string{ip}, Resolve: noDNS, ApproveCSRs: true,
-		Interval: 40 * time.Millisecond, Timeout: 8 * time.Second, Reporter: rec,
-		Agent: func(ip string) (nodejoin.AgentAPI, error) {
-			return rendezvous.NewClient(rendezvous.BaseURL(ip), tok, 2*time.Second, nil)
-		}})
+		Interval: 40 * time.Millisecond, Timeout: 8 * time.Second, Reporter: rec, Agent: agentWith(tok)})
 	require.ErrorIs(t, err, nodejoin.ErrMonitorTimeout, rec.text())
 	h := rep.Hosts[0]
 	assert.Equal(t, "worker-7", h.Name)
