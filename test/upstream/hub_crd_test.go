@@ -72,7 +72,11 @@ func TestHubManifestsAgainstCRDTypes(t *testing.T) {
 	assert.Contains(t, res, "OK Secret cluster0/master-0-bmc-secret type=Opaque username=5 bytes password=9 bytes")
 	assert.Contains(t, res, "OK BareMetalHost cluster0/master-0 online=true cleaning=disabled bootMAC=52:54:00:aa:00:01 bmc=redfish-virtualmedia://10.0.0.5/redfish/v1/Systems/1 credentials=master-0-bmc-secret insecure=true boot=redfish-virtual-media labels=map[infraenvs.agent-install.openshift.io:ostest]")
 	assert.Contains(t, res, "OK BareMetalHost cluster0/master-1 online=true cleaning=disabled bootMAC=52:54:00:aa:00:02 bmc=idrac-virtualmedia://10.0.0.6/redfish/v1/Systems/System.Embedded.1 credentials=master-1-bmc-secret insecure=false boot=idrac-redfish-virtual-media")
-	assert.Contains(t, res, "OK BareMetalHost cluster0/master-2 online=true cleaning=disabled bootMAC=52:54:00:aa:00:03 bmc=redfish://10.0.0.8/redfish/v1/Systems/1")
+	// master-2 was given as redfish:// (Metal3 network-boots that scheme);
+	// agentiso boots it from virtual media, so the hub gets the matching
+	// virtual-media scheme and Metal3 must call it virtual media too.
+	assert.Contains(t, res, "OK BareMetalHost cluster0/master-2 online=true cleaning=disabled bootMAC=52:54:00:aa:00:03 bmc=redfish-virtualmedia://10.0.0.8/redfish/v1/Systems/1 credentials=master-2-bmc-secret insecure=false boot=redfish-virtual-media")
+	assert.NotContains(t, res, "bmc=redfish://")
 
 	// Redfish address schemes: agentiso and Metal3 agree.
 	verdict := map[string]string{}
