@@ -30,7 +30,8 @@ import (
 //	AGENTISO_LIVE_UPSTREAM the upstream branches whose real assisted-service,
 //	                       agent-installer-client and agent the scenarios run
 //	                       (TestLive/<branch>/<scenario>), space-separated;
-//	                       default "release-4.20 release-4.23"
+//	                       default "release-4.20" (ci set) or
+//	                       "release-4.20 release-4.23" (full set)
 //	AGENTISO_LIVE_SET      ci (default: what .ci/run runs) or full (every
 //	                       scenario on every branch)
 //	AGENTISO_LIVE_UPSTREAM_DIR  a directory laid out as hack/build-upstream.sh's
