@@ -26,6 +26,7 @@ func defaultMeanings() map[string]string {
 		"base-iso":            "the release's RHCOS live ISO: from the cache, else downloaded (or from the mirror's machine-os-images)",
 		"base-iso-sha256":     "none: a URL's <URL>.sha256, else the release stream's; a local file is used as is",
 		"embed-image":         "none: only the release payload (with --embed-payload)",
+		"mirror-from":         "none: images from the registry (through install-config's mirrors)",
 		"os-image-mirror":     "none: the release stream's own URL",
 		"cache-dir":           cache,
 		"timeout":             fmt.Sprintf("%s to bootstrap, then %s to install (install-complete)", minutes(rendezvous.DefaultBootstrapTimeout), minutes(rendezvous.DefaultInstallTimeout)),

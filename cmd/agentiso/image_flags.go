@@ -25,6 +25,7 @@ func (o *imageOptions) addFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.regenerate, regenerateCredentialsFlag, false, "generate new keys, tokens, CAs and password, replacing those in auth/ and the state (hosts must then boot the new ISO)")
 	f.BoolVar(&o.release.Offline, "offline", false, "never download the base ISO nor contact a registry: the release must be given by digest with --release-version, and the base ISO with --base-iso")
 	f.BoolVar(&o.strict, "strict", false, "fail (instead of warning) when the base ISO's RHCOS version differs from the release's RHCOS stream")
+	f.StringVar(&o.release.MirrorFrom, "mirror-from", "", "an oc-mirror v2 output directory: its images (archives mirror_000001.tar, ... or docker/registry/v2) are read instead of a registry's, its working-dir/cluster-resources (mirror sets, catalogs, signatures) applied to the install (docs/airgap.md)")
 	f.BoolVar(&o.resetBase, "reset-base-iso", false, "accept a --base-iso that was already customised (e.g. an agent ISO): drop its embedded Ignition config and appended kernel arguments first")
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"flag"
@@ -29,7 +30,11 @@ import (
 //	    line indented two spaces for a YAML block) and REGISTRY_PULL_SECRET.
 //	    With -embeddable, the payload's components are real images in the
 //	    registry (a docker-registry and two more sharing a layer, besides
-//	    machine-os-images), as --embed-payload reads them.
+//	    machine-os-images), as --embed-payload reads them. With -ocmirror DIR
+//	    (and -iso, -embeddable), the release and its components are also
+//	    written to DIR as oc-mirror v2's mirror-to-disk leaves them (archives
+//	    mirror_000001.tar, ... cut at 64 KiB), and the registry is then
+//	    stopped: nothing can be read from it.
 //	sha256 file hex
 //	    fail unless the file's sha256 is hex.
 //	envsubst file...
@@ -47,6 +52,7 @@ func releaseScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, ar
 			multi := fs.Bool("multi", false, "multi-architecture payload")
 			iso := fs.String("iso", "", "live ISO for machine-os-images")
 			embeddable := fs.Bool("embeddable", false, "push every component")
+			ocmirrorDir := fs.String("ocmirror", "", "also write an oc-mirror v2 archive here, then stop the registry")
 			ts.Check(fs.Parse(args))
 			opts := testrelease.RegistryOptions{}
 			switch *auth {
@@ -62,6 +68,8 @@ func releaseScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, ar
 			ts.Check(err)
 			ts.Defer(r.Close)
 			p := testrelease.Payload{Version: *version, Arch: *arch}
+			tag := *version + "-" + *arch
+			var mirrored []testrelease.MirroredImage
 			if *iso != "" {
 				b, err := os.ReadFile(ts.MkAbs(*iso))
 				ts.Check(err)
@@ -74,6 +82,7 @@ func releaseScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, ar
 				ts.Check(err)
 				dg, err := r.Push("ocp/release", "", mos)
 				ts.Check(err)
+				mirrored = append(mirrored, testrelease.MirroredImage{Repo: "openshift/release", Tag: tag + "-machine-os-images", Image: mos})
 				p.Stream = st
 				p.Components = testrelease.DefaultComponents()
 				p.Components["machine-os-images"] = "quay.io/openshift-release-dev/ocp-v4.0-art-dev@" + dg
@@ -87,9 +96,9 @@ func releaseScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, ar
 					dg, err := r.Push("ocp/release", "", img)
 					ts.Check(err)
 					p.Components[n] = "quay.io/openshift-release-dev/ocp-v4.0-art-dev@" + dg
+					mirrored = append(mirrored, testrelease.MirroredImage{Repo: "openshift/release", Tag: tag + "-" + n, Image: img})
 				}
 			}
-			tag := *version + "-" + *arch
 			var obj any
 			if *multi {
 				tag = *version + "-multi"
@@ -106,6 +115,19 @@ func releaseScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, ar
 			ts.Setenv("RELEASE_VERSION", *version)
 			ts.Setenv("REGISTRY_CA_INDENTED", "  "+strings.ReplaceAll(strings.TrimSpace(string(r.CAPEM)), "\n", "\n  "))
 			ts.Setenv("REGISTRY_PULL_SECRET", string(r.PullSecret()))
+			if *ocmirrorDir != "" {
+				img, ok := obj.(v1.Image)
+				if !ok || *iso == "" || !*embeddable {
+					ts.Fatalf("registry -ocmirror needs a single-architecture release with -iso and -embeddable")
+				}
+				mirrored = append(mirrored, testrelease.MirroredImage{Repo: "openshift/release-images", Tag: tag, Image: img})
+				dir := ts.MkAbs(*ocmirrorDir)
+				ts.Check(os.MkdirAll(dir, 0o755))
+				_, err := testrelease.OCMirrorArchive(context.Background(), dir, 64<<10, mirrored,
+					map[string][]byte{"release-images/" + tag + "/index.json": []byte("{}")})
+				ts.Check(err)
+				r.Close()
+			}
 		},
 		"sha256": func(ts *testscript.TestScript, neg bool, args []string) {
 			if len(args) != 2 {

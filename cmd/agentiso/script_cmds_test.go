@@ -1,8 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/json"
+	"io"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -26,6 +32,8 @@ func oldTime() time.Time { return time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC) }
 //	                    its REST address: a wait-for whose --timeout is
 //	                    the expected end must not spend it on the
 //	                    simulator's start on a loaded machine
+//	ignfile path out    write the content of the file at path of the
+//	                    Ignition config in stdout (iso ignition show) to out
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	cmds := releaseScriptCmds()
 	for k, v := range baseScriptCmds() {
@@ -45,6 +53,43 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 
 func baseScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"ignfile": func(ts *testscript.TestScript, neg bool, args []string) {
+			if neg || len(args) != 2 {
+				ts.Fatalf("usage: ignfile path out")
+			}
+			var cfg struct {
+				Storage struct {
+					Files []struct {
+						Path     string `json:"path"`
+						Contents struct {
+							Compression string `json:"compression"`
+							Source      string `json:"source"`
+						} `json:"contents"`
+					} `json:"files"`
+				} `json:"storage"`
+			}
+			ts.Check(json.Unmarshal([]byte(ts.ReadFile("stdout")), &cfg))
+			for _, f := range cfg.Storage.Files {
+				if f.Path != args[0] {
+					continue
+				}
+				b64, ok := strings.CutPrefix(f.Contents.Source, "data:;base64,")
+				if !ok {
+					ts.Fatalf("%s: source is not a base64 data URL", args[0])
+				}
+				b, err := base64.StdEncoding.DecodeString(b64)
+				ts.Check(err)
+				if f.Contents.Compression == "gzip" {
+					zr, err := gzip.NewReader(bytes.NewReader(b))
+					ts.Check(err)
+					b, err = io.ReadAll(zr)
+					ts.Check(err)
+				}
+				ts.Check(os.WriteFile(ts.MkAbs(args[1]), b, 0o644))
+				return
+			}
+			ts.Fatalf("no file %s in the Ignition config", args[0])
+		},
 		"backdate": func(ts *testscript.TestScript, neg bool, args []string) {
 			if neg {
 				ts.Fatalf("unsupported: ! backdate")

@@ -1,4 +1,4 @@
-// Package ocmirror reads the cluster resources oc-mirror v2 writes (working-dir/cluster-resources: the mirror sets, catalogs, update service and release signatures), strictly and bounded, into mirror sources and extra manifests, so that nobody copies YAML by hand.
+// Package ocmirror reads what oc-mirror v2 writes: the cluster resources (working-dir/cluster-resources: the mirror sets, catalogs, update service and release signatures), strictly and bounded, into mirror sources and extra manifests, so that nobody copies YAML by hand; and the image store of its archives (mirror_000001.tar, ...) or of an extracted docker/registry/v2 tree, served to the release client as a read-only registry.
 package ocmirror
 
 import (

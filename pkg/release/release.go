@@ -70,6 +70,10 @@ type Options struct {
 	// ArchFrom, when set, says where Arch came from, for an
 	// *ArchMismatchError (its WantFrom).
 	ArchFrom string
+	// Local, when set, answers every registry request instead of the
+	// network (an oc-mirror v2 archive, ocmirror.Store): no host is
+	// contacted, and every answer is checked as a registry's is.
+	Local http.RoundTripper
 	// WrapTransport, when set, wraps the HTTP transport (tests count bytes
 	// with it).
 	WrapTransport func(http.RoundTripper) http.RoundTripper
@@ -162,7 +166,11 @@ func newTransport(opts Options) (http.RoundTripper, string, error) {
 		pf := (&httpproxy.Config{HTTPProxy: opts.Proxy.HTTPProxy, HTTPSProxy: opts.Proxy.HTTPSProxy, NoProxy: opts.Proxy.NoProxy}).ProxyFunc()
 		tr.Proxy = func(r *http.Request) (*url.URL, error) { return pf(r.URL) }
 	}
-	var rt http.RoundTripper = httpsOnly{boundedManifests{idleTimeout{tr, stall}}}
+	var base http.RoundTripper = tr
+	if opts.Local != nil {
+		base = opts.Local
+	}
+	var rt http.RoundTripper = httpsOnly{boundedManifests{idleTimeout{base, stall}}}
 	if opts.WrapTransport != nil {
 		rt = opts.WrapTransport(rt)
 	}

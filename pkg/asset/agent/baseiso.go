@@ -119,7 +119,7 @@ func (*BaseISO) Doing() string { return "get the base ISO" }
 // CABundle give the registry client its mirrors, proxy and credentials
 // (see ReleaseClient).
 func (*BaseISO) Dependencies() []asset.Asset {
-	return []asset.Asset{&ReleasePayload{}, &Architecture{}, &ImageOptions{}, &InstallConfig{}, &PullSecret{}, &CABundle{}}
+	return []asset.Asset{&ReleasePayload{}, &Architecture{}, &ImageOptions{}, &InstallConfig{}, &PullSecret{}, &CABundle{}, &OCMirror{}}
 }
 
 // Volatile implements asset.Volatile: the file is looked for and checked

@@ -28,6 +28,9 @@ type ReleaseRequest struct {
 	// "$AGENTISO_RELEASE_IMAGE", "config file PATH:LINE" or release
 	// info's IMAGE argument.
 	Origin string
+	// MirrorFrom is --mirror-from: an oc-mirror v2 output directory
+	// (OCMirror).
+	MirrorFrom string
 }
 
 // OpenStore is the store of a command on the asset directory dir, with
@@ -37,6 +40,11 @@ func OpenStore(dir string, log *slog.Logger, r ReleaseRequest) (*asset.Store, er
 	s, err := asset.NewStore(dir, log)
 	if err != nil {
 		return nil, err
+	}
+	if r.MirrorFrom != "" {
+		if err := s.Provide(&MirrorFrom{Dir: r.MirrorFrom}); err != nil {
+			return nil, err
+		}
 	}
 	if r.Image == "" {
 		if r.Version == "" && !r.Offline {

@@ -17,6 +17,7 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/ignition"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 	"github.com/seed-a052040e/agentiso/pkg/nmstate"
+	"github.com/seed-a052040e/agentiso/pkg/ocmirror"
 )
 
 // HostNetworkFiles are the per-host NetworkManager keyfiles and
@@ -118,7 +119,7 @@ func (*AgentIgnition) Doing() string { return "build the Ignition config" }
 func (*AgentIgnition) Dependencies() []asset.Asset {
 	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &AgentHosts{}, &AgentManifests{}, &ExtraManifests{}, &RendezvousIP{},
 		&ReleasePayload{}, &RegistriesConf{}, &CABundle{}, &AuthConfig{}, &SignerCAs{}, &KubeadminPassword{},
-		&InfraEnvID{}, &HostNetworkFiles{}, &OSImage{}, &ISOType{}, &ClusterImageSet{}, &ReleaseSupport{}, &PullSecretAuth{}, &EmbeddedPayload{}}
+		&InfraEnvID{}, &HostNetworkFiles{}, &OSImage{}, &ISOType{}, &ClusterImageSet{}, &ReleaseSupport{}, &PullSecretAuth{}, &EmbeddedPayload{}, &OCMirror{}}
 }
 
 // Generate implements asset.Asset.
@@ -211,7 +212,13 @@ func ignitionInput(p asset.Parents) (ignition.Input, error) {
 	for _, f := range asset.Get[*ExtraManifests](p).Files {
 		in.ExtraManifests = append(in.ExtraManifests, ignition.Manifest{FileName: f.Name, Contents: f.Data})
 	}
-	if ep := asset.Get[*EmbeddedPayload](p); ep.Enabled {
+	ep := asset.Get[*EmbeddedPayload](p)
+	if ocm := asset.Get[*OCMirror](p); ocm.Resources != nil && !ep.Enabled {
+		if err := applyOCMirror(&in, ocm.Resources, asset.Get[*RegistriesConf](p).Conf); err != nil {
+			return ignition.Input{}, err
+		}
+	}
+	if ep.Enabled {
 		// The hosts pull from their own registry only: its mirrors replace
 		// the install-config's (docs/airgap.md).
 		in.Payload = ep.Payload()
@@ -332,5 +339,31 @@ func (a *OSImage) Generate(_ context.Context, p asset.Parents) error {
 			rel.PullSpec, rel.streamUnknownWhy(), art.Release, st.Stream))
 	}
 	a.Image = ignition.OSImage{CPUArchitecture: art.Arch, URL: art.URL, Version: art.Release, OpenshiftVersion: rel.Version}
+	return nil
+}
+
+// applyOCMirror adds oc-mirror's cluster resources to the install: its
+// mirror sets must be in the hosts' registries.conf (RegistriesConf adds
+// them; a mirror/registries.conf the user put in --dir must name them
+// too), the other resources become extra manifests.
+func applyOCMirror(in *ignition.Input, r *ocmirror.Resources, conf string) error {
+	have := map[string]bool{}
+	for _, l := range manifests.RegistriesConfLocations(conf) {
+		have[l] = true
+	}
+	for _, s := range r.DigestSources {
+		if !have[s.Source] {
+			return fmt.Errorf("%s replaces the generated mirror configuration and has no entry for %s, which oc-mirror's %s mirrors (--mirror-from): remove %s so that agentiso writes it, or add the source",
+				assetdir.RegistriesConf, s.Source, r.Dir, assetdir.RegistriesConf)
+		}
+	}
+	for _, m := range r.Manifests {
+		for _, e := range in.ExtraManifests {
+			if e.FileName == m.FileName {
+				return fmt.Errorf("%s: an extra manifest of that name is already in %s/; --mirror-from writes its own from %s", m.FileName, assetdir.ExtraManifestsDir, r.Dir)
+			}
+		}
+		in.ExtraManifests = append(in.ExtraManifests, ignition.Manifest{FileName: m.FileName, Contents: m.Contents})
+	}
 	return nil
 }

@@ -28,7 +28,7 @@ func (*RegistriesConf) Doing() string {
 
 // Dependencies implements asset.Asset.
 func (*RegistriesConf) Dependencies() []asset.Asset {
-	return []asset.Asset{&InstallConfig{}, &ReleaseImage{}}
+	return []asset.Asset{&InstallConfig{}, &ReleaseImage{}, &OCMirror{}}
 }
 
 // Generate implements asset.Asset.
@@ -37,6 +37,10 @@ func (a *RegistriesConf) Generate(_ context.Context, p asset.Parents) error {
 	var sources []manifests.ImageDigestSource
 	if ic != nil {
 		sources = ic.MirrorSources()
+	}
+	if m := asset.Get[*OCMirror](p); m.Resources != nil {
+		// oc-mirror's mirror sets, as if install-config.yaml named them
+		sources = append(append([]manifests.ImageDigestSource(nil), sources...), m.Resources.DigestSources...)
 	}
 	a.Conf = manifests.GenerateRegistriesConf(sources)
 	rel := asset.Get[*ReleaseImage](p).PullSpec

@@ -44,7 +44,7 @@ func (*EmbeddedPayload) Doing() string { return "plan the release payload the IS
 
 // Dependencies implements asset.Asset.
 func (*EmbeddedPayload) Dependencies() []asset.Asset {
-	return []asset.Asset{&ReleasePayload{}, &ImageOptions{}, &InstallConfig{}, &PullSecret{}, &CABundle{}, &Architecture{}}
+	return []asset.Asset{&ReleasePayload{}, &ImageOptions{}, &InstallConfig{}, &PullSecret{}, &CABundle{}, &Architecture{}, &OCMirror{}}
 }
 
 // Volatile implements asset.Volatile: planned on every run.
@@ -94,7 +94,15 @@ func (a *EmbeddedPayload) Generate(ctx context.Context, p asset.Parents) error {
 		{FileName: "internalreleaseimage.yaml", Contents: extiso.InternalReleaseImageManifest(full.Version, full.Arch)},
 		{FileName: "idms-agent-embedded-payload.yaml", Contents: extiso.ImageDigestMirrorSetManifest(srcs)},
 	}
-	o.Report.log().Info("The release payload will be embedded in the ISO", "images", a.Images, "bytes", a.Bytes, "served-at", extiso.LocalRegistry)
+	ocm := asset.Get[*OCMirror](p)
+	if ocm.Resources != nil {
+		o.Report.log().Warn("--mirror-from: the cluster resources of "+ocm.Resources.Dir+" are not applied with --embed-payload: they name the registry oc-mirror pushed to, and the hosts pull from their own", "mirror-sets", ocm.digestSources(), "manifests", len(ocm.Resources.Manifests))
+	}
+	from := "the registry"
+	if ocm.Store != "" {
+		from = ocm.Store
+	}
+	o.Report.log().Info("The release payload will be embedded in the ISO", "images", a.Images, "bytes", a.Bytes, "from", from, "served-at", extiso.LocalRegistry)
 	return nil
 }
 

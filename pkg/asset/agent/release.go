@@ -60,7 +60,7 @@ func (*ReleasePayload) Doing() string { return "read the release payload" }
 
 // Dependencies implements asset.Asset.
 func (*ReleasePayload) Dependencies() []asset.Asset {
-	return []asset.Asset{&ReleaseImage{}, &InstallConfig{}, &PullSecret{}, &CABundle{}, &Architecture{}}
+	return []asset.Asset{&ReleaseImage{}, &InstallConfig{}, &PullSecret{}, &CABundle{}, &Architecture{}, &OCMirror{}}
 }
 
 // StreamJSON is the CoreOS stream OS_IMAGES is written from: the payload's,
@@ -78,12 +78,7 @@ func (a *ReleasePayload) StreamJSON() []byte {
 func ReleaseClientOptions(ic *manifests.InstallConfig, pullSecret, caPEM, arch string) release.Options {
 	o := release.Options{PullSecret: []byte(pullSecret), TrustBundle: []byte(caPEM), Arch: arch}
 	if ic != nil {
-		for _, s := range ic.MirrorSources() {
-			// install-config mirrors are digest-only, as the
-			// registries.conf agentiso writes for the hosts.
-			o.Mirrors = append(o.Mirrors, release.Mirror{Source: s.Source, Mirrors: s.Mirrors, DigestOnly: true,
-				Blocked: s.SourcePolicy == "NeverContactSource"})
-		}
+		o.Mirrors = mirrorsOf(ic.MirrorSources())
 		if px := ic.Proxy; px != nil {
 			o.Proxy = &release.Proxy{HTTPProxy: px.HTTPProxy, HTTPSProxy: px.HTTPSProxy, NoProxy: px.NoProxy}
 		}
@@ -92,14 +87,36 @@ func ReleaseClientOptions(ic *manifests.InstallConfig, pullSecret, caPEM, arch s
 }
 
 // ReleaseClient builds the registry client from the resolved parents of a
-// ReleasePayload.
+// ReleasePayload. With --mirror-from, the oc-mirror output's mirror sets
+// are mirrors too, and its image store, when it has one, answers every
+// read: no registry is contacted.
 func ReleaseClient(p asset.Parents) (*release.Client, error) {
 	ic := asset.Get[*InstallConfig](p).Config
 	ps := ""
 	if s := asset.Get[*PullSecret](p); s.Manifest != nil {
 		ps = s.Manifest.PullSecretJSON()
 	}
-	return release.New(ReleaseClientOptions(ic, ps, asset.Get[*CABundle](p).PEM, asset.Get[*Architecture](p).Arch))
+	o := ReleaseClientOptions(ic, ps, asset.Get[*CABundle](p).PEM, asset.Get[*Architecture](p).Arch)
+	if m := asset.Get[*OCMirror](p); m.Resources != nil || m.store != nil {
+		if m.Resources != nil {
+			o.Mirrors = append(o.Mirrors, mirrorsOf(m.Resources.DigestSources)...)
+		}
+		if m.store != nil {
+			o.Local = m.store
+		}
+	}
+	return release.New(o)
+}
+
+// mirrorsOf are the registry client's mirrors for sources: digest-only,
+// as the registries.conf agentiso writes for the hosts.
+func mirrorsOf(sources []manifests.ImageDigestSource) []release.Mirror {
+	var out []release.Mirror
+	for _, s := range sources {
+		out = append(out, release.Mirror{Source: s.Source, Mirrors: s.Mirrors, DigestOnly: true,
+			Blocked: s.SourcePolicy == "NeverContactSource"})
+	}
+	return out
 }
 
 func isDigest(spec string) bool {
@@ -132,7 +149,16 @@ func (a *ReleasePayload) Generate(ctx context.Context, p asset.Parents) error {
 	if err != nil {
 		return fmt.Errorf("release image %s: %w", req.PullSpec, err)
 	}
-	return a.resolve(ctx, c, req)
+	if err := a.resolve(ctx, c, req); err != nil {
+		return err
+	}
+	if m := asset.Get[*OCMirror](p); m.store != nil {
+		// read from the oc-mirror output, not from the source: as from a
+		// mirror (the base ISO, too, is then taken from its
+		// machine-os-images)
+		a.From = m.store.String()
+	}
+	return nil
 }
 
 // resolve reads the payload of req through c.
