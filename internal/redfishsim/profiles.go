@@ -36,12 +36,15 @@ const (
 	// ProfileNoCDImages is a BMC whose only CD slot cannot take an image
 	// URL (a slot for the remote console's client only).
 	ProfileNoCDImages Profile = "cd-console-only"
+	// ProfileOneSlot is a standard BMC whose only virtual media slot is
+	// the CD: it boots an ISO but cannot hold a config image beside it.
+	ProfileOneSlot Profile = "one-slot"
 )
 
 // Profiles returns every profile that boots, then those that cannot.
 func Profiles() []Profile {
 	return []Profile{ProfileGeneric, ProfileSupermicro, ProfileIDRAC9Old, ProfileIDRAC9, ProfileIDRAC10,
-		ProfileLenovoXCC, ProfileASRockRack, ProfileILO5, ProfileBasicDisabled, ProfileNoVirtualMedia, ProfileNoCDImages}
+		ProfileLenovoXCC, ProfileASRockRack, ProfileILO5, ProfileBasicDisabled, ProfileOneSlot, ProfileNoVirtualMedia, ProfileNoCDImages}
 }
 
 // Boots says whether a host behind this profile can boot an ISO URL.
@@ -221,6 +224,12 @@ func vendorOf(p Profile) vendor {
 		// collection under the System or the Manager.
 		v := vendorOf(ProfileGeneric)
 		v.noMedia, v.slots = true, nil
+		return v
+	case ProfileOneSlot:
+		// Not a vendor's quirk but a limit: one slot, the CD (the
+		// generic profile without its floppy/USB slot).
+		v := vendorOf(ProfileGeneric)
+		v.slots = []slotSpec{cdSlot("Cd")}
 		return v
 	case ProfileNoCDImages:
 		// ironic ironic/drivers/modules/redfish/boot.py

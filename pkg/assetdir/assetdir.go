@@ -84,6 +84,11 @@ const HubDir = "hub"
 // HubHost is the path of a host's hub manifests.
 func HubHost(name string) string { return HubDir + "/" + name + ".yaml" }
 
+// NodeISO is node-image create's ISO for a CPU architecture (RPM
+// spelling), node.<arch>.iso as oc adm node-image names it; --output-name
+// may name it otherwise. Its checksum is NodeISO(arch) + ".sha256".
+func NodeISO(cpu string) string { return "node." + cpu + ".iso" }
+
 // BootArtifactsDir holds what hosts download at boot: the root file system
 // of a minimal ISO, and the PXE files. Each file has a <file>.sha256.
 const BootArtifactsDir = "boot-artifacts"
@@ -134,7 +139,7 @@ var private = map[string]bool{
 // Public for the others.
 func Mode(path string) fs.FileMode {
 	if private[path] || strings.HasPrefix(path, HubDir+"/") ||
-		((strings.HasPrefix(path, "agent.") || strings.HasPrefix(path, "agent-unconfigured.")) && strings.HasSuffix(path, ".iso")) ||
+		((strings.HasPrefix(path, "agent.") || strings.HasPrefix(path, "agent-unconfigured.") || strings.HasPrefix(path, "node.")) && strings.HasSuffix(path, ".iso")) ||
 		((strings.HasPrefix(path, BootArtifactsDir+"/agent.") || strings.HasPrefix(path, BootArtifactsDir+"/node.")) && strings.HasSuffix(path, "-"+PXEInitrd)) {
 		return Private
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,4 +144,68 @@ func TestTransientRefusalsRetriedThenReported(t *testing.T) {
 	assert.Contains(t, err.Error(), "PATCH /redfish/v1/Systems/1: HTTP 400 Bad Request: The value for the property cannot be changed while the computer system is in POST. (iLO.2.14.UnableToModifyDuringSystemPOST) (still refused after 6 attempts: wait until the BMC is ready and run agentiso boot again)")
 	assert.Equal(t, 5, strings.Count(logs.String(), "the host is in POST: trying again in"))
 	assert.Empty(t, b.State("1").Boots, "not reset")
+}
+
+// With the config image, every vendor profile boots the generic ISO from
+// its booting CD slot and holds the config image in another slot, a USB
+// stick or floppy slot first (ironic's config_via_removable,
+// ironic/drivers/modules/redfish/boot.py), before the host starts; an
+// eject afterwards removes both.
+func TestBootsEveryVendorProfileWithConfigImage(t *testing.T) {
+	for _, p := range redfishsim.Profiles() {
+		if !p.Boots() || p == redfishsim.ProfileOneSlot {
+			continue
+		}
+		name := string(p)
+		if name == "" {
+			name = "generic"
+		}
+		t.Run(name, func(t *testing.T) {
+			sys := vendorSystem(p)
+			b, addr := bmc(t, redfishsim.Options{Profile: p, Systems: []redfishsim.System{{ID: sys}},
+				POST: 300 * time.Millisecond, EjectBusy: 200 * time.Millisecond})
+			url := mediaServer(t, true)
+			cfg := strings.TrimSuffix(url, "agent.x86_64.iso") + "agentconfig.noarch.iso"
+			a, err := ParseAddress(addr + "/redfish/v1/Systems/" + sys)
+			require.NoError(t, err)
+			c := New(a, Options{Username: "admin", Password: "pa55-word", RetryDelay: 100 * time.Millisecond})
+			var steps []Step
+			out, err := c.BootFromISO(context.Background(), Media{URL: url, ConfigURL: cfg}, func(s Step, _ string) { steps = append(steps, s) })
+			require.NoError(t, err)
+			st := b.State(sys)
+			assert.Equal(t, []string{"cd:" + url}, st.Boots, "quirks met: %v", st.Refused)
+			assert.NotEmpty(t, out.ConfigMedia)
+			assert.NotEqual(t, out.Media, out.ConfigMedia)
+			var held []string
+			for _, img := range st.Slots {
+				held = append(held, img)
+			}
+			assert.ElementsMatch(t, []string{url, cfg}, held, "the ISO and the config image, each in its slot")
+			assert.Contains(t, steps, StepInsertConfig)
+			assert.Less(t, slices.Index(steps, StepInsertConfig), slices.Index(steps, StepBoot), "the config image is in before the host starts")
+
+			ej, err := c.Eject(context.Background())
+			require.NoError(t, err)
+			assert.True(t, ej.Ejected)
+			assert.Equal(t, cfg, ej.EjectedConfig)
+			assert.Empty(t, b.State(sys).Slots)
+			require.NoError(t, c.Close(context.Background()))
+		})
+	}
+}
+
+// A BMC whose only insertable slot is the CD cannot hold the config
+// image too: the error says so and what to do, before the host is
+// touched beyond the CD.
+func TestConfigImageNeedsASecondSlot(t *testing.T) {
+	b, addr := bmc(t, redfishsim.Options{Profile: redfishsim.ProfileOneSlot, Systems: []redfishsim.System{{ID: "1"}}})
+	c := client(t, addr+"/redfish/v1/Systems/1", "admin", "pa55-word", 0)
+	url := mediaServer(t, true)
+	_, err := c.BootFromISO(context.Background(), Media{URL: url, ConfigURL: strings.TrimSuffix(url, "agent.x86_64.iso") + "agentconfig.noarch.iso"}, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no second virtual media slot for the config image")
+	assert.Contains(t, err.Error(), "attach the config image")
+	st := b.State("1")
+	assert.Equal(t, "Off", st.PowerState)
+	assert.Empty(t, st.Boots)
 }

@@ -90,6 +90,8 @@ const (
 	StepFind    Step = "finding virtual media"
 	StepEject   Step = "ejecting"
 	StepInsert  Step = "inserting"
+	// StepInsertConfig puts the config image in a second slot.
+	StepInsertConfig Step = "inserting the config image"
 	StepBoot    Step = "setting one-time boot"
 	StepPower   Step = "powering on"
 	StepReset   Step = "resetting"
@@ -100,6 +102,10 @@ const (
 type Media struct {
 	URL                string
 	Username, Password string
+	// ConfigURL, when set, is a config image (create config-image) to
+	// insert in a second slot, with the same credentials, for a host
+	// booted from the generic ISO.
+	ConfigURL string
 }
 
 // target is a resolved system and its CD slot.
@@ -111,6 +117,9 @@ type target struct {
 	// where says where the slot was found, "Manager" or "System".
 	where string
 	rules rules
+	// others are the other slots that take an image URL (CD/DVD, USB
+	// stick or floppy), in the order found: where a config image goes.
+	others []*virtualMedia
 }
 
 // system finds the system: the address's path, or the service's only one.
@@ -146,6 +155,13 @@ func (c *Client) system(ctx context.Context) (string, error) {
 }
 
 func isCD(s string) bool { return s == "CD" || s == "DVD" }
+
+// isRemovable is a media type a config image can be attached as besides
+// a CD: a USB stick or a floppy (ironic's config_via_removable,
+// ironic/drivers/modules/redfish/boot.py, attaches its configuration
+// this way). The host finds the config image by its volume label
+// whatever the device.
+func isRemovable(s string) bool { return s == "USBStick" || s == "Floppy" }
 
 // resolve finds the system, decides the vendor's rules and finds the
 // CD/DVD virtual media slot to use: under the System (newer firmware) or
@@ -201,24 +217,30 @@ func (c *Client) resolve(ctx context.Context) (*target, error) {
 			if err := c.checkPath(vm.ID); err != nil {
 				return nil, err
 			}
+			insertable := vm.Actions.Insert != nil || strings.Contains(strings.ToUpper(h.Get("Allow")), "PATCH")
+			vm.byPatch = vm.Actions.Insert == nil && insertable
 			if !slices.ContainsFunc(vm.MediaTypes, isCD) {
-				continue
-			}
-			if id := vm.Ident; t.rules.slot != "" && id != t.rules.slot && path.Base(vm.ID) != t.rules.slot {
-				notBooting = append(notBooting, vm.ID)
-				continue
-			}
-			if vm.Actions.Insert == nil {
-				allow := strings.ToUpper(h.Get("Allow"))
-				if !strings.Contains(allow, "PATCH") {
-					noInsert = append(noInsert, vm.ID)
-					continue
+				if insertable && slices.ContainsFunc(vm.MediaTypes, isRemovable) {
+					t.others = append(t.others, &vm)
 				}
-				vm.byPatch = true
+				continue
+			}
+			if !insertable {
+				noInsert = append(noInsert, vm.ID)
+				continue
+			}
+			if id := vm.Ident; t.media != nil || (t.rules.slot != "" && id != t.rules.slot && path.Base(vm.ID) != t.rules.slot) {
+				if t.media == nil {
+					notBooting = append(notBooting, vm.ID)
+				}
+				t.others = append(t.others, &vm)
+				continue
 			}
 			t.media, t.where = &vm, p.where
-			return t, nil
 		}
+	}
+	if t.media != nil {
+		return t, nil
 	}
 	switch {
 	case len(noInsert) > 0:
@@ -265,6 +287,10 @@ type Outcome struct {
 	// Power is the ResetType that started the system from the CD: "On"
 	// when it was off, else "ForceRestart", "PowerCycle" or "ForceOff+On".
 	Power string
+	// ConfigMedia is the slot the config image was inserted in, and
+	// EjectedConfig the config image an eject removed (its URL as the BMC
+	// named it).
+	ConfigMedia, EjectedConfig string
 }
 
 func (t *target) outcome() Outcome {
@@ -327,12 +353,66 @@ func (c *Client) BootFromISO(ctx context.Context, media Media, step func(Step, s
 		}
 		return out, &CallError{BMC: c.addr.String(), Call: "GET " + t.media.ID, Message: fmt.Sprintf("InsertMedia was accepted but the media is not inserted (Inserted %v, Image %s)", after.inserted(), got)}
 	}
+	if media.ConfigURL != "" {
+		if out.ConfigMedia, err = c.insertConfig(ctx, t, media, step, detail); err != nil {
+			return out, err
+		}
+	}
 	step(StepBoot, detail)
 	if out.BootTarget, err = c.setBoot(ctx, t); err != nil {
 		return out, err
 	}
 	out.Power, err = c.power(ctx, t, step, detail)
 	return out, err
+}
+
+// ConfigImageName is the file name of the config image (create
+// config-image): an eject removes a slot's media of that name too.
+const ConfigImageName = "agentconfig.noarch.iso"
+
+// configSlot picks the slot for the config image among the other slots:
+// a USB stick or floppy slot first (ironic's config_via_removable), then
+// another CD.
+func (t *target) configSlot() *virtualMedia {
+	for _, vm := range t.others {
+		if slices.ContainsFunc(vm.MediaTypes, isRemovable) {
+			return vm
+		}
+	}
+	if len(t.others) > 0 {
+		return t.others[0]
+	}
+	return nil
+}
+
+// insertConfig puts the config image in a second slot (ejecting what it
+// holds) and checks it is there; it returns the slot's path.
+func (c *Client) insertConfig(ctx context.Context, t *target, media Media, step func(Step, string), detail string) (string, error) {
+	vm := t.configSlot()
+	if vm == nil {
+		return "", fmt.Errorf("BMC %s%s: system %s has no second virtual media slot for the config image (only the CD at %s takes an image URL): attach the config image another way (a USB stick, the BMC's console), or boot the agent ISO of create image instead of the generic ISO", c.addr, t.rules.named(), t.sysPath, t.media.ID)
+	}
+	d := detail + ", config image at " + vm.ID
+	if vm.inserted() {
+		step(StepEject, d)
+		if err := c.eject(ctx, vm); err != nil {
+			return vm.ID, err
+		}
+	}
+	step(StepInsertConfig, d)
+	cfg := media
+	cfg.URL = media.ConfigURL
+	if err := c.insert(ctx, vm, cfg); err != nil {
+		return vm.ID, err
+	}
+	var after virtualMedia
+	if _, err := c.get(ctx, vm.ID, &after); err != nil {
+		return vm.ID, err
+	}
+	if !after.inserted() || after.Image == nil || *after.Image != cfg.URL {
+		return vm.ID, &CallError{BMC: c.addr.String(), Call: "GET " + vm.ID, Message: "the config image was accepted but is not inserted"}
+	}
+	return vm.ID, nil
 }
 
 // dellBootOnceVCD is the Server Configuration Profile that makes an iDRAC
@@ -490,6 +570,15 @@ func (c *Client) Eject(ctx context.Context) (Outcome, error) {
 		return Outcome{}, err
 	}
 	out := t.outcome()
+	for _, vm := range t.others {
+		if !vm.inserted() || vm.Image == nil || path.Base(strings.SplitN(*vm.Image, "?", 2)[0]) != ConfigImageName {
+			continue
+		}
+		if err := c.eject(ctx, vm); err != nil {
+			return out, err
+		}
+		out.Ejected, out.EjectedConfig, out.ConfigMedia = true, *vm.Image, vm.ID
+	}
 	if !t.media.inserted() {
 		return out, nil
 	}

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -41,19 +42,37 @@ type File struct {
 const maxSumFileSize = 4096
 
 // candidates are the paths, relative to the asset directory, of every
-// file agentiso may have written that a host boots from: the agent ISO
-// and the PXE files of each architecture. Nothing else (not auth/, not the
-// inputs, not the state, not agent.ign) is ever a candidate.
+// file agentiso may have written that a host boots from: for each
+// architecture the agent ISO, the generic ISO (create unconfigured-image),
+// the node ISO (node-image create) and the PXE files and iPXE scripts of
+// an install and of a node image; and the config image (create
+// config-image). Nothing else (not auth/, not the inputs, not the state,
+// not agent.ign) is ever a candidate.
 func candidates() []string {
-	var out []string
+	out := []string{assetdir.ConfigImage}
 	for _, a := range arch.Supported() {
-		out = append(out, assetdir.AgentISO(a), assetdir.IPXEScript(a))
+		out = append(out, assetdir.AgentISO(a), assetdir.UnconfiguredISO(a), assetdir.NodeISO(a),
+			assetdir.IPXEScript(a), assetdir.NodeIPXEScript(a))
 		for _, k := range []string{assetdir.PXEKernel, assetdir.PXEInitrd, assetdir.PXERootfs, assetdir.PXEAddrsize, assetdir.PXEGenericIns} {
-			out = append(out, assetdir.BootArtifact(a, k))
+			out = append(out, assetdir.BootArtifact(a, k), assetdir.NodeBootArtifact(a, k))
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// checkExtra checks a file named to be served besides the candidates (a
+// node ISO written with --output-name): a plain file name in the asset
+// directory, an ISO, and none of the inputs or secrets agentiso keeps
+// there.
+func checkExtra(name string) error {
+	if name == "" || name != path.Base(name) || strings.ContainsAny(name, "/\\\x00\n\r") || strings.HasPrefix(name, ".") {
+		return fmt.Errorf("%q: give a file name in --dir (no directory, not hidden)", name)
+	}
+	if !strings.HasSuffix(name, ".iso") {
+		return fmt.Errorf("%q: only ISOs agentiso wrote are served by name (such as node-image create --output-name's)", name)
+	}
+	return nil
 }
 
 // Skipped is a candidate file present in the asset directory that is not
@@ -66,10 +85,24 @@ type Skipped struct {
 // scan finds the candidates present in root and verifies each against
 // its .sha256 file. It returns the files to serve (each data file
 // followed by its .sha256) and the ones it refused.
-func scan(root *os.Root) (served []File, skipped []Skipped, err error) {
-	for _, p := range candidates() {
+func scan(root *os.Root, extra []string) (served []File, skipped []Skipped, err error) {
+	named := map[string]bool{}
+	list := candidates()
+	for _, n := range extra {
+		if err := checkExtra(n); err != nil {
+			return nil, nil, err
+		}
+		if !slices.Contains(list, n) {
+			named[n] = true
+			list = append(list, n)
+		}
+	}
+	for _, p := range list {
 		fi, err := root.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
+			if named[p] {
+				return nil, nil, fmt.Errorf("%s: no such file in the asset directory", p)
+			}
 			continue
 		}
 		if err != nil {
@@ -82,6 +115,9 @@ func scan(root *os.Root) (served []File, skipped []Skipped, err error) {
 		}
 		f, sumFile, err := verify(root, p)
 		if err != nil {
+			if named[p] {
+				return nil, nil, fmt.Errorf("%s: %w", p, err)
+			}
 			skipped = append(skipped, Skipped{p, err.Error()})
 			continue
 		}
@@ -116,8 +152,15 @@ func verify(root *os.Root, p string) (File, File, error) {
 	if got != want {
 		return File{}, File{}, fmt.Errorf("its content (sha256 %s) is not what %s.sha256 records (%s): changed after agentiso wrote it, or a run was interrupted; run the create command again", got, path.Base(p), want)
 	}
-	return File{Path: p, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: got, Secret: assetdir.Mode(p) == assetdir.Private, info: fi},
+	return File{Path: p, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: got, Secret: holdsSecrets(p), info: fi},
 		File{Path: p + ".sha256", Size: sumInfo.Size(), ModTime: sumInfo.ModTime(), info: sumInfo}, nil
+}
+
+// holdsSecrets is whether a served file embeds the pull secret or tokens:
+// every ISO (an agent, generic or node ISO holds the pull secret; the
+// config image the install's tokens and keys) and every PXE initrd.
+func holdsSecrets(p string) bool {
+	return assetdir.Mode(p) == assetdir.Private || strings.HasSuffix(p, ".iso")
 }
 
 // readSum reads p.sha256, which agentiso writes in sha256sum's format

@@ -397,3 +397,75 @@ func TestBootArtifactsAlsoAtBootArtifactsBaseURLPath(t *testing.T) {
 	assert.Equal(t, "", bootArtifactsPath(context.Background(), filepath.Join(dir, "missing"), slog.New(slog.DiscardHandler)))
 	assert.NoDirExists(t, filepath.Join(dir, "missing"))
 }
+
+// TestServesEveryArtifact: the generic ISO, the config image, a node ISO
+// and a node image's PXE files are served as the agent ISO is, each with
+// its .sha256; a node ISO written with --output-name is served when named;
+// every ISO and initrd counts as holding secrets.
+func TestServesEveryArtifact(t *testing.T) {
+	dir := t.TempDir()
+	for _, rel := range []string{
+		"agent-unconfigured.x86_64.iso", "agentconfig.noarch.iso", "node.x86_64.iso", "rack7.iso",
+		"boot-artifacts/node.x86_64-vmlinuz", "boot-artifacts/node.x86_64-initrd.img",
+		"boot-artifacts/node.x86_64-rootfs.img", "boot-artifacts/node.x86_64.ipxe",
+	} {
+		writeOutput(t, dir, rel, []byte("content of "+rel))
+	}
+	s, hs := newTestServer(t, Options{Dir: dir, Extra: []string{"rack7.iso"}})
+	secret := map[string]bool{}
+	for _, f := range s.Files() {
+		if !strings.HasSuffix(f.Path, ".sha256") {
+			secret[f.Path] = f.Secret
+		}
+	}
+	assert.Equal(t, map[string]bool{
+		"agent-unconfigured.x86_64.iso": true, "agentconfig.noarch.iso": true, "node.x86_64.iso": true, "rack7.iso": true,
+		"boot-artifacts/node.x86_64-vmlinuz": false, "boot-artifacts/node.x86_64-initrd.img": true,
+		"boot-artifacts/node.x86_64-rootfs.img": false, "boot-artifacts/node.x86_64.ipxe": false,
+	}, secret)
+	for p := range secret {
+		resp, body := get(t, http.MethodGet, hs.URL+"/"+p, nil)
+		assert.Equal(t, http.StatusOK, resp.StatusCode, p)
+		assert.Equal(t, "content of "+p, string(body), p)
+		resp, body = get(t, http.MethodGet, hs.URL+"/"+p+".sha256", nil)
+		assert.Equal(t, http.StatusOK, resp.StatusCode, p)
+		assert.Contains(t, string(body), "  "+filepath.Base(p)+"\n", p)
+	}
+	// Without the name, the --output-name ISO is not served.
+	s2, _ := newTestServer(t, Options{Dir: dir})
+	for _, f := range s2.Files() {
+		assert.NotEqual(t, "rack7.iso", f.Path)
+	}
+}
+
+// TestExtraFilesRefused: a named file must be an ISO agentiso wrote in
+// --dir itself: no path, no input or secret file, no missing file, no ISO
+// without its .sha256; each refusal names the file and why.
+func TestExtraFilesRefused(t *testing.T) {
+	dir := t.TempDir()
+	writeOutput(t, dir, "agent.x86_64.iso", []byte("iso"))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "nosum.iso"), []byte("x"), 0o600))
+	writeOutput(t, dir, "agent.ign", []byte("ignition-secret"))
+	for name, want := range map[string]string{
+		"../elsewhere.iso":       "a file name in --dir",
+		"sub/dir.iso":            "a file name in --dir",
+		"/etc/passwd":            "a file name in --dir",
+		"agent.ign":              "only ISOs",
+		"install-config.yaml":    "only ISOs",
+		".hidden.iso":            "a file name in --dir",
+		"missing.iso":            "missing.iso: no such file in",
+		"nosum.iso":              "nosum.iso.sha256 is missing",
+		"":                       "a file name in --dir",
+		"agent.x86_64.iso\n.iso": "a file name in --dir",
+	} {
+		_, err := New(Options{Dir: dir, Extra: []string{name}})
+		if assert.Error(t, err, "%q", name) {
+			assert.Contains(t, err.Error(), want, "%q", name)
+		}
+	}
+	// Naming a file that is served anyway is harmless.
+	s, err := New(Options{Dir: dir, Extra: []string{"agent.x86_64.iso"}})
+	require.NoError(t, err)
+	defer s.Close()
+	assert.Len(t, s.Files(), 2)
+}

@@ -38,6 +38,10 @@ type Options struct {
 	// bootArtifactsBaseURL, which the iPXE script and a minimal ISO fetch
 	// them from.
 	BootPath string
+	// Extra names more files of the asset directory to serve: ISOs
+	// agentiso wrote under a name of the user's (node-image create
+	// --output-name), each verified against its .sha256 like the rest.
+	Extra []string
 	// Limits bound connections, stalled transfers and password guesses
 	// (zero fields: DefaultLimits).
 	Limits Limits
@@ -88,14 +92,14 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open the asset directory: %w", err)
 	}
-	served, skipped, err := scan(root)
+	served, skipped, err := scan(root, o.Extra)
 	if err != nil {
 		root.Close()
 		return nil, err
 	}
 	if len(served) == 0 {
 		root.Close()
-		msg := fmt.Sprintf("nothing to serve in %s: no agent ISO or PXE file that agentiso wrote (run agentiso create image or create pxe-files first)", o.Dir)
+		msg := fmt.Sprintf("nothing to serve in %s: no ISO or PXE file that agentiso wrote (run agentiso create image, create pxe-files, create unconfigured-image, create config-image or node-image create first)", o.Dir)
 		for _, s := range skipped {
 			msg += fmt.Sprintf("; %s not served: %s", s.Path, s.Reason)
 		}

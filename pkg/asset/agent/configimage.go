@@ -3,7 +3,10 @@ package agent
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
@@ -86,13 +89,20 @@ func (a *ConfigImage) Generate(_ context.Context, p asset.Parents) error {
 	return nil
 }
 
-// Files implements asset.Writable: the image, written to a temporary name
-// and renamed by the store, 0600.
+// Files implements asset.Writable: the image (0600) and its .sha256 in
+// sha256sum's format, as every ISO agentiso writes has (agentiso serve
+// serves a file only when it matches it), each written to a temporary
+// name and renamed by the store.
 func (a *ConfigImage) Files() ([]asset.File, error) {
 	if a.iso == nil {
 		return nil, fmt.Errorf("the config image was not built in this run")
 	}
-	return []asset.File{{Path: assetdir.ConfigImage, Data: a.iso, Mode: assetdir.Mode(assetdir.ConfigImage)}}, nil
+	sum := sha256.Sum256(a.iso)
+	line := hex.EncodeToString(sum[:]) + "  " + path.Base(assetdir.ConfigImage) + "\n"
+	return []asset.File{
+		{Path: assetdir.ConfigImage, Data: a.iso, Mode: assetdir.Mode(assetdir.ConfigImage)},
+		{Path: assetdir.ConfigImage + ".sha256", Data: []byte(line), Mode: assetdir.Public},
+	}, nil
 }
 
 // Size is the image's size in bytes.

@@ -222,7 +222,7 @@ func NodeISOName(name, cpu string) string {
 	if a, err := arch.Normalize(cpu); err == nil {
 		cpu = a
 	}
-	return "node." + cpu + ".iso"
+	return assetdir.NodeISO(cpu)
 }
 
 // NodePXEFiles are node-image create --pxe's files: the node image's
