@@ -11,11 +11,11 @@ import (
 func newServeCmd(g *globals) *cobra.Command {
 	o := serve.RunOptions{}
 	c := &cobra.Command{
-		Use:   "serve",
-		Short: "Serve the agent ISO and PXE files of --dir over HTTP(S), for virtual media and PXE",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Dir, o.Log = g.dir, g.log
+		Use:   "serve [ISO...]",
+		Short: "Serve the ISOs and PXE files of --dir over HTTP(S), for virtual media and PXE",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Dir, o.Log, o.Extra = g.dir, g.log, args
 			// Chosen on the command line, in the environment or the
 			// config file: not the default, every interface.
 			src := g.setting("listen").Source

@@ -33,7 +33,9 @@ type RunOptions struct {
 	TLSHosts []string
 	// User and PasswordFile turn on basic authentication.
 	User, PasswordFile string
-	Log                *slog.Logger
+	// Extra names more ISOs of Dir to serve (Options.Extra).
+	Extra []string
+	Log   *slog.Logger
 	// ListenGiven says Listen was chosen (on the command line, in the
 	// environment or the config file) rather than left at its default,
 	// every interface: serving the pull secret there without
@@ -79,7 +81,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	}
 	lg.Info("verifying the files to serve against their .sha256", "dir", o.Dir)
 	bootPath := bootArtifactsPath(ctx, o.Dir, lg)
-	srv, err := New(Options{Dir: o.Dir, User: o.User, Password: pass, Log: lg, BootPath: bootPath})
+	srv, err := New(Options{Dir: o.Dir, User: o.User, Password: pass, Log: lg, BootPath: bootPath, Extra: o.Extra})
 	if err != nil {
 		return err
 	}
