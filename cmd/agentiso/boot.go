@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
+	"path"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,9 +26,12 @@ func newBootCmd(g *globals) *cobra.Command {
 	var wrote bool
 	c := &cobra.Command{
 		Use:   "boot [HOST...]",
-		Short: "Boot the hosts from the served agent ISO through their BMCs (Redfish virtual media)",
+		Short: "Boot the hosts from a served ISO through their BMCs (Redfish virtual media)",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Dir, o.Hosts, o.Log = g.dir, args, g.log
+			if wait && (strings.HasPrefix(o.ISO, "node.") || strings.HasPrefix(path.Base(o.URL), "node.")) {
+				return errors.New("--wait follows an install (wait-for install-complete); hosts booted from a node ISO join an installed cluster: follow them with agentiso node-image monitor")
+			}
 			if t := console.Inspect(g.errOut); t.TTY {
 				o.Table, o.Live = g.errOut, true
 			}
@@ -36,15 +42,22 @@ func newBootCmd(g *globals) *cobra.Command {
 				return err
 			}
 			out := &bootResult{Result: res}
+			booting := "every host is booting from " + path.Base(res.ISO)
+			if res.ConfigImage != "" {
+				booting += ", its config image attached"
+			}
 			switch {
 			case err != nil:
 			case o.Eject:
 				g.log.Info("virtual media ejected")
+			case strings.HasPrefix(path.Base(res.ISO), "node."):
+				g.log.Info(booting)
+				g.log.Info("follow the new hosts with: agentiso node-image monitor --dir " + g.dir)
 			case !wait:
-				g.log.Info("every host is booting from the agent ISO")
+				g.log.Info(booting)
 				g.log.Info("follow the install with: agentiso wait-for install-complete --dir " + g.dir)
 			default:
-				g.log.Info("every host is booting from the agent ISO")
+				g.log.Info(booting)
 				out.Wait, err = waitFor(cmd.Context(), g, waitForOptions{target: "install-complete", timeScale: timeScale, requestTimeout: 10 * time.Second})
 			}
 			if err != nil {
@@ -86,6 +99,8 @@ func newBootCmd(g *globals) *cobra.Command {
 	output.AddFlag(c, &format, "one final object: the result of each host (its Redfish system, virtual media slot, power action or error) and, with --wait, wait-for's status")
 	f := c.Flags()
 	f.StringVar(&o.URL, "url", "", "where agentiso serve serves --dir, as the BMCs reach it (http://10.0.0.1:8080), or the ISO's own URL")
+	f.StringVar(&o.ISO, "iso", "", "the ISO of --dir to boot, by file name: agent.<arch>.iso (the default), agent-unconfigured.<arch>.iso (the generic ISO), node.<arch>.iso or a node ISO's --output-name")
+	f.BoolVar(&o.ConfigImage, "config-image", false, "with the generic ISO: also insert the config image (create config-image) served beside it, in a second virtual media slot (a USB stick or floppy slot first)")
 	f.BoolVar(&o.Eject, "eject", false, "eject the virtual media instead of booting (after the install)")
 	f.BoolVar(&wait, "wait", false, "then wait for the install to complete (wait-for install-complete)")
 	f.StringVar(&o.MediaUser, "media-user", "", "user name the BMCs fetch the ISO with (agentiso serve --user)")

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,6 +39,12 @@ type Options struct {
 	URL string
 	// Hosts are the host names to boot (empty: every host with a BMC).
 	Hosts []string
+	// ISO is the file name of the ISO in Dir to boot (empty: the agent
+	// ISO; without one, the only other ISO there).
+	ISO string
+	// ConfigImage also inserts the config image (create config-image)
+	// served beside the generic ISO in a second virtual media slot.
+	ConfigImage bool
 	// Eject removes the virtual media instead of booting.
 	Eject bool
 	// MediaUser and MediaPasswordFile are passed to the BMC for fetching
@@ -170,32 +177,114 @@ func orNone(s []string) string {
 	return strings.Join(s, ", ")
 }
 
-// isoURL returns the ISO's URL and the local ISO's sha256 ("" unknown).
-func isoURL(o Options) (string, string, error) {
+// media is what the BMCs are given: the ISO's URL and the local ISO's
+// sha256 ("" unknown), and with --config-image the config image's.
+type media struct {
+	iso, sum       string
+	config, cfgSum string
+}
+
+// isGeneric says whether name is a generic ISO (create
+// unconfigured-image).
+func isGeneric(name string) bool {
+	return strings.HasPrefix(name, "agent-unconfigured.") && strings.HasSuffix(name, ".iso")
+}
+
+// localISOs are the ISOs in dir that a host can boot (the config image is
+// not one), sorted.
+func localISOs(dir string) []string {
+	var out []string
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		n := e.Name()
+		if e.Type().IsRegular() && strings.HasSuffix(n, ".iso") && !strings.HasPrefix(n, ".") && n != assetdir.ConfigImage {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// chooseISO is the file name of the ISO to boot when --url names none:
+// --iso, else the agent ISO, else the only other ISO of dir.
+func chooseISO(o Options) (string, error) {
+	isos := localISOs(o.Dir)
+	if o.ISO != "" {
+		if !slices.Contains(isos, o.ISO) {
+			return "", fmt.Errorf("--iso %s: no such ISO in %s (ISOs there: %s)", o.ISO, o.Dir, orNone(isos))
+		}
+		return o.ISO, nil
+	}
+	var agents []string
+	for _, n := range isos {
+		if strings.HasPrefix(n, "agent.") {
+			agents = append(agents, n)
+		}
+	}
+	switch {
+	case len(agents) == 1:
+		return agents[0], nil
+	case len(agents) > 1:
+		return "", fmt.Errorf("%s holds %d agent ISOs (%s): name the one to boot with --iso, or give its URL in --url", o.Dir, len(agents), strings.Join(agents, ", "))
+	case len(isos) == 1:
+		return isos[0], nil
+	case len(isos) == 0:
+		return "", fmt.Errorf("no ISO in %s: run agentiso create image (or create unconfigured-image, node-image create) first, or give the ISO's own URL in --url", o.Dir)
+	}
+	return "", fmt.Errorf("no agent ISO (agent.<arch>.iso) in %s but %d other ISOs: %s: name the one to boot with --iso", o.Dir, len(isos), strings.Join(isos, ", "))
+}
+
+// localSum is the sha256 that name.sha256 in dir records ("" unknown).
+func localSum(dir, name string) string {
+	sum := ""
+	if b, err := fsutil.ReadRegular(filepath.Join(dir, name+".sha256"), 4096); err == nil {
+		sum, _ = serve.ParseSumLine(string(b), name)
+	}
+	return sum
+}
+
+// mediaURLs returns the URLs the BMCs are given and the local files'
+// sha256.
+func mediaURLs(o Options) (media, error) {
 	if o.URL == "" {
-		return "", "", errors.New("--url is required: where agentiso serve serves this directory, as the BMCs reach it (e.g. http://10.0.0.1:8080)")
+		return media{}, errors.New("--url is required: where agentiso serve serves this directory, as the BMCs reach it (e.g. http://10.0.0.1:8080)")
 	}
 	u, err := url.Parse(o.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", "", fmt.Errorf("--url %s: not an http:// or https:// URL", redact.Password(o.URL))
+		return media{}, fmt.Errorf("--url %s: not an http:// or https:// URL", redact.Password(o.URL))
 	}
 	if u.User != nil {
-		return "", "", errors.New("--url must not carry credentials: give them with --media-user and --media-password-file")
+		return media{}, errors.New("--url must not carry credentials: give them with --media-user and --media-password-file")
+	}
+	if o.ISO != "" && (o.ISO != filepath.Base(o.ISO) || strings.ContainsAny(o.ISO, `/\`) || !strings.HasSuffix(o.ISO, ".iso") || o.ISO == assetdir.ConfigImage) {
+		return media{}, fmt.Errorf("--iso %s: give the file name of an ISO in --dir (agent.<arch>.iso, agent-unconfigured.<arch>.iso, node.<arch>.iso)", o.ISO)
 	}
 	name := path(u.Path)
-	if !strings.HasSuffix(name, ".iso") {
-		isos, _ := filepath.Glob(filepath.Join(o.Dir, "agent.*.iso"))
-		if len(isos) != 1 {
-			return "", "", fmt.Errorf("%s holds %d agent ISOs: give the ISO's URL in --url (…/agent.<arch>.iso)", o.Dir, len(isos))
+	if strings.HasSuffix(name, ".iso") {
+		if o.ISO != "" && o.ISO != name {
+			return media{}, fmt.Errorf("--url names an ISO (%s) and --iso another (%s): give one", name, o.ISO)
 		}
-		u.Path = strings.TrimSuffix(u.Path, "/") + "/" + filepath.Base(isos[0])
-		name = filepath.Base(isos[0])
+	} else {
+		if name, err = chooseISO(o); err != nil {
+			return media{}, err
+		}
+		u.Path = strings.TrimSuffix(u.Path, "/") + "/" + name
 	}
-	sum := ""
-	if b, err := fsutil.ReadRegular(filepath.Join(o.Dir, name+".sha256"), 4096); err == nil {
-		sum, _ = serve.ParseSumLine(string(b), name)
+	m := media{iso: u.String(), sum: localSum(o.Dir, name)}
+	switch {
+	case o.ConfigImage && !isGeneric(name):
+		return media{}, fmt.Errorf("--config-image goes with the generic ISO (agent-unconfigured.<arch>.iso): %s carries its configuration; boot it without --config-image", name)
+	case o.ConfigImage:
+		if _, err := os.Stat(filepath.Join(o.Dir, assetdir.ConfigImage)); err != nil {
+			return media{}, fmt.Errorf("--config-image: no %s in %s: run agentiso create config-image first", assetdir.ConfigImage, o.Dir)
+		}
+		cu := *u
+		cu.Path = strings.TrimSuffix(u.Path, name) + assetdir.ConfigImage
+		m.config, m.cfgSum = cu.String(), localSum(o.Dir, assetdir.ConfigImage)
+	case isGeneric(name):
+		o.Log.Warn("the generic ISO waits for its config image after boot: give --config-image to attach " + assetdir.ConfigImage + " in a second virtual media slot, or attach it later")
 	}
-	return u.String(), sum, nil
+	return m, nil
 }
 
 func path(p string) string {
@@ -273,9 +362,13 @@ type Result struct {
 	Result string `json:"result"`
 	// ISO is the URL the BMCs were given and SHA256 the local ISO's
 	// (boot only).
-	ISO    string       `json:"iso,omitempty"`
-	SHA256 string       `json:"sha256,omitempty"`
-	Hosts  []HostResult `json:"hosts"`
+	ISO    string `json:"iso,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+	// ConfigImage is the config image's URL and ConfigSHA256 its sha256
+	// (boot --config-image).
+	ConfigImage  string       `json:"configImage,omitempty"`
+	ConfigSHA256 string       `json:"configSHA256,omitempty"`
+	Hosts        []HostResult `json:"hosts"`
 	// Error is the error the command ends with ("" on success).
 	Error string `json:"error,omitempty"`
 }
@@ -340,6 +433,11 @@ type HostResult struct {
 	// Power is the Redfish ResetType that started the system: "On" when
 	// it was off, "ForceRestart", "PowerCycle" or "ForceOff+On" when on.
 	Power string `json:"power,omitempty"`
+	// ConfigMedia is the slot the config image went in (--config-image)
+	// or was ejected from; EjectedConfig the config image an eject
+	// removed.
+	ConfigMedia   string `json:"configMedia,omitempty"`
+	EjectedConfig string `json:"ejectedConfig,omitempty"`
 }
 
 func (h *HostResult) set(out redfish.Outcome) {
@@ -348,6 +446,7 @@ func (h *HostResult) set(out redfish.Outcome) {
 	// escaped, so that it forges no line of the output.
 	h.Ejected, h.EjectedImage = out.Ejected, termsafe.String(redact.URL(out.EjectedImage))
 	h.Vendor, h.BootTarget = termsafe.String(out.Vendor), out.BootTarget
+	h.ConfigMedia, h.EjectedConfig = out.ConfigMedia, termsafe.String(redact.URL(out.EjectedConfig))
 }
 
 // Run boots (or, with Eject, ejects) every selected host through its BMC.
@@ -375,16 +474,24 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	res := &Result{Action: "eject", Hosts: make([]HostResult, len(hs))}
 	var media redfish.Media
 	if !o.Eject {
-		u, sum, err := isoURL(o)
+		m, err := mediaURLs(o)
 		if err != nil {
 			return nil, err
 		}
-		if err := checkMedia(ctx, o, u, sum, o.MediaUser, mediaPass); err != nil {
+		if err := checkMedia(ctx, o, m.iso, m.sum, o.MediaUser, mediaPass); err != nil {
 			return nil, err
 		}
-		media = redfish.Media{URL: u, Username: o.MediaUser, Password: mediaPass}
-		o.Log.Info("booting "+strconv.Itoa(len(hs))+" host(s) from "+u, "sha256", sum)
-		res.Action, res.ISO, res.SHA256 = "boot", u, sum
+		if m.config != "" {
+			if err := checkMedia(ctx, o, m.config, m.cfgSum, o.MediaUser, mediaPass); err != nil {
+				return nil, err
+			}
+		}
+		media = redfish.Media{URL: m.iso, Username: o.MediaUser, Password: mediaPass, ConfigURL: m.config}
+		o.Log.Info("booting "+strconv.Itoa(len(hs))+" host(s) from "+m.iso, "sha256", m.sum)
+		if m.config != "" {
+			o.Log.Info("with the config image "+m.config+" in a second virtual media slot", "sha256", m.cfgSum)
+		}
+		res.Action, res.ISO, res.SHA256, res.ConfigImage, res.ConfigSHA256 = "boot", m.iso, m.sum, m.config, m.cfgSum
 	}
 	for i, h := range hs {
 		res.Hosts[i] = HostResult{Name: h.Name, BMC: h.Addr.String()}

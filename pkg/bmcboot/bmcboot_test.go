@@ -386,3 +386,95 @@ func TestMalformedAddressHidesPassword(t *testing.T) {
 	assert.Contains(t, err.Error(), "platform.baremetal.hosts[1].bmc.address: Duplicate value")
 	assert.NotContains(t, err.Error(), "SECRET")
 }
+
+// writeISO writes an ISO-looking file and its .sha256 into dir.
+func writeISO(t *testing.T, dir, name string) {
+	t.Helper()
+	iso := make([]byte, 40000)
+	copy(iso[32768:], "\x01CD001")
+	copy(iso, name)
+	sum := sha256.Sum256(iso)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name), iso, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name+".sha256"), []byte(hex.EncodeToString(sum[:])+"  "+name+"\n"), 0o644))
+}
+
+// The generic ISO boots with its config image in a second slot: both
+// served by agentiso serve, both checked before any BMC is touched.
+func TestBootsTheGenericISOWithItsConfigImage(t *testing.T) {
+	b, h := emulator(t, redfishsim.Options{Username: "admin", Password: "pw1", Systems: []redfishsim.System{{ID: "1"}}})
+	dir := writeDir(t, []hostSpec{{"master-0", "52:54:00:00:00:01", "redfish-virtualmedia+http://" + h + "/redfish/v1/Systems/1", "admin", "pw1"}})
+	require.NoError(t, os.Remove(filepath.Join(dir, "agent.x86_64.iso")))
+	require.NoError(t, os.Remove(filepath.Join(dir, "agent.x86_64.iso.sha256")))
+	writeISO(t, dir, "agent-unconfigured.x86_64.iso")
+	writeISO(t, dir, "agentconfig.noarch.iso")
+	url := serveDir(t, dir)
+	var logs bytes.Buffer
+	res, err := Run(context.Background(), Options{Dir: dir, URL: url, ConfigImage: true, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	require.NoError(t, err, logs.String())
+	iso, cfg := url+"/agent-unconfigured.x86_64.iso", url+"/agentconfig.noarch.iso"
+	assert.Equal(t, iso, res.ISO)
+	assert.Equal(t, cfg, res.ConfigImage)
+	assert.Len(t, res.ConfigSHA256, 64)
+	assert.Equal(t, "/redfish/v1/Managers/BMC-1/VirtualMedia/Floppy1", res.Hosts[0].ConfigMedia)
+	st := b.State("1")
+	assert.Equal(t, []string{"cd:" + iso}, st.Boots)
+	assert.Equal(t, map[string]string{"Cd": iso, "Floppy1": cfg}, st.Slots)
+
+	// --eject takes both out
+	res, err = Run(context.Background(), Options{Dir: dir, Eject: true})
+	require.NoError(t, err)
+	assert.Equal(t, cfg, res.Hosts[0].EjectedConfig)
+	assert.Empty(t, b.State("1").Slots)
+}
+
+// Which ISO boots: the agent ISO by default; --iso names another; a
+// directory with only other ISOs boots the one it holds, or asks which.
+// Every refusal comes before any BMC is touched.
+func TestChoosesTheISO(t *testing.T) {
+	b, h := emulator(t, redfishsim.Options{Username: "admin", Password: "pw1", Systems: []redfishsim.System{{ID: "1"}}})
+	dir := writeDir(t, []hostSpec{{"master-0", "52:54:00:00:00:01", "redfish-virtualmedia+http://" + h + "/redfish/v1/Systems/1", "admin", "pw1"}})
+	writeISO(t, dir, "node.x86_64.iso")
+	url := serveDir(t, dir)
+	res, err := Run(context.Background(), Options{Dir: dir, URL: url})
+	require.NoError(t, err)
+	assert.Equal(t, url+"/agent.x86_64.iso", res.ISO)
+	res, err = Run(context.Background(), Options{Dir: dir, URL: url, ISO: "node.x86_64.iso"})
+	require.NoError(t, err)
+	assert.Equal(t, url+"/node.x86_64.iso", res.ISO)
+	assert.Equal(t, []string{"cd:" + url + "/agent.x86_64.iso", "cd:" + url + "/node.x86_64.iso"}, b.State("1").Boots)
+
+	calls := len(b.State("1").Calls)
+	for _, tc := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{ISO: "missing.iso"}, "--iso missing.iso: no such ISO in " + dir + " (ISOs there: agent.x86_64.iso, node.x86_64.iso)"},
+		{Options{ISO: "../agent.x86_64.iso"}, "--iso ../agent.x86_64.iso: give the file name of an ISO in --dir"},
+		{Options{ISO: "install-config.yaml"}, "--iso install-config.yaml: give the file name of an ISO in --dir"},
+		{Options{URL: url + "/agent.x86_64.iso", ISO: "node.x86_64.iso"}, "--url names an ISO (agent.x86_64.iso) and --iso another (node.x86_64.iso): give one"},
+		{Options{ConfigImage: true}, "--config-image goes with the generic ISO (agent-unconfigured.<arch>.iso): agent.x86_64.iso carries its configuration"},
+		{Options{ISO: "node.x86_64.iso", ConfigImage: true}, "--config-image goes with the generic ISO"},
+	} {
+		o := tc.o
+		o.Dir = dir
+		if o.URL == "" {
+			o.URL = url
+		}
+		_, err := Run(context.Background(), o)
+		if assert.Error(t, err, "%+v", tc.o) {
+			assert.Contains(t, err.Error(), tc.want)
+		}
+	}
+	assert.Len(t, b.State("1").Calls, calls, "no BMC call for a refused choice")
+
+	// Only other ISOs: two of them, so which one must be said.
+	require.NoError(t, os.Remove(filepath.Join(dir, "agent.x86_64.iso")))
+	writeISO(t, dir, "agent-unconfigured.x86_64.iso")
+	_, err = Run(context.Background(), Options{Dir: dir, URL: url})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no agent ISO (agent.<arch>.iso) in "+dir+" but 2 other ISOs: agent-unconfigured.x86_64.iso, node.x86_64.iso: name the one to boot with --iso")
+	// The generic ISO without its config image: said before anything.
+	_, err = Run(context.Background(), Options{Dir: dir, URL: url, ISO: "agent-unconfigured.x86_64.iso", ConfigImage: true})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "--config-image: no agentconfig.noarch.iso in "+dir+": run agentiso create config-image first")
+}

@@ -181,7 +181,7 @@ func serveAndBoot(ctx context.Context, t *testing.T, l *lab, nw *Network, dir st
 		"host master-0: powering on", "host master-1: powering on", "host master-2: powering on",
 		"CD at /redfish/v1/Managers/BMC-master-0/VirtualMedia/Cd under the Manager",
 		"CD at /redfish/v1/Systems/master-1/VirtualMedia/Cd under the System",
-		"every host is booting from the agent ISO",
+		"every host is booting from agent.x86_64.iso",
 	} {
 		if !bytes.Contains(out, []byte(want)) {
 			return vms, fmt.Errorf("agentiso boot did not say %q", want)
