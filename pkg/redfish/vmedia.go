@@ -92,9 +92,9 @@ const (
 	StepInsert  Step = "inserting"
 	// StepInsertConfig puts the config image in a second slot.
 	StepInsertConfig Step = "inserting the config image"
-	StepBoot    Step = "setting one-time boot"
-	StepPower   Step = "powering on"
-	StepReset   Step = "resetting"
+	StepBoot         Step = "setting one-time boot"
+	StepPower        Step = "powering on"
+	StepReset        Step = "resetting"
 )
 
 // Media is the ISO to insert and the credentials the BMC should fetch it
