@@ -34,6 +34,7 @@ func defaultMeanings() map[string]string {
 		"output-dir":          "none: print the keyfiles as YAML",
 		"output-file":         "none: standard output",
 		"url":                 "none: required unless --eject",
+		"iso":                 "the agent ISO of --dir (agent.<arch>.iso); without one, its only ISO",
 		"media-user":          "none: the BMCs fetch the ISO without authentication",
 		"media-password-file": "none: the BMCs fetch the ISO without authentication",
 		"tls-host":            "none: the --listen host only",
