@@ -218,10 +218,10 @@ func build(in *Input) (*builder, types.Config, Size, error) {
 // the common ones; it does not enable the install's
 // agent-register-cluster and start-cluster-installation (upstream: the
 // addnodes case of the installer's agent ignition, which enables
-// agent-add-node.service; agent-import-cluster runs in place of
-// agent-register-cluster).
+// agent-add-node.service and agent-auth-token-status.service;
+// agent-import-cluster runs in place of agent-register-cluster).
 func AddNodesUnits() []string {
-	return []string{"agent-add-node.service", "agent-import-cluster.service"}
+	return []string{"agent-add-node.service", "agent-auth-token-status.service", "agent-import-cluster.service"}
 }
 
 func enabledFor(in *Input) map[string]bool {
@@ -725,7 +725,11 @@ const (
 )
 
 func addNodesFiles(a *AddNodes, addf func(p string, mode int, c []byte, compress bool)) error {
-	addf(AddNodesEnvPath, 0o644, fmt.Appendf(nil, "CLUSTER_ID=%s\nCLUSTER_NAME=%s\nCLUSTER_API_VIP_DNS_NAME=%s\n", a.ClusterID, a.ClusterName, a.APIDNSName), false)
+	env := fmt.Appendf(nil, "CLUSTER_ID=%s\nCLUSTER_NAME=%s\nCLUSTER_API_VIP_DNS_NAME=%s\n", a.ClusterID, a.ClusterName, a.APIDNSName)
+	if a.AuthTokenExpiry != "" {
+		env = fmt.Appendf(env, "AUTH_TOKEN_EXPIRY=%s\n", a.AuthTokenExpiry)
+	}
+	addf(AddNodesEnvPath, 0o644, env, false)
 	var icc struct {
 		Networking struct {
 			UserManagedNetworking *bool `json:"userManagedNetworking,omitempty"`

@@ -215,7 +215,7 @@ func addNodesInput() Input {
 	}
 	in.AddNodes = &AddNodes{ClusterID: "0d6c8d5e-6c2e-4a61-9f39-2b5c1d7e1a10", ClusterName: "ostest", APIDNSName: "api.ostest.example.com",
 		IgnitionEndpointURL: "https://api-int.ostest.example.com:22623/config/worker", IgnitionEndpointCA: "-----BEGIN CERTIFICATE-----\nMCS\n-----END CERTIFICATE-----\n",
-		Chrony: []byte("server ntp.example.com iburst\n")}
+		Chrony: []byte("server ntp.example.com iburst\n"), AuthTokenExpiry: "2026-11-27T12:00:00Z"}
 	in.Hosts = []Host{
 		{Hostname: "worker-1", Role: "worker", MACs: []string{"52:54:01:BB:BB:B1"}},
 		{Hostname: "worker-2", Role: "worker", MACs: []string{"52:54:01:BB:BB:B2"}},

@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/seed-a052040e/agentiso/pkg/arch"
@@ -559,6 +560,13 @@ type AddNodes struct {
 	// Chrony, when not empty, replaces the live system's /etc/chrony.conf
 	// (the cluster's workers' NTP settings).
 	Chrony []byte
+	// AuthTokenExpiry is when the ISO's assisted-service tokens expire
+	// (RFC 3339), AUTH_TOKEN_EXPIRY in add-nodes.env as upstream writes it
+	// (openshift/installer pkg/asset/agent/image/ignition.go
+	// getAddNodesEnv, commit 00f6ab7e), read by agent-auth-token-status.sh,
+	// which warns on the console once they have expired. Empty: the
+	// tokens do not expire and the line is left out.
+	AuthTokenExpiry string
 }
 
 func (a *AddNodes) validate() []string {
@@ -573,6 +581,11 @@ func (a *AddNodes) validate() []string {
 	}
 	if strings.ContainsAny(a.IgnitionEndpointURL, unsafeEnvChars) || hasControl(a.IgnitionEndpointURL) {
 		p = append(p, "AddNodes.IgnitionEndpointURL holds characters a URL cannot")
+	}
+	if a.AuthTokenExpiry != "" {
+		if _, err := time.Parse(time.RFC3339, a.AuthTokenExpiry); err != nil {
+			p = append(p, fmt.Sprintf("AddNodes.AuthTokenExpiry %q is not an RFC 3339 time", a.AuthTokenExpiry))
+		}
 	}
 	return p
 }

@@ -92,7 +92,7 @@ func (a *NodeIgnition) Generate(_ context.Context, p asset.Parents) error {
 			UserToken: auth.UserAuthToken, WatcherToken: auth.WatcherAuthToken},
 		AddNodes: &ignition.AddNodes{ClusterID: ci.ClusterID, ClusterName: ci.ClusterName, APIDNSName: ci.APIDNSName,
 			UserManagedNetworking: ci.UserManagedNetworking(), IgnitionEndpointURL: ci.IgnitionEndpoint,
-			IgnitionEndpointCA: ci.IgnitionCA, Chrony: ci.Chrony},
+			IgnitionEndpointCA: ci.IgnitionCA, Chrony: ci.Chrony, AuthTokenExpiry: auth.AuthTokenExpiry},
 	}
 	if ci.Proxy != nil {
 		in.Proxy = &ignition.Proxy{HTTPProxy: ci.Proxy.HTTPProxy, HTTPSProxy: ci.Proxy.HTTPSProxy, NoProxy: ci.Proxy.NoProxy}

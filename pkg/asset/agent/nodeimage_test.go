@@ -121,7 +121,9 @@ func TestNodeImageFromTheCluster(t *testing.T) {
 	env := string(ignitionFile(t, cfg, "/etc/assisted/rendezvous-host.env"))
 	assert.Contains(t, env, "NODE_ZERO_IP=127.0.0.1\n")
 	assert.Contains(t, env, "WORKFLOW_TYPE=addnodes\n")
-	assert.Equal(t, "CLUSTER_ID=0d6c8d5e-6c2e-4a61-9f39-2b5c1d7e1a10\nCLUSTER_NAME=ostest\nCLUSTER_API_VIP_DNS_NAME=api.ostest.example.com\n",
+	// AUTH_TOKEN_EXPIRY: when the tokens expire, for the console warning
+	// (agent-auth-token-status), as upstream's add-nodes.env.
+	assert.Equal(t, "CLUSTER_ID=0d6c8d5e-6c2e-4a61-9f39-2b5c1d7e1a10\nCLUSTER_NAME=ostest\nCLUSTER_API_VIP_DNS_NAME=api.ostest.example.com\nAUTH_TOKEN_EXPIRY=2026-11-27T12:00:00Z\n",
 		string(ignitionFile(t, cfg, "/etc/assisted/add-nodes.env")))
 	assert.Contains(t, string(ignitionFile(t, cfg, "/usr/local/share/assisted-service/assisted-service.env")), `"version":"4.20.3"`)
 	assert.Contains(t, string(ignitionFile(t, cfg, "/etc/assisted/manifests/infraenv.yaml")), "name: ostest")
