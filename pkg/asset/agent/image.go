@@ -56,7 +56,10 @@ type AgentISO struct {
 	// when its hosts download the release stream's.
 	Rootfs string `json:"rootfs,omitempty"`
 
-	arch         string
+	arch string
+	// archFrom, for the node ISO, says where the new hosts' architecture
+	// was read (ClusterInfo.ArchFrom), for a base ISO of another one.
+	archFrom     string
 	private      bool
 	config       []byte
 	size         ignition.Size
@@ -67,6 +70,26 @@ type AgentISO struct {
 	result       *isoeditor.WriteResult
 	rootfsResult *isoeditor.WriteResult
 	payload      *EmbeddedPayload
+}
+
+// installArchHint says where an install's architecture comes from, for a
+// base ISO of another one.
+const installArchHint = "the cluster's architecture comes from controlPlane.architecture (InfraEnv spec.cpuArchitecture)"
+
+// baseArchError is the base ISO's architecture check failing. For hosts
+// added to an installed cluster (from: where node-image read their
+// architecture, ClusterInfo.ArchFrom) an ISO of another architecture is
+// said so, naming that origin and the fix; an install's names hint.
+func baseArchError(base string, err error, hint, from string) error {
+	if from == "" {
+		return fmt.Errorf("base ISO %s: %w; %s", base, err, hint)
+	}
+	var am *isoeditor.ArchMismatchError
+	if errors.As(err, &am) && am.Got != "" {
+		return fmt.Errorf("base ISO %s is for %s, but the new hosts are %s (%s): give --base-iso an RHCOS live ISO for %s, or leave it out for the release's own",
+			base, am.Got, am.Want, from, am.Want)
+	}
+	return fmt.Errorf("base ISO %s: %w; the new hosts' architecture is %s", base, err, from)
 }
 
 // Name implements asset.Asset.
@@ -137,7 +160,7 @@ func (a *AgentISO) edit() (img *isoeditor.Image, f *os.File, custom []string, er
 		}
 	}()
 	if err := iso.CheckArch(a.arch); err != nil {
-		return nil, nil, nil, fmt.Errorf("base ISO %s: %w; the cluster's architecture comes from controlPlane.architecture (InfraEnv spec.cpuArchitecture)", a.Base, err)
+		return nil, nil, nil, baseArchError(a.Base, err, installArchHint, a.archFrom)
 	}
 	if a.Minimal {
 		img, err = a.editMinimal(iso)

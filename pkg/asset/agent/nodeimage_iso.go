@@ -184,9 +184,12 @@ type NodeISO struct {
 // Name implements asset.Asset.
 func (*NodeISO) Name() string { return "Node Image ISO" }
 
+// Doing implements asset.Described.
+func (*NodeISO) Doing() string { return "build the node ISO" }
+
 // Dependencies implements asset.Asset.
 func (*NodeISO) Dependencies() []asset.Asset {
-	return []asset.Asset{&NodeIgnition{}, &NodeBaseISO{}, &ImageOptions{}, &NodeImageOptions{}, &NodeHosts{}}
+	return []asset.Asset{&NodeIgnition{}, &NodeBaseISO{}, &ImageOptions{}, &NodeImageOptions{}, &NodeHosts{}, &ClusterInfo{}}
 }
 
 // Generate implements asset.Asset.
@@ -197,6 +200,7 @@ func (a *NodeISO) Generate(_ context.Context, p asset.Parents) error {
 		return fmt.Errorf("%s: bootArtifactsBaseURL is where the PXE files are served from, for their iPXE script: give --pxe for PXE files, or remove it for an ISO", nodesConfigFile)
 	}
 	a.arch, a.private = ign.Arch, true
+	a.archFrom = asset.Get[*ClusterInfo](p).ArchFrom
 	name := asset.Get[*NodeImageOptions](p).OutputName
 	if name != "" && (name != path.Base(name) || strings.ContainsAny(name, `/\`) || name == "." || name == ".." || strings.HasPrefix(name, ".")) {
 		return fmt.Errorf("--output-name %q: give a plain file name; the ISO is written in --dir", name)
@@ -243,7 +247,7 @@ func (*NodePXEFiles) Doing() string { return "build the node image's PXE files" 
 
 // Dependencies implements asset.Asset.
 func (*NodePXEFiles) Dependencies() []asset.Asset {
-	return []asset.Asset{&NodeIgnition{}, &NodeBaseISO{}, &ImageOptions{}, &NodeHosts{}}
+	return []asset.Asset{&NodeIgnition{}, &NodeBaseISO{}, &ImageOptions{}, &NodeHosts{}, &ClusterInfo{}}
 }
 
 // Generate implements asset.Asset.
@@ -256,7 +260,7 @@ func (a *NodePXEFiles) Generate(_ context.Context, p asset.Parents) error {
 	return a.fill(pxeInput{arch: ign.Arch, base: asset.Get[*NodeBaseISO](p).Path, opts: asset.Get[*ImageOptions](p), kargs: kargs,
 		ignition: ign.Config, baseURL: asset.Get[*NodeHosts](p).Config.BootArtifactsBaseURL,
 		name: assetdir.NodeBootArtifact, ipxe: assetdir.NodeIPXEScript, urlFrom: nodesConfigFile,
-		archHint: "the new hosts' architecture is the control plane's, or cpuArchitecture in " + nodesConfigFile})
+		archFrom: asset.Get[*ClusterInfo](p).ArchFrom})
 }
 
 // NodeImageTargets are what node-image create writes: the node ISO (or,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -227,6 +228,38 @@ func TestNodeImageArchitectureMismatchNamesItsOrigin(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "is for x86_64, but the new hosts are aarch64 (the architecture of the cluster's control-plane nodes, status.nodeInfo.architecture; set cpuArchitecture in nodes-config.yaml for others)")
 	assert.NotContains(t, err.Error(), "install-config.yaml")
+}
+
+// A --base-iso of another architecture than the new hosts' is blamed on
+// what node-image read the hosts' architecture from (the cluster's
+// control-plane nodes, or cpuArchitecture in nodes-config.yaml), with the
+// fix, never on an install-config.yaml's controlPlane.architecture that a
+// day-2 admin never wrote; for the ISO and the PXE files alike.
+func TestNodeImageBaseISOOfAnotherArchitectureNamesWhatWasRead(t *testing.T) {
+	for _, pxe := range []bool{false, true} {
+		for name, tc := range map[string]struct{ config, from string }{
+			"control plane": {nodesConfig, "the architecture of the cluster's control-plane nodes, status.nodeInfo.architecture; set cpuArchitecture in nodes-config.yaml for others"},
+			"cpuArchitecture": {nodesConfig + "cpuArchitecture: x86_64\n", "cpuArchitecture in nodes-config.yaml, or --cpu-architecture"},
+		} {
+			t.Run(fmt.Sprintf("%s/pxe=%v", name, pxe), func(t *testing.T) {
+				_, api, _ := nodeImageEnv(t, nil)
+				arm := filepath.Join(t.TempDir(), "arm.iso")
+				_, err := testiso.WriteFile(arm, testiso.Options{Size: 4 << 20, Arch: "aarch64"})
+				require.NoError(t, err)
+				s, _ := nodeStore(t, api, arm, map[string]string{"nodes-config.yaml": tc.config}, agent.NodeImageOptions{PXE: pxe})
+				for _, a := range agent.NodeImageTargets(pxe) {
+					if _, err = s.Fetch(context.Background(), a); err != nil {
+						break
+					}
+				}
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "base ISO "+arm+" is for aarch64, but the new hosts are x86_64")
+				assert.Contains(t, err.Error(), "the new hosts are x86_64 ("+tc.from+"): give --base-iso an RHCOS live ISO for x86_64, or leave it out for the release's own")
+				assert.NotContains(t, err.Error(), "controlPlane.architecture")
+				assert.NotContains(t, err.Error(), "install-config")
+			})
+		}
+	}
 }
 
 // A control-plane host (role master, 4.18 and later) and an arbiter (4.21

@@ -92,7 +92,7 @@ func (a *PXEFiles) Generate(_ context.Context, p asset.Parents) error {
 	return a.fill(pxeInput{arch: asset.Get[*Architecture](p).Arch, base: asset.Get[*BaseISO](p).Path, opts: asset.Get[*ImageOptions](p),
 		kargs: asset.Get[*KernelArgs](p).Args, ignition: asset.Get[*AgentIgnition](p).Config, baseURL: asset.Get[*ISOType](p).BootArtifactsBaseURL,
 		name: assetdir.BootArtifact, ipxe: assetdir.IPXEScript, urlFrom: assetdir.AgentConfig,
-		archHint: "the cluster's architecture comes from controlPlane.architecture (InfraEnv spec.cpuArchitecture)"})
+		archHint: installArchHint})
 }
 
 // pxeInput is what the PXE files are made of.
@@ -110,8 +110,9 @@ type pxeInput struct {
 	// urlFrom is the file bootArtifactsBaseURL comes from, for messages.
 	urlFrom string
 	// archHint says where the architecture came from, for a base ISO of
-	// another one.
-	archHint string
+	// another one; archFrom, for the node image, where node-image read it
+	// (baseArchError).
+	archHint, archFrom string
 }
 
 // fill checks the base ISO has the live files and sets the files' paths,
@@ -129,7 +130,7 @@ func (a *PXEFiles) fill(in pxeInput) error {
 	}
 	defer f.Close()
 	if err := iso.CheckArch(a.arch); err != nil {
-		return fmt.Errorf("base ISO %s: %w; %s", a.Base, err, in.archHint)
+		return baseArchError(a.Base, err, in.archHint, in.archFrom)
 	}
 	for _, p := range []string{isoKernel, isoInitrd, isoeditor.RootfsPath} {
 		if _, _, err := iso.FileExtent(p); err != nil {
