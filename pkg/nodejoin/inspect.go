@@ -258,6 +258,11 @@ func (in *inspector) proxy(ctx context.Context) error {
 		return err
 	}
 	if p.Spec != (Proxy{}) {
+		var note string
+		p.Spec.NoProxy, note = uniqueNoProxy(p.Spec.NoProxy)
+		if note != "" {
+			in.ci.Notes = append(in.ci.Notes, note)
+		}
 		in.ci.Proxy = &p.Spec
 	}
 	return nil
@@ -289,7 +294,11 @@ func (in *inspector) trustBundle(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	in.ci.TrustBundle = cm.Data["ca-bundle.crt"]
+	var note string
+	in.ci.TrustBundle, note = uniqueCertificates(cm.Data["ca-bundle.crt"])
+	if note != "" {
+		in.ci.Notes = append(in.ci.Notes, note)
+	}
 	return nil
 }
 
