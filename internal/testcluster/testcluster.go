@@ -377,6 +377,8 @@ func (c *Cluster) serve(w http.ResponseWriter, r *http.Request) {
 		status(w, http.StatusNotFound, "the server could not find the requested resource")
 	case http.MethodPut:
 		c.put(w, r, p)
+	case http.MethodPost:
+		c.post(w, r, p)
 	default:
 		status(w, http.StatusMethodNotAllowed, "method not allowed")
 	}
@@ -399,6 +401,38 @@ func (c *Cluster) put(w http.ResponseWriter, r *http.Request, p string) {
 	}
 	c.objects[base] = b
 	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b)
+}
+
+// post creates the object of the body in collection p, under its
+// metadata.name: 409 when it exists, as the real API server answers.
+func (c *Cluster) post(w http.ResponseWriter, r *http.Request, p string) {
+	if c.deny["create "+p] {
+		c.forbidden(w, "create", p)
+		return
+	}
+	b, err := readBody(r)
+	if err != nil {
+		status(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	var o struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(b, &o); err != nil || o.Metadata.Name == "" || strings.Contains(o.Metadata.Name, "/") {
+		status(w, http.StatusUnprocessableEntity, "metadata.name: Required value")
+		return
+	}
+	key := p + "/" + url.PathEscape(o.Metadata.Name)
+	if _, ok := c.objects[key]; ok {
+		status(w, http.StatusConflict, fmt.Sprintf("%q already exists", o.Metadata.Name))
+		return
+	}
+	c.objects[key] = b
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
 	_, _ = w.Write(b)
 }
 

@@ -3,9 +3,16 @@ package nodejoin_test
 import (
 	"bufio"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -19,11 +26,13 @@ import (
 	"github.com/stretchr/testify/require"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/seed-a052040e/agentiso/internal/testapiserver"
 	"github.com/seed-a052040e/agentiso/internal/testcluster"
+	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/kubeapi"
 	"github.com/seed-a052040e/agentiso/pkg/nodejoin"
 )
@@ -252,6 +261,122 @@ func TestInspectAgainstTheRealAPIServer(t *testing.T) {
 		assert.Contains(t, got.Notes, "the ImageContentSourcePolicy (or ImageContentPolicy) mirrors of quay.io/openshift-release-dev/ocp-release (mirror.example.com:8443/icsp/release) are not used: an ImageDigestMirrorSet has that source, and its mirrors are used (as oc adm node-image merges them)")
 	})
 
+	// A Proxy whose spec.noProxy lists an entry twice (or an empty one)
+	// and a user-ca-bundle holding a certificate twice, as admins' edits
+	// leave them: the cluster itself merges spec.noProxy into a set (its
+	// status.noProxy), but the new hosts' assisted-service refuses the
+	// InfraEnv's ("duplicate no_proxy entry defined",
+	// pkg/validations/validations.go ValidateNoProxyFormat, release-4.20),
+	// so each entry and each certificate is given once, in the order read.
+	t.Run("duplicate noProxy entries and certificates", func(t *testing.T) {
+		dc, err := s.Dynamic()
+		require.NoError(t, err)
+		px, err := dc.Resource(gvr(testcluster.Proxy)).Get(t.Context(), "cluster", metav1.GetOptions{})
+		require.NoError(t, err)
+		require.NoError(t, unstructured.SetNestedField(px.Object, ".example.com,10.0.0.0/8,,.example.com,api-int.ostest.example.com,10.0.0.0/8", "spec", "noProxy"))
+		_, err = dc.Resource(gvr(testcluster.Proxy)).Update(t.Context(), px, metav1.UpdateOptions{})
+		require.NoError(t, err)
+		a, b := selfSignedCA(t, "mirror-a"), selfSignedCA(t, "mirror-b")
+		cm, err := dc.Resource(gvr(testcluster.UserCABundle)).Namespace("openshift-config").Get(t.Context(), "user-ca-bundle", metav1.GetOptions{})
+		require.NoError(t, err)
+		require.NoError(t, unstructured.SetNestedField(cm.Object, "# the mirror registry\n"+a+b+"\n"+a, "data", "ca-bundle.crt"))
+		_, err = dc.Resource(gvr(testcluster.UserCABundle)).Namespace("openshift-config").Update(t.Context(), cm, metav1.UpdateOptions{})
+		require.NoError(t, err)
+
+		got, err := inspectWith(t, adminKubeconfig(t, s), "")
+		require.NoError(t, err)
+		require.NotNil(t, got.Proxy)
+		assert.Equal(t, ".example.com,10.0.0.0/8,api-int.ostest.example.com", got.Proxy.NoProxy)
+		assert.Contains(t, got.Notes, `the cluster's Proxy spec.noProxy lists .example.com, 10.0.0.0/8 more than once and an empty entry: the new hosts get each entry once (their assisted-service refuses a duplicate no_proxy entry; the cluster's own status.noProxy is a set too)`)
+		assert.Equal(t, a+b, got.TrustBundle)
+		assert.Contains(t, got.Notes, `configmap openshift-config/user-ca-bundle holds 1 certificate more than once (CN=mirror-a): the new hosts get each certificate once`)
+	})
+
+	// The node ISO's tokens kept in openshift-config/agent-auth-token as
+	// upstream's node-joiner keeps them (three tokens and the public key,
+	// updatedAt and expiresAt), created, reused while more than 24 hours
+	// are left, replaced after; the watcher token read back as the monitor
+	// reads it; a user who may not create it gets the exact permission.
+	t.Run("agent-auth-token secret", func(t *testing.T) {
+		ctx := t.Context()
+		kc := adminKubeconfig(t, s)
+		cfg, err := kubeapi.LoadKubeconfig(kc, "")
+		require.NoError(t, err)
+		api := kubeapi.New(cfg, 20*time.Second)
+		now := time.Date(2026, 11, 28, 6, 0, 0, 0, time.UTC)
+		first := tokensAt(t, now.Add(48*time.Hour))
+		_, err = nodejoin.StoredWatcherToken(ctx, api)
+		assert.True(t, kubeapi.IsNotFound(err), "%v", err)
+
+		use, reused, err := nodejoin.StoreAuthTokens(ctx, api, first, now)
+		require.NoError(t, err)
+		assert.False(t, reused)
+		assert.Equal(t, first, use)
+		cs, err := s.Clientset()
+		require.NoError(t, err)
+		sec, err := cs.CoreV1().Secrets("openshift-config").Get(ctx, "agent-auth-token", metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, map[string][]byte{"agentAuthToken": []byte(first.Agent), "userAuthToken": []byte(first.User),
+			"watcherAuthToken": []byte(first.Watcher), "authTokenPublicKey": []byte(first.PublicKey)}, sec.Data)
+		assert.Equal(t, map[string]string{"updatedAt": "", "expiresAt": "2026-11-30T06:00:00Z"}, sec.Annotations)
+		assert.EqualValues(t, "Opaque", sec.Type)
+		w, err := nodejoin.StoredWatcherToken(ctx, api)
+		require.NoError(t, err)
+		assert.Equal(t, first.Watcher, w)
+
+		// A day later, 24 hours left: still reused, the secret unchanged.
+		second := tokensAt(t, now.Add(72*time.Hour))
+		use, reused, err = nodejoin.StoreAuthTokens(ctx, api, second, now.Add(23*time.Hour))
+		require.NoError(t, err)
+		assert.True(t, reused)
+		assert.Equal(t, first, use)
+		again, err := cs.CoreV1().Secrets("openshift-config").Get(ctx, "agent-auth-token", metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, sec.ResourceVersion, again.ResourceVersion)
+
+		// Less than 24 hours left: new tokens, the secret updated.
+		use, reused, err = nodejoin.StoreAuthTokens(ctx, api, second, now.Add(25*time.Hour))
+		require.NoError(t, err)
+		assert.False(t, reused)
+		assert.Equal(t, second, use)
+		sec, err = cs.CoreV1().Secrets("openshift-config").Get(ctx, "agent-auth-token", metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, []byte(second.Watcher), sec.Data["watcherAuthToken"])
+		assert.Equal(t, map[string]string{"updatedAt": "2026-11-29T07:00:00Z", "expiresAt": "2026-12-01T06:00:00Z"}, sec.Annotations)
+
+		// A 4.17 node-joiner's secret (the agent token only, no persona):
+		// replaced, whatever its expiry.
+		sec.Data = map[string][]byte{"agentAuthToken": []byte(first.Agent), "authTokenPublicKey": []byte(first.PublicKey)}
+		_, err = cs.CoreV1().Secrets("openshift-config").Update(ctx, sec, metav1.UpdateOptions{})
+		require.NoError(t, err)
+		_, err = nodejoin.StoredWatcherToken(ctx, api)
+		assert.ErrorIs(t, err, nodejoin.ErrNoStoredWatcherToken)
+		use, reused, err = nodejoin.StoreAuthTokens(ctx, api, second, now)
+		require.NoError(t, err)
+		assert.False(t, reused)
+		assert.Equal(t, second, use)
+
+		// May read it but not create or update it: the exact permission.
+		require.NoError(t, cs.CoreV1().Secrets("openshift-config").Delete(ctx, "agent-auth-token", metav1.DeleteOptions{}))
+		tok, err := s.ServiceAccountToken(ctx, "day2", "reader")
+		require.NoError(t, err)
+		_, err = cs.RbacV1().Roles("openshift-config").Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "reader"}, Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list"}}}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		_, err = cs.RbacV1().RoleBindings("openshift-config").Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "reader"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "reader"},
+			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "reader", Namespace: "day2"}}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		rkc, err := s.Kubeconfig(t.TempDir(), "kubeconfig", testapiserver.User{Token: tok})
+		require.NoError(t, err)
+		rcfg, err := kubeapi.LoadKubeconfig(rkc, "")
+		require.NoError(t, err)
+		_, _, err = nodejoin.StoreAuthTokens(ctx, kubeapi.New(rcfg, 20*time.Second), first, now)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "cannot keep the node ISO's auth tokens in secret openshift-config/agent-auth-token (where oc adm node-image monitor reads them")
+		assert.Contains(t, err.Error(), `may not create secrets (API group "") in namespace openshift-config: grant it create on secrets in API group "" in namespace openshift-config`)
+	})
+
 	t.Run("refused credentials", func(t *testing.T) {
 		kc, err := s.Kubeconfig(t.TempDir(), "kubeconfig", testapiserver.User{Token: "sha256~wrong"})
 		require.NoError(t, err)
@@ -340,4 +465,26 @@ func startConnectProxy(t *testing.T) *connectProxy {
 		}
 	}()
 	return p
+}
+
+// selfSignedCA is a CA certificate (PEM) with common name cn.
+func selfSignedCA(t *testing.T, cn string) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn}, NotBefore: time.Now().Add(-time.Hour),
+		NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+}
+
+// tokensAt are a node ISO's tokens expiring at exp, signed by a new key.
+func tokensAt(t *testing.T, exp time.Time) nodejoin.AuthTokens {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	ac, err := credentials.NewAuthConfig(rand.Reader, key, exp)
+	require.NoError(t, err)
+	return nodejoin.AuthTokens{PublicKey: ac.PublicKey, Agent: ac.AgentAuthToken, User: ac.UserAuthToken, Watcher: ac.WatcherAuthToken, Expiry: exp}
 }
