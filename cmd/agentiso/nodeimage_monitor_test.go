@@ -18,6 +18,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/internal/testcluster"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+	"github.com/seed-a052040e/agentiso/pkg/nodejoin"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 )
 
@@ -107,10 +108,22 @@ func TestNodeImageMonitorExitCodes(t *testing.T) {
 	assert.Equal(t, 1, code, out)
 	assert.Contains(t, out, "its assisted-service refuses the watcher token")
 
-	// Without the token: the cluster side only, and it says so.
+	// Without the token in --dir: the watcher token of the cluster's
+	// openshift-config/agent-auth-token secret, as oc adm node-image
+	// monitor reads it (an ISO of another directory, or of oc).
 	require.NoError(t, os.Remove(filepath.Join(dir, assetdir.NodeWatcherToken)))
+	require.NoError(t, c.Put(nodejoin.AuthTokenSecret, map[string]any{"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "agent-auth-token", "namespace": "openshift-config"},
+		"data":     map[string][]byte{"watcherAuthToken": []byte(tok)}}))
+	code, out = monitor(installing, "--timeout", "1s")
+	assert.Equal(t, 5, code, out)
+	assert.Contains(t, out, "No watcher token in "+dir+": the hosts' own assisted-service is read with the watcher token of secret openshift-config/agent-auth-token, as oc adm node-image monitor reads it")
+	assert.Contains(t, out, "Host worker-9 ("+installing+"): installing-in-progress: Installing")
+
+	// With neither: the cluster side only, and it says so.
+	c.Remove(nodejoin.AuthTokenSecret)
 	code, out = monitor(installing, "--timeout", "300ms")
 	assert.Equal(t, 5, code, out)
-	assert.Contains(t, out, "No watcher token in "+dir)
+	assert.Contains(t, out, "No watcher token in "+dir+" (node-image create writes it with the ISO), nor in secret openshift-config/agent-auth-token (absent)")
 	assert.False(t, strings.Contains(out, "installing-in-progress"), out)
 }

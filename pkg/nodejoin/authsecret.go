@@ -75,7 +75,7 @@ type secretObject struct {
 // is an error naming it.
 func StoreAuthTokens(ctx context.Context, w Writer, fresh AuthTokens, now time.Time) (use AuthTokens, reused bool, err error) {
 	fail := func(err error) error {
-		return fmt.Errorf("cannot keep the node ISO's auth tokens in secret %s/%s (where oc adm node-image monitor reads them, as oc adm node-image create keeps them there): %w",
+		return fmt.Errorf("secret %s/%s (where oc adm node-image monitor reads the node ISO's tokens, as oc adm node-image create keeps them there): %w",
 			AuthTokenSecret.Namespace, AuthTokenSecret.Name, err)
 	}
 	var cur secretObject

@@ -98,7 +98,7 @@ func RunMonitor(ctx context.Context, r MonitorRequest) (*MonitorReport, error) {
 	}
 	o := MonitorOptions{Cluster: kubeapi.New(cfg, 0), IPs: r.IPs, Names: names, Roles: roles, ApproveCSRs: r.ApproveCSRs,
 		Interval: r.Interval, Timeout: r.Timeout, Reporter: r.Reporter}
-	if o.Agent, err = agentsFromDir(r); err != nil {
+	if o.Agent, err = agentsFromDir(ctx, r, o.Cluster); err != nil {
 		return nil, err
 	}
 	rep, err := Monitor(ctx, o)
@@ -117,29 +117,49 @@ func RunMonitor(ctx context.Context, r MonitorRequest) (*MonitorReport, error) {
 // maxNodesConfig bounds nodes-config.yaml.
 const maxNodesConfig = 4 << 20
 
-// agentsFromDir reads the watcher token node-image create kept in --dir
-// and returns the hosts' own assisted-service clients; nil (with a
-// warning) when there is no token: the cluster side is then followed
-// alone.
-func agentsFromDir(r MonitorRequest) (func(ip string) (AgentAPI, error), error) {
+// agentsFromDir returns the hosts' own assisted-service clients, with the
+// watcher tokens node-image create kept in --dir, then the one of the
+// cluster's openshift-config/agent-auth-token secret, where node-image
+// create and `oc adm node-image create` keep it and upstream's monitor
+// reads it (openshift/installer pkg/agent/cluster.go NewCluster, commit
+// f4e8e574): hosts booted from an ISO of another directory, or of oc, are
+// followed too. nil (with a warning) when there is no token: the cluster
+// side is then followed alone.
+func agentsFromDir(ctx context.Context, r MonitorRequest, cluster API) (func(ip string) (AgentAPI, error), error) {
 	p := filepath.Join(r.Dir, filepath.FromSlash(assetdir.NodeWatcherToken))
 	b, err := fsutil.ReadRegular(p, maxToken)
-	if errors.Is(err, fs.ErrNotExist) {
+	var toks []string
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("read the node ISO's watcher token: %w", err)
+	default:
+		if toks = WatcherTokens(b); len(toks) == 0 {
+			return nil, fmt.Errorf("the node ISO's watcher token file %s is empty: run node-image create again", p)
+		}
+	}
+	stored, serr := StoredWatcherToken(ctx, cluster)
+	if serr == nil && !contains(toks, stored) {
+		if len(toks) == 0 && r.Reporter != nil {
+			r.Reporter.Log(slog.LevelInfo, fmt.Sprintf("No watcher token in %s: the hosts' own assisted-service is read with the watcher token of secret %s/%s, as oc adm node-image monitor reads it",
+				r.Dir, AuthTokenSecret.Namespace, AuthTokenSecret.Name))
+		}
+		toks = append(toks, stored)
+	}
+	if len(toks) == 0 {
 		if r.Reporter != nil {
-			r.Reporter.Log(slog.LevelWarn, fmt.Sprintf("No watcher token in %s (node-image create writes it with the ISO): the hosts' own progress is not shown, only the cluster side; pass the --dir of node-image create", r.Dir))
+			why := "absent"
+			if !kubeapi.IsNotFound(serr) {
+				why = serr.Error()
+			}
+			r.Reporter.Log(slog.LevelWarn, fmt.Sprintf("No watcher token in %s (node-image create writes it with the ISO), nor in secret %s/%s (%s): the hosts' own progress is not shown, only the cluster side; pass the --dir of node-image create",
+				r.Dir, AuthTokenSecret.Namespace, AuthTokenSecret.Name, why))
 		}
 		return nil, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read the node ISO's watcher token: %w", err)
-	}
-	toks := WatcherTokens(b)
-	if len(toks) == 0 {
-		return nil, fmt.Errorf("the node ISO's watcher token file %s is empty: run node-image create again", p)
-	}
 	if exp, ok := tokenExpiry(toks[0]); ok && time.Now().After(exp) && r.Reporter != nil {
-		r.Reporter.Log(slog.LevelWarn, fmt.Sprintf("The node ISO's tokens (%s) expired at %s: the hosts' assisted-service refuses them; hosts not yet installed need a new ISO (node-image create)",
-			p, exp.Local().Format(time.RFC3339)))
+		r.Reporter.Log(slog.LevelWarn, fmt.Sprintf("The node ISO's tokens expired at %s: the hosts' assisted-service refuses them; hosts not yet installed need a new ISO (node-image create)",
+			exp.Local().Format(time.RFC3339)))
 	}
 	url := r.AgentURL
 	if url == nil {

@@ -373,7 +373,7 @@ func TestInspectAgainstTheRealAPIServer(t *testing.T) {
 		require.NoError(t, err)
 		_, _, err = nodejoin.StoreAuthTokens(ctx, kubeapi.New(rcfg, 20*time.Second), first, now)
 		require.Error(t, err)
-		assert.Contains(t, err.Error(), "cannot keep the node ISO's auth tokens in secret openshift-config/agent-auth-token (where oc adm node-image monitor reads them")
+		assert.Contains(t, err.Error(), "secret openshift-config/agent-auth-token (where oc adm node-image monitor reads the node ISO's tokens, as oc adm node-image create keeps them there): ")
 		assert.Contains(t, err.Error(), `may not create secrets (API group "") in namespace openshift-config: grant it create on secrets in API group "" in namespace openshift-config`)
 	})
 

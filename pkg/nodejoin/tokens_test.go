@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+	"github.com/seed-a052040e/agentiso/pkg/kubeapi"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 )
 
@@ -60,7 +61,7 @@ func TestMonitorReadsAHostOfAnEarlierISO(t *testing.T) {
 	p := filepath.Join(dir, filepath.FromSlash(assetdir.NodeWatcherToken))
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o700))
 	require.NoError(t, os.WriteFile(p, []byte(newTok+"\n"+oldTok+"\n"), 0o600))
-	agent, err := agentsFromDir(MonitorRequest{Dir: dir, AgentURL: func(string) string { return srv.URL + rendezvous.APIPath }, RequestTimeout: 5 * time.Second})
+	agent, err := agentsFromDir(context.Background(), MonitorRequest{Dir: dir, AgentURL: func(string) string { return srv.URL + rendezvous.APIPath }, RequestTimeout: 5 * time.Second}, noSecret{})
 	require.NoError(t, err)
 	api, err := agent("192.168.111.31")
 	require.NoError(t, err)
@@ -74,7 +75,7 @@ func TestMonitorReadsAHostOfAnEarlierISO(t *testing.T) {
 
 	// With no token the host takes, its refusal comes through.
 	require.NoError(t, os.WriteFile(p, []byte(newTok+"\n"), 0o600))
-	agent, err = agentsFromDir(MonitorRequest{Dir: dir, AgentURL: func(string) string { return srv.URL + rendezvous.APIPath }, RequestTimeout: 5 * time.Second})
+	agent, err = agentsFromDir(context.Background(), MonitorRequest{Dir: dir, AgentURL: func(string) string { return srv.URL + rendezvous.APIPath }, RequestTimeout: 5 * time.Second}, noSecret{})
 	require.NoError(t, err)
 	api, err = agent("192.168.111.31")
 	require.NoError(t, err)
@@ -82,4 +83,11 @@ func TestMonitorReadsAHostOfAnEarlierISO(t *testing.T) {
 	var se *rendezvous.StatusError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, 401, se.StatusCode)
+}
+
+// noSecret is a cluster without the agent-auth-token secret.
+type noSecret struct{}
+
+func (noSecret) Get(_ context.Context, r kubeapi.Resource, _ any) error {
+	return &kubeapi.StatusError{Code: http.StatusNotFound, Verb: "get", Resource: r}
 }

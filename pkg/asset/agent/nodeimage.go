@@ -29,8 +29,9 @@ import (
 // command.
 type NodeImageOptions struct {
 	// Cluster is the installed cluster's API (a kubeapi client built from
-	// --kubeconfig). Not part of the value.
-	Cluster nodejoin.API `json:"-"`
+	// --kubeconfig): read, and the ISO's tokens kept in its
+	// agent-auth-token secret. Not part of the value.
+	Cluster nodejoin.Writer `json:"-"`
 	// Source names where the cluster's credentials come from, for messages.
 	Source string `json:"source,omitempty"`
 	// Single is the host of the single-host flags (--mac-address ...);
@@ -258,22 +259,33 @@ func (a *NodeRelease) Generate(ctx context.Context, p asset.Parents) error {
 }
 
 // NodeAuthConfig are the node ISO's assisted-service key and tokens; they
-// expire (the exp claim), as upstream's add-nodes tokens.
+// expire (the exp claim), as upstream's add-nodes tokens, and are kept in
+// the cluster's openshift-config/agent-auth-token secret as upstream's
+// node-joiner keeps them (nodejoin.StoreAuthTokens), where `oc adm
+// node-image monitor` reads them: the secret's tokens when they have more
+// than 24 hours left, else new ones. The secret is written once the
+// cluster was read and the hosts and release checked.
 type NodeAuthConfig struct {
+	Warnings
 	credentials.AuthConfig
 }
 
 // Name implements asset.Asset.
 func (*NodeAuthConfig) Name() string { return "Node Image Auth Config" }
 
+// Doing implements asset.Described.
+func (*NodeAuthConfig) Doing() string { return "keep the node ISO's tokens in the cluster" }
+
 // Dependencies implements asset.Asset.
-func (*NodeAuthConfig) Dependencies() []asset.Asset { return []asset.Asset{&NodeImageOptions{}} }
+func (*NodeAuthConfig) Dependencies() []asset.Asset {
+	return []asset.Asset{&NodeImageOptions{}, &ClusterInfo{}, &NodeRelease{}}
+}
 
 // Volatile implements asset.Volatile: new tokens for every ISO.
 func (*NodeAuthConfig) Volatile() {}
 
 // Generate implements asset.Asset.
-func (a *NodeAuthConfig) Generate(_ context.Context, p asset.Parents) error {
+func (a *NodeAuthConfig) Generate(ctx context.Context, p asset.Parents) error {
 	o := asset.Get[*NodeImageOptions](p)
 	now, life := time.Now, o.TokenLifetime
 	if o.Now != nil {
@@ -286,11 +298,28 @@ func (a *NodeAuthConfig) Generate(_ context.Context, p asset.Parents) error {
 	if err != nil {
 		return err
 	}
-	ac, err := credentials.NewAuthConfig(rand.Reader, key, now().Add(life))
+	t := now()
+	exp := t.Add(life).UTC().Truncate(time.Second)
+	ac, err := credentials.NewAuthConfig(rand.Reader, key, exp)
 	if err != nil {
 		return err
 	}
-	a.AuthConfig = *ac
+	if o.Cluster == nil {
+		return errors.New("no cluster to keep the ISO's tokens in: pass --kubeconfig (or set $KUBECONFIG) with the installed cluster's credentials")
+	}
+	use, reused, err := nodejoin.StoreAuthTokens(ctx, o.Cluster, nodejoin.AuthTokens{PublicKey: ac.PublicKey, Agent: ac.AgentAuthToken,
+		User: ac.UserAuthToken, Watcher: ac.WatcherAuthToken, Expiry: exp}, t)
+	if err != nil {
+		return err
+	}
+	if !reused {
+		a.AuthConfig = *ac
+		return nil
+	}
+	a.AuthConfig = credentials.AuthConfig{PublicKey: use.PublicKey, AgentAuthToken: use.Agent, UserAuthToken: use.User,
+		WatcherAuthToken: use.Watcher, AuthTokenExpiry: use.Expiry.UTC().Format(time.RFC3339)}
+	a.Warn = append(a.Warn, fmt.Sprintf("the tokens of secret %s/%s are used, as oc adm node-image create reuses them while they have more than 24 hours left: this ISO's tokens expire at %s, in %s",
+		nodejoin.AuthTokenSecret.Namespace, nodejoin.AuthTokenSecret.Name, a.AuthTokenExpiry, use.Expiry.Sub(t).Round(time.Minute)))
 	return nil
 }
 

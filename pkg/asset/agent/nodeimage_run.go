@@ -49,6 +49,17 @@ const maxSmallInput = 1 << 20
 type NodeImageResult struct {
 	ISO *NodeISO
 	PXE *NodePXEFiles
+	// TokenExpiry is when the image's tokens expire (RFC 3339; "": in 48
+	// hours).
+	TokenExpiry string
+}
+
+// expiry says when the image's tokens expire.
+func (r *NodeImageResult) expiry() string {
+	if r.TokenExpiry == "" {
+		return "Its tokens expire in 48 hours."
+	}
+	return "Its tokens expire at " + r.TokenExpiry + " (kept in secret " + nodejoin.AuthTokenSecret.Namespace + "/" + nodejoin.AuthTokenSecret.Name + ", where oc adm node-image monitor reads them)."
 }
 
 // Log says what the node image wrote into dir, and what it carries.
@@ -64,12 +75,12 @@ func (r *NodeImageResult) Log(log *slog.Logger, dir string) {
 		} else {
 			log.Info("No iPXE script: set bootArtifactsBaseURL in nodes-config.yaml for one; boot with coreos.live.rootfs_url=<URL of " + filepath.Base(px.Rootfs) + "> added")
 		}
-		log.Warn("The initrd " + filepath.Join(dir, px.Initrd) + " carries the cluster's pull secret; it is readable only by you (0600): never serve it world-readable. Its tokens expire in 48 hours.")
+		log.Warn("The initrd " + filepath.Join(dir, px.Initrd) + " carries the cluster's pull secret; it is readable only by you (0600): never serve it world-readable. " + r.expiry())
 		return
 	}
 	res := r.ISO.Result()
 	console.Outcome(log, "Generated node ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256)
-	log.Warn("The ISO carries the cluster's pull secret; it is readable only by you (0600). Its tokens expire in 48 hours.")
+	log.Warn("The ISO carries the cluster's pull secret; it is readable only by you (0600). " + r.expiry())
 }
 
 // NodeImageReport is report.json of node-image create --report, written
@@ -231,12 +242,16 @@ func createNodeImage(ctx context.Context, s *asset.Store, r NodeImageRequest, re
 	if err := s.Persist(ctx, targets...); err != nil {
 		return nil, err
 	}
+	auth, err := asset.Fetch[*NodeAuthConfig](ctx, s)
+	if err != nil {
+		return nil, err
+	}
 	if r.PXE {
 		px, err := asset.Fetch[*NodePXEFiles](ctx, s)
-		return &NodeImageResult{PXE: px}, err
+		return &NodeImageResult{PXE: px, TokenExpiry: auth.AuthTokenExpiry}, err
 	}
 	iso, err := asset.Fetch[*NodeISO](ctx, s)
-	return &NodeImageResult{ISO: iso}, err
+	return &NodeImageResult{ISO: iso, TokenExpiry: auth.AuthTokenExpiry}, err
 }
 
 // maxWatcherTokenFile bounds the watcher token file read back.

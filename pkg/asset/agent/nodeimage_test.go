@@ -26,6 +26,7 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 	"github.com/seed-a052040e/agentiso/pkg/kubeapi"
+	"github.com/seed-a052040e/agentiso/pkg/nodejoin"
 )
 
 const nodesConfig = `hosts:
@@ -228,6 +229,63 @@ func TestNodeImageArchitectureMismatchNamesItsOrigin(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "is for x86_64, but the new hosts are aarch64 (the architecture of the cluster's control-plane nodes, status.nodeInfo.architecture; set cpuArchitecture in nodes-config.yaml for others)")
 	assert.NotContains(t, err.Error(), "install-config.yaml")
+}
+
+// The ISO's tokens are kept in the cluster's
+// openshift-config/agent-auth-token secret, as upstream's node-joiner keeps
+// them (where oc adm node-image monitor reads them); a second ISO built
+// while they have more than 24 hours left reuses them, as upstream; a user
+// who may not create the secret is told the exact permission, and nothing
+// is written.
+func TestNodeImageKeepsItsTokensInTheCluster(t *testing.T) {
+	c, api, base := nodeImageEnv(t, nil)
+	now := time.Now().UTC().Truncate(time.Second)
+	s, dir := nodeStore(t, api, base, map[string]string{"nodes-config.yaml": nodesConfig}, agent.NodeImageOptions{Now: func() time.Time { return now }})
+	require.NoError(t, buildNodeImage(s))
+	auth, err := asset.Fetch[*agent.NodeAuthConfig](context.Background(), s)
+	require.NoError(t, err)
+	var sec struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+		Data map[string][]byte `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(c.Object(nodejoin.AuthTokenSecret), &sec))
+	assert.Equal(t, auth.WatcherAuthToken, string(sec.Data["watcherAuthToken"]))
+	assert.Equal(t, auth.AgentAuthToken, string(sec.Data["agentAuthToken"]))
+	assert.Equal(t, auth.UserAuthToken, string(sec.Data["userAuthToken"]))
+	assert.Equal(t, auth.PublicKey, string(sec.Data["authTokenPublicKey"]))
+	assert.Equal(t, now.Add(48*time.Hour).Format(time.RFC3339), sec.Metadata.Annotations["expiresAt"])
+
+	// An hour later, another ISO: the same tokens, said so.
+	later := now.Add(time.Hour)
+	s2, dir2 := nodeStore(t, api, base, map[string]string{"nodes-config.yaml": nodesConfig}, agent.NodeImageOptions{Now: func() time.Time { return later }})
+	require.NoError(t, buildNodeImage(s2))
+	auth2, err := asset.Fetch[*agent.NodeAuthConfig](context.Background(), s2)
+	require.NoError(t, err)
+	assert.Equal(t, auth.AuthConfig.WatcherAuthToken, auth2.WatcherAuthToken)
+	assert.Equal(t, auth.PublicKey, auth2.PublicKey)
+	assert.Equal(t, auth.AuthTokenExpiry, auth2.AuthTokenExpiry)
+	assert.Contains(t, strings.Join(auth2.Warn, "\n"), "the tokens of secret openshift-config/agent-auth-token are used, as oc adm node-image create reuses them")
+	tok, err := os.ReadFile(filepath.Join(dir2, ".agentiso", "node-watcher-token"))
+	require.NoError(t, err)
+	assert.Equal(t, auth.WatcherAuthToken+"\n", string(tok))
+	_ = dir
+
+	// May not create it: the permission, and nothing written.
+	c.Remove(nodejoin.AuthTokenSecret)
+	coll := nodejoin.AuthTokenSecret
+	coll.Name = ""
+	c.Deny("create", coll)
+	s3, dir3 := nodeStore(t, api, base, map[string]string{"nodes-config.yaml": nodesConfig}, agent.NodeImageOptions{})
+	err = buildNodeImage(s3)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `cannot keep the node ISO's tokens in the cluster: secret openshift-config/agent-auth-token (where oc adm node-image monitor reads the node ISO's tokens, as oc adm node-image create keeps them there): `)
+	assert.Contains(t, err.Error(), `may not create secrets (API group "") in namespace openshift-config: grant it create on secrets in API group "" in namespace openshift-config`)
+	_, err = os.Stat(filepath.Join(dir3, "node.x86_64.iso"))
+	assert.True(t, os.IsNotExist(err))
+	_, err = os.Stat(filepath.Join(dir3, ".agentiso", "node-watcher-token"))
+	assert.True(t, os.IsNotExist(err))
 }
 
 // A --base-iso of another architecture than the new hosts' is blamed on
