@@ -240,7 +240,7 @@ func TestNodeImageArchitectureMismatchNamesItsOrigin(t *testing.T) {
 func TestNodeImageKeepsItsTokensInTheCluster(t *testing.T) {
 	c, api, base := nodeImageEnv(t, nil)
 	now := time.Now().UTC().Truncate(time.Second)
-	s, dir := nodeStore(t, api, base, map[string]string{"nodes-config.yaml": nodesConfig}, agent.NodeImageOptions{Now: func() time.Time { return now }})
+	s, _ := nodeStore(t, api, base, map[string]string{"nodes-config.yaml": nodesConfig}, agent.NodeImageOptions{Now: func() time.Time { return now }})
 	require.NoError(t, buildNodeImage(s))
 	auth, err := asset.Fetch[*agent.NodeAuthConfig](context.Background(), s)
 	require.NoError(t, err)
@@ -270,7 +270,6 @@ func TestNodeImageKeepsItsTokensInTheCluster(t *testing.T) {
 	tok, err := os.ReadFile(filepath.Join(dir2, ".agentiso", "node-watcher-token"))
 	require.NoError(t, err)
 	assert.Equal(t, auth.WatcherAuthToken+"\n", string(tok))
-	_ = dir
 
 	// May not create it: the permission, and nothing written.
 	c.Remove(nodejoin.AuthTokenSecret)
@@ -296,7 +295,7 @@ func TestNodeImageKeepsItsTokensInTheCluster(t *testing.T) {
 func TestNodeImageBaseISOOfAnotherArchitectureNamesWhatWasRead(t *testing.T) {
 	for _, pxe := range []bool{false, true} {
 		for name, tc := range map[string]struct{ config, from string }{
-			"control plane": {nodesConfig, "the architecture of the cluster's control-plane nodes, status.nodeInfo.architecture; set cpuArchitecture in nodes-config.yaml for others"},
+			"control plane":   {nodesConfig, "the architecture of the cluster's control-plane nodes, status.nodeInfo.architecture; set cpuArchitecture in nodes-config.yaml for others"},
 			"cpuArchitecture": {nodesConfig + "cpuArchitecture: x86_64\n", "cpuArchitecture in nodes-config.yaml, or --cpu-architecture"},
 		} {
 			t.Run(fmt.Sprintf("%s/pxe=%v", name, pxe), func(t *testing.T) {
