@@ -1,7 +1,9 @@
 // Package nodejoin reads what adding nodes to an installed cluster needs
 // from that cluster's API (the same objects as upstream's node-joiner,
-// docs/add-nodes.md), refuses clusters and hosts it cannot add, and follows
-// the new hosts' certificate signing requests until they are nodes.
+// docs/add-nodes.md), refuses clusters and hosts it cannot add, keeps the
+// node ISO's tokens in the cluster's agent-auth-token secret as upstream
+// does, and follows the new hosts' certificate signing requests until they
+// are nodes.
 package nodejoin
 
 import (
