@@ -3,6 +3,7 @@ package releasepolicy
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -49,6 +50,22 @@ func ParseMinor(version string) (Minor, error) {
 		return Minor{}, fmt.Errorf("OpenShift version %q is not major.minor[.patch]", version)
 	}
 	return Minor{ma, mi}, nil
+}
+
+// releaseVersionRE is a release's own version: x.y.z with no leading
+// zeros, an optional pre-release (rc.1, ec.2, 0.nightly-..., okd-scos.ec.3)
+// and build part, as semantic versioning and OpenShift's release names
+// spell them.
+var releaseVersionRE = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+
+// CheckReleaseVersion checks that version names one release, x.y.z (the
+// Name: line of its release.txt, what `oc adm release info` says), not a
+// minor such as 4.20.
+func CheckReleaseVersion(version string) error {
+	if !releaseVersionRE.MatchString(version) {
+		return fmt.Errorf("%q is not a release's version: give its full version, x.y.z (e.g. 4.20.3, or 4.21.0-rc.1), as the Name: line of its release.txt says", version)
+	}
+	return nil
 }
 
 // Auth is how the rendezvous host's assisted-service authenticates the

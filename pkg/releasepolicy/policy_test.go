@@ -136,3 +136,31 @@ func TestDay2RolesPerRelease(t *testing.T) {
 	_, ok := releasepolicy.Day2Since("bootstrap")
 	assert.False(t, ok)
 }
+
+// A release's own version is x.y.z, with an optional pre-release and build
+// part (nightlies, candidates, OKD): --release-version names one release,
+// never a minor.
+func TestCheckReleaseVersion(t *testing.T) {
+	for _, ok := range []string{"4.20.3", "4.16.0", "4.21.0-rc.1", "4.20.0-ec.2", "4.20.0-0.nightly-2026-10-01-123456", "4.20.0-okd-scos.ec.3", "4.19.10+build.5", "5.0.0"} {
+		assert.NoError(t, releasepolicy.CheckReleaseVersion(ok), ok)
+	}
+	for _, bad := range []string{"4.20", "4", "", "4.20.", "4.20.x", "v4.20.3", "4.20.3.1", "04.20.3", "4.020.3", "4.20.03", "4.20.3-", "4.20.3 ", " 4.20.3", "4.20.3-rc 1", "4.20.3\n", "4.20.3-rc..1"} {
+		err := releasepolicy.CheckReleaseVersion(bad)
+		if assert.Error(t, err, "%q", bad) {
+			assert.Contains(t, err.Error(), "x.y.z")
+		}
+	}
+}
+
+func FuzzCheckReleaseVersion(f *testing.F) {
+	for _, s := range []string{"4.20.3", "4.20", "4.20.0-rc.1", "4.20.0+x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if releasepolicy.CheckReleaseVersion(s) == nil {
+			if _, err := releasepolicy.ParseMinor(s); err != nil {
+				t.Fatalf("%q passes as a release version but has no minor: %v", s, err)
+			}
+		}
+	})
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/seed-a052040e/agentiso/internal/console"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+	"github.com/seed-a052040e/agentiso/pkg/releasepolicy"
 )
 
 // The create commands, one function each: given the store of the asset
@@ -37,6 +38,11 @@ type ReleaseRequest struct {
 // the release r asks for: Image with its version and Offline or, without
 // Image, those two for the release of the ClusterImageSet.
 func OpenStore(dir string, log *slog.Logger, r ReleaseRequest) (*asset.Store, error) {
+	if r.Version != "" {
+		if err := releasepolicy.CheckReleaseVersion(r.Version); err != nil {
+			return nil, fmt.Errorf("--release-version: %w", err)
+		}
+	}
 	s, err := asset.NewStore(dir, log)
 	if err != nil {
 		return nil, err
