@@ -627,6 +627,19 @@ func (s *Store) Persist(ctx context.Context, targets ...Asset) (err error) {
 	// in place: if a later commit fails, the earlier ones are put back too,
 	// so the user never finds a new output beside old ones and the old state.
 	for _, o := range staged {
+		if u, ok := o.Staged.(interface{ Unchanged() bool }); ok && u.Unchanged() {
+			// Already in place, untouched: not even linked aside (a
+			// link would change the file's identity).
+			out := Output{Path: o.rel, Unchanged: true}
+			if m, ok := o.Staged.(Measured); ok {
+				out.Size, out.SHA256 = m.Measure()
+			}
+			if fi, err := os.Stat(o.path); err == nil {
+				out.Mode = fmt.Sprintf("%04o", fi.Mode().Perm())
+			}
+			outputs = append(outputs, out)
+			continue
+		}
 		prev, err := keepPrevious(o.path)
 		if err != nil {
 			return fmt.Errorf("write %s: keep the previous version: %w", o.path, err)

@@ -21,6 +21,9 @@ const (
 	MethodReflink       = "reflink"         // FICLONE of the base, then overlays written
 	MethodCopyFileRange = "copy_file_range" // in-kernel copy of every gap
 	MethodReadWrite     = "read-write"      // portable buffered copy
+	// MethodUnchanged: the output there is already this edit of this
+	// base, untouched since it was written: nothing is written.
+	MethodUnchanged = "unchanged"
 )
 
 // WriteOptions tune [WriteFile]. The zero value is ready to use.
@@ -115,7 +118,16 @@ type Staged struct {
 	sumTmp  *os.File // nil with NoChecksum
 	syncDir bool
 	done    bool
+	// unchanged: the output is already in place; Commit does nothing.
+	unchanged bool
+	// records, when set, remembers the committed output's sum by its
+	// identity, so that the next write of the same edit finds it in place.
+	records fsutil.HashRecords
 }
+
+// Unchanged says the output is already in place, untouched since a
+// write of the same edit: Commit does nothing.
+func (s *Staged) Unchanged() bool { return s.unchanged }
 
 // Measure returns the output's size and sha256 (hex; empty with
 // NoChecksum), as they will be once committed.
@@ -139,6 +151,9 @@ func WriteStaged(ctx context.Context, dst string, img *Image, opts WriteOptions)
 		// A sum recorded for this edit of the same base file was
 		// computed by a write whose check passed: neither is repeated.
 		rec = lookupRecord(opts, spannedFile, "spanned "+img.editKey())
+	}
+	if st := unchangedOutput(dst, img.size, opts, rec); st != nil {
+		return st, nil
 	}
 	return stage(ctx, dst, img.size, opts, rec, func(tmp *os.File, h hash.Hash) (string, error) {
 		switch {
@@ -511,6 +526,42 @@ func (c *spanCopier) write(from, to int64) error {
 	return nil
 }
 
+// outputSalt names an output file agentiso wrote and recorded, as it was
+// committed, in WriteOptions.HashRecords.
+const outputSalt = "output"
+
+// unchangedOutput returns a staged no-op when dst is already this output:
+// the edit's sum is recorded (rec), dst is the file a commit of that sum
+// recorded, untouched since (its identity: device, inode, size, times),
+// with the size and mode asked for, and its .sha256 names that sum. Else
+// nil: the output is written.
+func unchangedOutput(dst string, size int64, opts WriteOptions, rec *recorded) *Staged {
+	if rec == nil || rec.sum == "" || size < 0 {
+		return nil
+	}
+	f, err := os.Open(dst)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	perm := opts.Perm
+	if perm == 0 {
+		perm = 0o600
+	}
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != size || fi.Mode().Perm() != perm {
+		return nil
+	}
+	if sum, ok := opts.HashRecords.Lookup(f, outputSalt); !ok || sum != rec.sum {
+		return nil
+	}
+	b, err := fsutil.ReadRegular(dst+".sha256", 4096)
+	if err != nil || string(b) != rec.sum+"  "+filepath.Base(dst)+"\n" {
+		return nil
+	}
+	return &Staged{Result: &WriteResult{Path: dst, Size: size, SHA256: rec.sum, Method: MethodUnchanged, HashReused: true}, unchanged: true}
+}
+
 // recorded is a sum found in WriteOptions.HashRecords for a source file.
 type recorded struct {
 	records fsutil.HashRecords
@@ -654,10 +705,14 @@ func stage(ctx context.Context, dst string, size int64, opts WriteOptions, rec *
 			return nil, fmt.Errorf("writing %s.sha256: %w", dst, err)
 		}
 	}
-	return &Staged{
+	st = &Staged{
 		Result: &WriteResult{Path: dst, Size: size, SHA256: sum, Method: method, HashReused: reused},
 		tmp:    tmp, sumTmp: sumTmp, syncDir: opts.SyncDir,
-	}, nil
+	}
+	if rec != nil && sum != "" {
+		st.records = opts.HashRecords
+	}
+	return st, nil
 }
 
 // Commit renames the staged output into place. The ISO goes first; should
@@ -666,6 +721,10 @@ func stage(ctx context.Context, dst string, size int64, opts WriteOptions, rec *
 func (s *Staged) Commit() error {
 	if s.done {
 		return errors.New("staged output already committed or discarded")
+	}
+	if s.unchanged {
+		s.done = true
+		return nil
 	}
 	dst := s.Result.Path
 	if err := os.Rename(s.tmp.Name(), dst); err != nil {
@@ -687,6 +746,13 @@ func (s *Staged) Commit() error {
 	if err != nil {
 		return fmt.Errorf("closing %s: %w", dst, err)
 	}
+	if s.records.Dir != "" && s.sumTmp != nil {
+		// Best effort: a missing record only means a rewrite next time.
+		if f, oerr := os.Open(dst); oerr == nil {
+			_ = s.records.Record(f, outputSalt, s.Result.SHA256)
+			f.Close()
+		}
+	}
 	if s.syncDir {
 		if d, derr := os.Open(filepath.Dir(dst)); derr == nil {
 			d.Sync() // best effort: persist the renames
@@ -703,6 +769,9 @@ func (s *Staged) Discard() {
 		return
 	}
 	s.done = true
+	if s.unchanged {
+		return
+	}
 	os.Remove(s.tmp.Name())
 	s.tmp.Close()
 	if s.sumTmp != nil {

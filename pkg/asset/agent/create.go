@@ -11,6 +11,7 @@ import (
 	"github.com/seed-a052040e/agentiso/internal/console"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
+	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 	"github.com/seed-a052040e/agentiso/pkg/releasepolicy"
 )
 
@@ -125,7 +126,11 @@ func CreateImage(ctx context.Context, s *asset.Store, log *slog.Logger, opts *Im
 			console.Outcome(log, "RootFS file created in "+filepath.Dir(r.Path)+". Upload it at "+iso.RootfsURL, "file", r.Path, "bytes", r.Size, "sha256", r.SHA256, "method", r.Method, "sha256-from", r.HashSource())
 		}
 	} else {
-		console.Outcome(log, "Generated ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "method", res.Method, "sha256-from", res.HashSource())
+		if res.Method == isoeditor.MethodUnchanged {
+			console.Outcome(log, "ISO unchanged at "+res.Path+": the same base ISO and the same configuration as the one there, which is untouched since it was written: not rewritten", "bytes", res.Size, "sha256", res.SHA256)
+		} else {
+			console.Outcome(log, "Generated ISO at "+res.Path, "bytes", res.Size, "sha256", res.SHA256, "method", res.Method, "sha256-from", res.HashSource())
+		}
 	}
 	log.Warn("The ISO carries the pull secret and install credentials; it is readable only by you (0600). Keep it private.")
 	return nil
