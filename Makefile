@@ -8,7 +8,7 @@ FUZZTIME ?= 3s
 # mid-minimisation (seen with FuzzParseStream and FuzzLocateFile).
 FUZZMINIMIZETIME ?= 5s
 
-.PHONY: build test testapiserver testapiserver-ci unit lint staticcheck fmt-check vet cross fuzz demo bench clean e2e e2e-deps e2e-fixture e2e-live e2e-live-matrix e2e-upstream upstream-build
+.PHONY: build test testapiserver testapiserver-ci unit lint staticcheck fmt-check vet cross fuzz demo bench clean e2e e2e-deps e2e-fixture e2e-live e2e-live-matrix e2e-upstream e2e-hub upstream-build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/agentiso
@@ -166,6 +166,19 @@ e2e-upstream: build
 	bash hack/upstream-deps.sh
 	AGENTISO_UPSTREAM_BRANCH=$(UPSTREAM_BRANCH) AGENTISO_UPSTREAM_AGENTISO=$(abspath $(BIN)) \
 		$(GO) test -tags upstream -count=1 -timeout $(UPSTREAM_TIMEOUT) -v -run '^(TestOracle|TestHubManifestsAgainstCRDTypes)$$' ./test/upstream/
+
+## e2e-hub: the hub hand-over with the real controllers (docs/hub.md): the
+## output of `create cluster-manifests --for-hub` for examples/compact-bmc
+## applied to the real kube-apiserver (make testapiserver) and reconciled by
+## the REAL assisted-service of HUB_BRANCH in its Kubernetes mode, with
+## PostgreSQL. Builds (or finds in ~/.cache/agentiso) both. Needs root (or
+## user namespaces) and a free port 8080.
+HUB_BRANCH ?= release-4.23
+
+e2e-hub: build testapiserver
+	bash hack/upstream-deps.sh
+	AGENTISO_HUB_BRANCH=$(HUB_BRANCH) AGENTISO_UPSTREAM_AGENTISO=$(abspath $(BIN)) \
+		$(GO) test -tags upstream -count=1 -timeout $(UPSTREAM_TIMEOUT) -v -run '^TestHubControllers$$' ./test/upstream/
 
 ## upstream-build: build the real upstream components of UPSTREAM_BRANCH
 ## (hack/build-upstream.sh; prints the cache directory last).
