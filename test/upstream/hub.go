@@ -109,6 +109,11 @@ func (h *Hub) Get(ctx context.Context, gvr schema.GroupVersionResource, ns, name
 	return h.dc.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
 }
 
+// Delete deletes the object of gvr named ns/name.
+func (h *Hub) Delete(ctx context.Context, gvr schema.GroupVersionResource, ns, name string) error {
+	return h.dc.Resource(gvr).Namespace(ns).Delete(ctx, name, metav1.DeleteOptions{})
+}
+
 // UpdateStatus writes obj's status through the status subresource.
 func (h *Hub) UpdateStatus(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	return h.dc.Resource(gvr).Namespace(obj.GetNamespace()).UpdateStatus(ctx, obj, metav1.UpdateOptions{})

@@ -222,7 +222,9 @@ func TestHubControllers(t *testing.T) {
 	require.NotNil(t, pullSecret, "cluster-manifests has no pull secret")
 	stamp(fmt.Sprintf("applied %d objects (all but %s)", len(objs)-1, pullSecret.GetName()))
 	get := func(gvr schema.GroupVersionResource, name string) func(context.Context) (*unstructured.Unstructured, error) {
-		return func(ctx context.Context) (*unstructured.Unstructured, error) { return hub.Get(ctx, gvr, "compact", name) }
+		return func(ctx context.Context) (*unstructured.Unstructured, error) {
+			return hub.Get(ctx, gvr, "compact", name)
+		}
 	}
 	describe := func(o *unstructured.Unstructured) string { return FormatConditions(Conditions(o)) }
 	cond := func(typ, status string) func(*unstructured.Unstructured) bool {
@@ -265,12 +267,89 @@ func TestHubControllers(t *testing.T) {
 	// InfraEnv is found).
 	for _, h := range []string{"master-0", "master-1", "master-2"} {
 		bmh, err := WaitFor(ctx, 2*time.Minute, "BareMetalHost "+h+" taken up by BMAC", get(bmhGVR, h),
-			func(o *unstructured.Unstructured) bool { return o.GetLabels()["cluster.open-cluster-management.io/backup"] == "true" },
+			func(o *unstructured.Unstructured) bool {
+				return o.GetLabels()["cluster.open-cluster-management.io/backup"] == "true"
+			},
 			func(o *unstructured.Unstructured) string { b, _ := yaml.Marshal(o.Object); return string(b) })
 		require.NoError(t, err)
 		t.Logf("BareMetalHost %s: labels %v annotations %v spec.image %v", h, bmh.GetLabels(), bmh.GetAnnotations(), bmh.Object["spec"].(map[string]any)["image"])
 	}
 	stamp("BMAC took up the three BareMetalHosts")
+
+	// The service holds the three hosts' static networks, each under the
+	// MAC the BareMetalHost boots from.
+	static := psql(t, ctx, pg, cred, "SELECT static_network_config FROM infra_envs WHERE name = 'compact'")
+	for i, mac := range []string{"52:54:00:10:00:01", "52:54:00:10:00:02", "52:54:00:10:00:03"} {
+		assert.Contains(t, static, `"mac_address":"`+mac+`"`, "the InfraEnv's static network of master-%d", i)
+		assert.Contains(t, static, fmt.Sprintf("192.168.111.2%d", i), "master-%d's address", i)
+	}
+	assert.Equal(t, 3, strings.Count(static, `"mac_address"`), "three hosts' static networks: %s", static)
+
+	// Not refused: an InfraEnv whose nmStateConfigLabelSelector matches no
+	// NMStateConfig gets its image, with no static network in it (its
+	// hosts would come up on DHCP). The controllers do not flag it.
+	nomatch := ie.DeepCopy()
+	nomatch.SetName("compact-nomatch")
+	nomatch.SetResourceVersion("")
+	nomatch.SetUID("")
+	nomatch.SetManagedFields(nil)
+	nomatch.SetFinalizers(nil)
+	delete(nomatch.Object, "status")
+	require.NoError(t, unstructured.SetNestedStringMap(nomatch.Object, map[string]string{"infraenvs.agent-install.openshift.io": "no-such-label"},
+		"spec", "nmStateConfigLabelSelector", "matchLabels"))
+	_, err = hub.Apply(ctx, hubFieldManager, nomatch)
+	require.NoError(t, err)
+	nm, err := WaitFor(ctx, 2*time.Minute, "InfraEnv compact-nomatch ImageCreated", get(infraEnvGVR, "compact-nomatch"), cond("ImageCreated", "True"), describe)
+	require.NoError(t, err)
+	stamp("InfraEnv with a selector matching no NMStateConfig: " + Conditions(nm)["ImageCreated"].String())
+	assert.Equal(t, "", strings.TrimSpace(psql(t, ctx, pg, cred, "SELECT static_network_config FROM infra_envs WHERE name = 'compact-nomatch'")),
+		"no static network in the image of an InfraEnv whose selector matches nothing")
+	require.NoError(t, hub.Delete(ctx, infraEnvGVR, "compact", "compact-nomatch"))
+
+	// Metal3's part, played: without Ironic no BareMetalHost registers, so
+	// the test writes the status baremetal-operator writes once a host is
+	// registered and available. BMAC then points the host at the InfraEnv's
+	// ISO (after its 60 s cool-down from the image's creation).
+	for i, h := range []string{"master-0", "master-1", "master-2"} {
+		bmh, err := hub.Get(ctx, bmhGVR, "compact", h)
+		require.NoError(t, err)
+		bmh.Object["status"] = map[string]any{"errorCount": 0, "errorMessage": "", "hardwareProfile": "unknown", "operationalStatus": "OK",
+			"poweredOn": false, "provisioning": map[string]any{"ID": fmt.Sprintf("00000000-0000-4000-8000-00000000000%d", i), "state": "available", "bootMode": "UEFI"}}
+		_, err = hub.UpdateStatus(ctx, bmhGVR, bmh)
+		require.NoError(t, err, "BareMetalHost %s status", h)
+	}
+	stamp("BareMetalHosts' status written as baremetal-operator would: provisioning.state=available")
+	for _, h := range []string{"master-0", "master-1", "master-2"} {
+		bmh, err := WaitFor(ctx, 3*time.Minute, "BareMetalHost "+h+" given the InfraEnv's ISO", get(bmhGVR, h),
+			func(o *unstructured.Unstructured) bool {
+				u, _, _ := unstructured.NestedString(o.Object, "spec", "image", "url")
+				return u != ""
+			},
+			func(o *unstructured.Unstructured) string { b, _ := yaml.Marshal(o.Object["spec"]); return string(b) })
+		require.NoError(t, err)
+		img, _, _ := unstructured.NestedStringMap(bmh.Object, "spec", "image")
+		assert.Equal(t, map[string]string{"url": isoURL, "format": "live-iso"}, img, "BareMetalHost %s boots the InfraEnv's ISO", h)
+		online, _, _ := unstructured.NestedBool(bmh.Object, "spec", "online")
+		assert.True(t, online, h)
+		stamp(fmt.Sprintf("BareMetalHost %s: spec.image %v", h, img))
+	}
+}
+
+// psql runs one query on the service's database and returns its rows
+// (unaligned, tuples only).
+func psql(t *testing.T, ctx context.Context, pg *Postgres, cred *syscall.Credential, query string) string {
+	t.Helper()
+	bin, err := PostgresBin()
+	require.NoError(t, err)
+	cmd := exec.Command(filepath.Join(bin, "psql"), "-h", "127.0.0.1", "-p", strconv.Itoa(pg.Port), "-U", "admin", "-d", "installer",
+		"-v", "ON_ERROR_STOP=1", "-At", "-c", query)
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C"}
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
+	out, err := Run(ctx, time.Minute, cmd)
+	require.NoError(t, err, "psql %q: %s", query, out)
+	return string(out)
 }
 
 // hubServiceEnv is the environment of the assisted-service container as
