@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -198,6 +199,11 @@ func TestHubControllers(t *testing.T) {
 		if b, err := os.ReadFile(ocLog); err == nil {
 			t.Logf("oc stand-in calls:\n%s", b)
 		}
+		if f := os.Getenv("AGENTISO_HUB_SERVICE_LOG"); f != "" {
+			if err := os.WriteFile(f, []byte(svc.Output()), 0o600); err != nil {
+				t.Errorf("AGENTISO_HUB_SERVICE_LOG: %v", err)
+			}
+		}
 		if t.Failed() {
 			t.Logf("assisted-service log (tail):\n%s", tail(svc.Output(), 150))
 		}
@@ -241,7 +247,9 @@ func TestHubControllers(t *testing.T) {
 	require.NoError(t, err)
 	waiting := Conditions(ie)["ImageCreated"]
 	stamp("negative control: InfraEnv " + waiting.String())
-	assert.Equal(t, "MissingClusterDeployment", waiting.Reason)
+	// release-4.23 says MissingClusterDeployment, release-4.20
+	// ImageCreationError; both in these words.
+	assert.Contains(t, waiting.Message, "cluster does not exist: compact")
 	isoURL, _, _ := unstructured.NestedString(ie.Object, "status", "isoDownloadURL")
 	assert.Empty(t, isoURL, "no ISO without the cluster")
 	t.Logf("negative control: AgentClusterInstall conditions:\n%s\nInfraEnv conditions:\n%s", describe(aci), describe(ie))
@@ -263,16 +271,18 @@ func TestHubControllers(t *testing.T) {
 	require.NoError(t, err)
 	t.Logf("ClusterDeployment finalizers %v, status %v", cd.GetFinalizers(), cd.Object["status"])
 
-	// BMAC takes up the BareMetalHosts (labelled for backup once their
-	// InfraEnv is found).
+	// BMAC takes up the BareMetalHosts: release-4.23 labels them for
+	// backup once their InfraEnv is found, release-4.20 puts its
+	// deprovision finalizer on them.
 	for _, h := range []string{"master-0", "master-1", "master-2"} {
 		bmh, err := WaitFor(ctx, 2*time.Minute, "BareMetalHost "+h+" taken up by BMAC", get(bmhGVR, h),
 			func(o *unstructured.Unstructured) bool {
-				return o.GetLabels()["cluster.open-cluster-management.io/backup"] == "true"
+				return o.GetLabels()["cluster.open-cluster-management.io/backup"] == "true" ||
+					slices.Contains(o.GetFinalizers(), "bmac.agent-install.openshift.io/deprovision")
 			},
 			func(o *unstructured.Unstructured) string { b, _ := yaml.Marshal(o.Object); return string(b) })
 		require.NoError(t, err)
-		t.Logf("BareMetalHost %s: labels %v annotations %v spec.image %v", h, bmh.GetLabels(), bmh.GetAnnotations(), bmh.Object["spec"].(map[string]any)["image"])
+		t.Logf("BareMetalHost %s: labels %v annotations %v finalizers %v spec.image %v", h, bmh.GetLabels(), bmh.GetAnnotations(), bmh.GetFinalizers(), bmh.Object["spec"].(map[string]any)["image"])
 	}
 	stamp("BMAC took up the three BareMetalHosts")
 
