@@ -35,7 +35,7 @@ test: lint cross testapiserver-ci unit
 	else \
 		echo "make test: skipping the live lab (needs qemu-system-x86_64 and root; make e2e-live)"; \
 	fi
-	@if [ -n "$$CI" ] || [ -n "$$AGENTISO_UPSTREAM" ]; then $(MAKE) e2e-hub; else echo "make test: skipping the hub hand-over (make e2e-hub)"; fi
+	@if [ -n "$$CI" ] || [ -n "$$AGENTISO_UPSTREAM" ]; then $(MAKE) e2e-hub HUB_BRANCH=release-4.20; else echo "make test: skipping the hub hand-over (make e2e-hub)"; fi
 
 ## testapiserver: build (or find in ~/.cache/agentiso/testapiserver) the real
 ## kube-apiserver and etcd, and the CRDs, that node-image's tests run against
