@@ -101,6 +101,11 @@ func PlanRelease(ctx context.Context, src Images, rel *release.Release, extra []
 		return nil, fmt.Errorf("release %s has no %s component: the hosts' registry is that image", rel.Version, RegistryComponent)
 	}
 	p := regstore.NewPlan()
+	if c, ok := src.(interface{ ChecksDigests() bool }); ok && c.ChecksDigests() {
+		// the digest is checked once, by the source (docs/airgap.md
+		// "Measured")
+		p.SourceChecks = true
+	}
 	img, from, err := src.Image(ctx, rel.Pinned)
 	if err != nil {
 		return nil, fmt.Errorf("release image %s: %w", rel.Pinned, err)

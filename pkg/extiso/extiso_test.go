@@ -248,6 +248,7 @@ func TestCorruptedBlobLeavesNoISO(t *testing.T) {
 	l := newLab(t, "4.21.3", testrelease.RegistryOptions{}, true)
 	plan, err := extiso.PlanRelease(context.Background(), l.client, l.rel, nil)
 	require.NoError(t, err)
+	assert.True(t, plan.SourceChecks, "release.Client checks every blob's digest: it is not hashed twice")
 	iso, img := baseEdit(t)
 	x, err := extiso.Extend(iso, img, plan, time.Now(), nil)
 	require.NoError(t, err)

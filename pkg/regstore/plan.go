@@ -49,13 +49,22 @@ type Blob struct {
 	// Image names the first image (repository@digest) that lists it.
 	Image string
 	open  func() (io.ReadCloser, error)
+	// checked: the reader open returns checks the digest itself
+	// (Plan.SourceChecks).
+	checked bool
 }
 
 // Plan is the whole tree: every file with its size, and the blobs to stream
 // in the order they are first needed. Build it with Add, AddIndex and
 // AddDirImage, then read Files.
 type Plan struct {
-	files map[string]File
+	// SourceChecks says the images' layers are read through readers that
+	// check each blob's size and digest themselves and fail at its end
+	// when they differ (go-containerregistry's remote images: verify.
+	// ReadCloser). Blob.Open then counts the bytes but does not hash them a
+	// second time. Set it before Add.
+	SourceChecks bool
+	files        map[string]File
 	blobs []*Blob
 	byDig map[v1.Hash]*Blob
 	// images counts the image manifests added (for progress).
@@ -144,7 +153,7 @@ func (p *Plan) addBlob(d v1.Hash, size int64, image string, open func() (io.Read
 	if size < 0 {
 		return fmt.Errorf("regstore: %s: blob %s has a negative size", image, d)
 	}
-	b := &Blob{Digest: d, Size: size, Image: image, open: open}
+	b := &Blob{Digest: d, Size: size, Image: image, open: open, checked: p.SourceChecks}
 	p.byDig[d] = b
 	p.blobs = append(p.blobs, b)
 	return p.put(File{Path: BlobPath(d), Size: size, Blob: d})

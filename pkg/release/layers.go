@@ -216,6 +216,12 @@ func (c *Client) readFiles(ctx context.Context, img v1.Image, spec string, wante
 	return out, err
 }
 
+// ChecksDigests reports that every blob of the images the client opens is
+// checked as it is read: go-containerregistry's remote layers fail at
+// their end when the bytes do not have their digest and size
+// (verify.ReadCloser), so a reader of them need not hash them again.
+func (c *Client) ChecksDigests() bool { return true }
+
 // Image opens an image (a component of the release, by digest) through
 // the mirrors, the image of the client's architecture for an index: the
 // first location serving it wins, which it returns. Registry text in its
