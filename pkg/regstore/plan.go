@@ -65,8 +65,8 @@ type Plan struct {
 	// second time. Set it before Add.
 	SourceChecks bool
 	files        map[string]File
-	blobs []*Blob
-	byDig map[v1.Hash]*Blob
+	blobs        []*Blob
+	byDig        map[v1.Hash]*Blob
 	// images counts the image manifests added (for progress).
 	images int
 }
