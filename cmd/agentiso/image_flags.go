@@ -49,5 +49,9 @@ func (o *imageOptions) assetOptions(g *globals) *agent.ImageOptions {
 		p := console.NewWriteProgress(g.errOut, t, name)
 		return p.Update, p.Done
 	}
+	opts.Report.DetailProgress = func(name string) (func(done, total int64, detail string), func(ok bool)) {
+		p := console.NewWriteProgress(g.errOut, t, name)
+		return p.UpdateDetail, p.Done
+	}
 	return opts
 }

@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"os"
 	"testing"
@@ -68,6 +69,23 @@ func TestWriteProgressPlain(t *testing.T) {
 	}
 	p.Done(true)
 	assert.Equal(t, "INFO Writing agent.iso: 25%\nINFO Writing agent.iso: 50%\nINFO Writing agent.iso: 75%\n", b.String())
+}
+
+// The extended ISO's progress says what else it counts after the bytes:
+// on each plain line, and on the redrawn terminal line.
+func TestWriteProgressDetail(t *testing.T) {
+	var b bytes.Buffer
+	p := NewWriteProgress(&b, Term{}, "agent.iso")
+	for i := int64(0); i <= 100; i += 5 {
+		p.UpdateDetail(i, 100, fmt.Sprintf("images %d/20", i/5))
+	}
+	p.Done(true)
+	assert.Equal(t, "INFO Writing agent.iso: 25% (images 5/20)\nINFO Writing agent.iso: 50% (images 10/20)\nINFO Writing agent.iso: 75% (images 15/20)\n", b.String())
+	b.Reset()
+	p = NewWriteProgress(&b, Term{TTY: true}, "agent.iso")
+	p.UpdateDetail(100<<20, 200<<20, "images 3/6, about 2s left")
+	p.Done(true)
+	assert.Equal(t, "\rINFO Writing agent.iso:  50% (100 / 200 MiB, images 3/6, about 2s left)\x1b[K\n", b.String())
 }
 
 // NewLogger writes at its level to the terminal side and every debug line

@@ -21,13 +21,22 @@ type WriteProgress struct {
 	drawn   bool
 }
 
+// UpdateDetail reports done of total bytes written, and detail (what else
+// is counted: "images 3/120, 2m10s left"), shown after the bytes on a
+// terminal and on each plain line.
+func (p *WriteProgress) UpdateDetail(done, total int64, detail string) {
+	p.update(done, total, detail)
+}
+
 // NewWriteProgress reports the writing of name on w, a t.
 func NewWriteProgress(w io.Writer, t Term, name string) *WriteProgress {
 	return &WriteProgress{w: w, t: t, name: name}
 }
 
 // Update reports done of total bytes written.
-func (p *WriteProgress) Update(done, total int64) {
+func (p *WriteProgress) Update(done, total int64) { p.update(done, total, "") }
+
+func (p *WriteProgress) update(done, total int64, detail string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if total <= 0 {
@@ -38,13 +47,20 @@ func (p *WriteProgress) Update(done, total int64) {
 		if now := time.Now(); now.Sub(p.last) >= 200*time.Millisecond || done == total {
 			p.last = now
 			p.drawn = true
-			fmt.Fprintf(p.w, "\r%s Writing %s: %3d%% (%d / %d MiB)\x1b[K", Label(slog.LevelInfo, p.t.Colour), p.name, pct, done>>20, total>>20)
+			if detail != "" {
+				detail = ", " + detail
+			}
+			fmt.Fprintf(p.w, "\r%s Writing %s: %3d%% (%d / %d MiB%s)\x1b[K", Label(slog.LevelInfo, p.t.Colour), p.name, pct, done>>20, total>>20, detail)
 		}
 		return
 	}
 	if q := pct / 25; q > p.quarter && q < 4 {
 		p.quarter = q
-		fmt.Fprint(p.w, Line(slog.LevelInfo, fmt.Sprintf("Writing %s: %d%%", p.name, q*25), false))
+		msg := fmt.Sprintf("Writing %s: %d%%", p.name, q*25)
+		if detail != "" {
+			msg += " (" + detail + ")"
+		}
+		fmt.Fprint(p.w, Line(slog.LevelInfo, msg, false))
 	}
 }
 

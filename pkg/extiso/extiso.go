@@ -175,11 +175,18 @@ func Extend(iso *isoeditor.ISO, img *isoeditor.Image, plan *regstore.Plan, date 
 	if err != nil {
 		return nil, err
 	}
-	st := Progress{Total: plan.Bytes(), Of: len(plan.Blobs())}
+	st := Progress{Total: plan.Bytes(), Of: len(plan.Blobs()), ImagesOf: plan.Images()}
+	// the small files (links, manifests, configs) come first in the data
+	// image: written once the first blob is
+	small := plan.Bytes()
+	for _, b := range plan.Blobs() {
+		small -= b.Size
+	}
 	var start time.Time
 	fill := plan.Fill(func(b *regstore.Blob) {
 		st.Bytes += b.Size
 		st.Blobs++
+		st.Images = plan.ImagesDone(st.Blobs)
 		st.Elapsed = time.Since(start)
 		if progress != nil {
 			progress(st)
@@ -189,6 +196,7 @@ func Extend(iso *isoeditor.ISO, img *isoeditor.Image, plan *regstore.Plan, date 
 		Dir: Dir, Prefix: Prefix, PieceSize: PieceSize, Size: data.Size(),
 		Write: func(ctx context.Context, w io.Writer) error {
 			start = time.Now()
+			st.Bytes, st.Blobs, st.Images = small, 0, plan.ImagesDone(0)
 			_, err := data.WriteTo(ctx, w, fill)
 			return err
 		},

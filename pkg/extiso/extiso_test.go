@@ -273,3 +273,45 @@ func TestExtraImagesByDigestOnly(t *testing.T) {
 	_, err = extiso.PlanRelease(context.Background(), l.client, l.rel, []string{l.reg.Host + "/redhat/operator-bundle:v1"})
 	assert.ErrorContains(t, err, "only images by digest")
 }
+
+// The write says how far it is (images and blobs written of all, bytes,
+// the time left), and one cancelled half-way (Ctrl-C) leaves no ISO.
+func TestProgressAndCancel(t *testing.T) {
+	ctx := context.Background()
+	l := newLab(t, "4.21.3", testrelease.RegistryOptions{}, false)
+	plan, err := extiso.PlanRelease(ctx, l.client, l.rel, nil)
+	require.NoError(t, err)
+	iso, img := baseEdit(t)
+	var seen []extiso.Progress
+	x, err := extiso.Extend(iso, img, plan, time.Now(), func(p extiso.Progress) { seen = append(seen, p) })
+	require.NoError(t, err)
+	s, err := x.WriteStaged(ctx, filepath.Join(t.TempDir(), "agent.x86_64.iso"), isoeditor.WriteOptions{})
+	require.NoError(t, err)
+	require.NoError(t, s.Commit())
+	require.Len(t, seen, len(plan.Blobs()))
+	for i := 1; i < len(seen); i++ {
+		assert.GreaterOrEqual(t, seen[i].Images, seen[i-1].Images)
+		assert.Greater(t, seen[i].Bytes, seen[i-1].Bytes)
+	}
+	last := seen[len(seen)-1]
+	assert.Equal(t, plan.Images(), last.ImagesOf)
+	assert.Equal(t, last.ImagesOf, last.Images)
+	assert.Equal(t, last.Of, last.Blobs)
+	assert.Equal(t, last.Total, last.Bytes)
+	assert.Less(t, seen[0].Images, last.Images)
+
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	x, err = extiso.Extend(iso, img, plan, time.Now(), func(p extiso.Progress) {
+		if p.Blobs == 1 {
+			cancel()
+		}
+	})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	_, err = x.WriteStaged(cctx, filepath.Join(dir, "agent.x86_64.iso"), isoeditor.WriteOptions{})
+	require.ErrorIs(t, err, context.Canceled)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing half-written")
+}

@@ -52,6 +52,8 @@ type Blob struct {
 	// checked: the reader open returns checks the digest itself
 	// (Plan.SourceChecks).
 	checked bool
+	// idx is the blob's place in the stream order.
+	idx int
 }
 
 // Plan is the whole tree: every file with its size, and the blobs to stream
@@ -67,8 +69,11 @@ type Plan struct {
 	files        map[string]File
 	blobs        []*Blob
 	byDig        map[v1.Hash]*Blob
-	// images counts the image manifests added (for progress).
-	images int
+	// images counts the image manifests added (for progress); imageEnds
+	// holds, per image, how many blobs of the stream order are written
+	// once all of its are.
+	images    int
+	imageEnds []int
 }
 
 // NewPlan returns an empty plan.
@@ -78,6 +83,18 @@ func NewPlan() *Plan {
 
 // Images is the number of image manifests in the plan.
 func (p *Plan) Images() int { return p.images }
+
+// ImagesDone returns, for the progress of a write, how many images have
+// every blob written once the first blobs of Blobs are.
+func (p *Plan) ImagesDone(blobs int) int {
+	n := 0
+	for _, e := range p.imageEnds {
+		if e <= blobs {
+			n++
+		}
+	}
+	return n
+}
 
 // Files returns every file of the tree, sorted by path.
 func (p *Plan) Files() []File {
@@ -153,7 +170,7 @@ func (p *Plan) addBlob(d v1.Hash, size int64, image string, open func() (io.Read
 	if size < 0 {
 		return fmt.Errorf("regstore: %s: blob %s has a negative size", image, d)
 	}
-	b := &Blob{Digest: d, Size: size, Image: image, open: open, checked: p.SourceChecks}
+	b := &Blob{Digest: d, Size: size, Image: image, open: open, checked: p.SourceChecks, idx: len(p.blobs)}
 	p.byDig[d] = b
 	p.blobs = append(p.blobs, b)
 	return p.put(File{Path: BlobPath(d), Size: size, Blob: d})
@@ -254,6 +271,7 @@ func (p *Plan) addImage(ctx context.Context, repo string, img v1.Image) (v1.Hash
 	if err := p.addConfig(repo, what, img, m.Config); err != nil {
 		return d, err
 	}
+	end := 0
 	for i, l := range m.Layers {
 		if l.Digest.Algorithm != "sha256" || len(l.Digest.Hex) != 64 {
 			return d, fmt.Errorf("%s: layer %d has digest %q: only sha256 is stored", what, i, l.Digest)
@@ -268,8 +286,10 @@ func (p *Plan) addImage(ctx context.Context, repo string, img v1.Image) (v1.Hash
 		if err := p.layerLink(repo, l.Digest); err != nil {
 			return d, err
 		}
+		end = max(end, p.byDig[l.Digest].idx+1)
 	}
 	p.images++
+	p.imageEnds = append(p.imageEnds, end)
 	return d, nil
 }
 

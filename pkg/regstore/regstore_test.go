@@ -438,3 +438,24 @@ type badDigest struct{ v1.Image }
 func (b badDigest) Digest() (v1.Hash, error) {
 	return v1.Hash{Algorithm: "sha256", Hex: strings.Repeat("0", 64)}, nil
 }
+
+// An image counts as written once every blob it lists is: a shared blob
+// early in the stream serves several images.
+func TestImagesDone(t *testing.T) {
+	x, y, z := randomLayer(t, "x", 64), randomLayer(t, "y", 64), randomLayer(t, "z", 64)
+	p := regstore.NewPlan()
+	ctx := context.Background()
+	require.NoError(t, p.Add(ctx, "a", "a", imageWith(t, x, y)))
+	require.NoError(t, p.Add(ctx, "b", "b", imageWith(t, x)))
+	require.NoError(t, p.Add(ctx, "c", "c", imageWith(t, y, z)))
+	require.Len(t, p.Blobs(), 3)
+	for blobs, want := range []int{0, 1, 2, 3} {
+		assert.Equal(t, want, p.ImagesDone(blobs), "after %d blobs", blobs)
+	}
+	var last regstore.Progress
+	require.NoError(t, regstore.WriteDir(ctx, filepath.Join(t.TempDir(), "s"), p, func(pr regstore.Progress) {
+		assert.GreaterOrEqual(t, pr.Images, last.Images)
+		last = pr
+	}))
+	assert.Equal(t, regstore.Progress{Bytes: last.Total, Total: last.Total, Blobs: 3, Of: 3, Images: 3, ImagesOf: 3, Elapsed: last.Elapsed}, last)
+}

@@ -12,8 +12,9 @@ import (
 
 // Progress is where a write stands.
 type Progress struct {
-	Bytes, Total int64 // bytes written of the tree's Bytes
-	Blobs, Of    int   // blobs written of Blobs
+	Bytes, Total     int64 // bytes written of the tree's Bytes
+	Blobs, Of        int   // blobs written of Blobs
+	Images, ImagesOf int   // images whose blobs are all written, of Images
 	// Elapsed is the time since the write began.
 	Elapsed time.Duration
 }
@@ -81,7 +82,7 @@ func WriteDir(ctx context.Context, dir string, p *Plan, progress func(Progress))
 		}
 	}()
 	start := time.Now()
-	st := Progress{Total: p.Bytes(), Of: len(p.blobs)}
+	st := Progress{Total: p.Bytes(), Of: len(p.blobs), ImagesOf: p.images}
 	byBlob := map[string][]string{}
 	for _, f := range p.Files() {
 		if err := ctx.Err(); err != nil {
@@ -116,6 +117,7 @@ func WriteDir(ctx context.Context, dir string, p *Plan, progress func(Progress))
 		}
 		st.Bytes += b.Size
 		st.Blobs++
+		st.Images = p.ImagesDone(st.Blobs)
 		if progress != nil {
 			st.Elapsed = time.Since(start)
 			progress(st)

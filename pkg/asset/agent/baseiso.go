@@ -27,6 +27,23 @@ type Reporter struct {
 	// output: update is called as bytes are written, finish once at the
 	// end. nil shows none.
 	WriteProgress func(name string) (update func(done, total int64), finish func(ok bool))
+	// DetailProgress is WriteProgress with a detail after the bytes (the
+	// extended ISO's images and time left); nil shows the bytes through
+	// WriteProgress.
+	DetailProgress func(name string) (update func(done, total int64, detail string), finish func(ok bool))
+}
+
+// detailProgress starts showing the progress of writing the named output
+// with a detail; update is never nil.
+func (r Reporter) detailProgress(name string) (update func(done, total int64, detail string), finish func(ok bool)) {
+	if r.DetailProgress != nil {
+		return r.DetailProgress(name)
+	}
+	up, fin := r.writeProgress(name)
+	if up == nil {
+		return func(int64, int64, string) {}, fin
+	}
+	return func(done, total int64, _ string) { up(done, total) }, fin
 }
 
 // writeProgress starts showing the progress of writing the named output.

@@ -405,6 +405,17 @@ func (a *AgentISO) Result() *isoeditor.WriteResult { return a.result }
 // ISO by the last Persist (nil before, and for a full ISO).
 func (a *AgentISO) RootfsResult() *isoeditor.WriteResult { return a.rootfsResult }
 
+// PayloadDetail is what the extended ISO's progress line shows after the
+// payload's bytes: images and blobs written of all, and the time left at
+// the rate so far once it is known.
+func PayloadDetail(p extiso.Progress) string {
+	s := fmt.Sprintf("images %d/%d, blobs %d/%d", p.Images, p.ImagesOf, p.Blobs, p.Of)
+	if left := p.Left(); left >= time.Second && p.Bytes < p.Total {
+		s += ", about " + left.Round(time.Second).String() + " left"
+	}
+	return s
+}
+
 // stageExtended writes the extended ISO (docs/airgap.md): the agent ISO,
 // then the payload's data image streamed from the registry in the same
 // pass, each blob once and checked; progress counts the payload's bytes.
@@ -417,9 +428,9 @@ func (a *AgentISO) stageExtended(ctx context.Context, dst string, img *isoeditor
 	if err != nil {
 		return nil, fmt.Errorf("base ISO %s: %w", a.Base, err)
 	}
-	update, finish := a.report.writeProgress(filepath.Base(dst))
+	update, finish := a.report.detailProgress(filepath.Base(dst))
 	x, err := extiso.Extend(iso, img, a.payload.plan, time.Now(), func(p extiso.Progress) {
-		update(p.Bytes, p.Total)
+		update(p.Bytes, p.Total, PayloadDetail(p))
 	})
 	if err != nil {
 		finish(false)
