@@ -33,16 +33,22 @@ type Appendix struct {
 // Extended is an edited ISO followed by an appendix: the base with its
 // overlays (the Ignition and kernel-argument areas, plus the new root
 // directory record, the volume size and the MBR partition that spans the
-// image), padding to a sector, the new directory, then the stream.
+// image, and an isohybrid GPT's header and entries), padding to a sector,
+// the new directory, the stream, then, when the base has a GPT, its backup
+// (entries and header in the last blocks, where UEFI firmware and
+// partitioning tools look for it).
 type Extended struct {
 	Image *Image
 	app   Appendix
 	start int64  // where the new directory begins
 	dir   []byte // the new directory's extent
+	tail  []byte // the backup GPT, or nothing
 }
 
 // Size is the extended ISO's size in bytes.
-func (x *Extended) Size() int64 { return x.start + int64(len(x.dir)) + x.app.Size }
+func (x *Extended) Size() int64 {
+	return x.start + int64(len(x.dir)) + x.app.Size + int64(len(x.tail))
+}
 
 // StreamOffset is where the appendix's stream begins.
 func (x *Extended) StreamOffset() int64 { return x.start + int64(len(x.dir)) }
@@ -97,6 +103,13 @@ func (iso *ISO) Extend(img *Image, a Appendix) (*Extended, error) {
 	binary.LittleEndian.PutUint32(dir[10:], uint32(len(dir)))
 	binary.BigEndian.PutUint32(dir[14:], uint32(len(dir)))
 	x.dir = dir
+	g, hasGPT, err := iso.readGPT()
+	if err != nil {
+		return nil, err
+	}
+	if hasGPT {
+		x.tail = make([]byte, g.tailSize())
+	}
 
 	total := x.Size() / sectorSize
 	if total > 0xFFFFFFFF {
@@ -117,6 +130,13 @@ func (iso *ISO) Extend(img *Image, a Appendix) (*Extended, error) {
 		return nil, err
 	} else if ok {
 		ovs = append(ovs, o)
+	}
+	if hasGPT {
+		gov, tail, err := g.extend(x.Size())
+		if err != nil {
+			return nil, err
+		}
+		ovs, x.tail = append(ovs, gov...), tail
 	}
 	for _, o := range ovs {
 		for _, p := range img.overlays {
@@ -347,6 +367,9 @@ func WriteExtendedStaged(ctx context.Context, dst string, x *Extended, opts Writ
 			if err == nil && lw.left != 0 {
 				err = fmt.Errorf("extend: the stream ended %d bytes short of its %d", lw.left, x.app.Size)
 			}
+		}
+		if err == nil && len(x.tail) > 0 {
+			_, err = w.Write(x.tail)
 		}
 		if err == nil {
 			err = tmp.Sync()
