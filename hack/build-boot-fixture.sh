@@ -97,94 +97,12 @@ cp "$pkgroot/bin/busybox" "$rd/bin/busybox"
 # a ROM for it).
 e1000=$(find "$pkgroot/lib/modules" -name e1000.ko | head -n1)
 [ -n "$e1000" ] || { echo "$0: e1000.ko not found in the kernel package" >&2; exit 1; }
-cp "$e1000" "$rd/lib/modules/e1000.ko"
-cat >"$rd/udhcpc.script" <<'EOF'
-#!/bin/busybox sh
-# udhcpc hook: configure the leased address and the default route.
-case "$1" in
-bound | renew)
-  ifconfig "$interface" "$ip" netmask "${subnet:-255.255.255.0}" up
-  [ -z "$router" ] || route add default gw "${router%% *}" dev "$interface"
-  ;;
-esac
-exit 0
-EOF
-chmod 0755 "$rd/udhcpc.script"
-cat >"$rd/init" <<'EOF'
-#!/bin/busybox sh
-# agentiso boot fixture: report what the kernel unpacked, then power off.
-/bin/busybox mkdir -p /tmp/bb
-/bin/busybox --install -s /tmp/bb
-export PATH=/tmp/bb
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null
-dmesg -n 1
-out=/dev/ttyS0
-[ -c "$out" ] || out=/dev/console
-# Runtime files live under /tmp/fixture (left out of the PATH lines).
-mkdir -p /tmp/fixture
-# fetch_rootfs URL: bring up the first NIC with DHCP and download URL (what
-# RHCOS's initramfs does for coreos.live.rootfs_url=); prints why on failure.
-fetch_rootfs() {
-  insmod /lib/modules/e1000.ko 2>/tmp/fixture/insmod.log || { echo "insmod e1000: $(cat /tmp/fixture/insmod.log)"; return 1; }
-  ip link set lo up
-  nic=
-  for i in 1 2 3 4 5 6 7 8 9 10; do
-    for d in /sys/class/net/*; do
-      [ "${d##*/}" = lo ] || { nic=${d##*/}; break 2; }
-    done
-    sleep 1
-  done
-  [ -n "$nic" ] || { echo "no network interface"; return 1; }
-  ip link set "$nic" up
-  udhcpc -i "$nic" -s /udhcpc.script -n -q -t 10 -T 2 >/tmp/fixture/udhcpc.log 2>&1 ||
-    { echo "no DHCP lease on $nic: $(tail -n 3 /tmp/fixture/udhcpc.log | tr '\n' ' ')"; return 1; }
-  # (busybox 1.35 wget crashes with -T: timeout bounds it instead)
-  timeout 120 wget -q -O /tmp/fixture/rootfs.img "$1" >/tmp/fixture/wget.log 2>&1 ||
-    { echo "wget $1: $(tr '\n' ' ' </tmp/fixture/wget.log)"; return 1; }
-}
-rootfs_url=$(sed -n 's/.*coreos\.live\.rootfs_url=\([^ ]*\).*/\1/p' /proc/cmdline)
-rootfs_line=
-if [ -n "$rootfs_url" ]; then
-  if why=$(fetch_rootfs "$rootfs_url"); then
-    rootfs_line="ROOTFS-SHA256 $(sha256sum /tmp/fixture/rootfs.img | cut -d' ' -f1) $(wc -c </tmp/fixture/rootfs.img)"
-  else
-    rootfs_line="ROOTFS-FETCH-FAILED $why"
-  fi
-  rm -f /tmp/fixture/rootfs.img
-fi
-{
-  echo "AGENTISO-E2E-BEGIN"
-  [ -z "$rootfs_line" ] || echo "$rootfs_line"
-  if [ -f /config.ign ]; then
-    echo "IGNITION-SHA256 $(sha256sum /config.ign | cut -d' ' -f1)"
-  else
-    echo "IGNITION-ABSENT"
-  fi
-  # Every path the initrds added on top of this initramfs.
-  find / -xdev | grep -v -e '^/tmp/bb' -e '^/tmp/fixture' | sort | grep -Fxv -f /fixture-manifest | while read -r p; do
-    if [ -L "$p" ]; then
-      echo "PATH L $p"
-    elif [ -d "$p" ]; then
-      echo "PATH D $p"
-    elif [ -f "$p" ]; then
-      echo "PATH F $p $(wc -c <"$p") $(sha256sum "$p" | cut -d' ' -f1)"
-    else
-      echo "PATH O $p"
-    fi
-  done
-  echo "CMDLINE $(cat /proc/cmdline)"
-  dmesg | grep -iE 'initramfs|initrd|unpack' | grep -iv 'command line' | sed 's/^/DMESG /'
-  if dmesg | grep -qiE 'Initramfs unpacking failed|rootfs image is not initramfs'; then
-    echo "UNPACK-FAILED"
-  fi
-  echo "AGENTISO-E2E-END"
-} >"$out" 2>&1
-sync
-poweroff -f
-EOF
-chmod 0755 "$rd/init"
+mkdir -p "$rd/lib/modules/net"
+cp "$e1000" "$rd/lib/modules/net/e1000.ko"
+echo e1000.ko >"$rd/lib/modules/net/order"
+echo ttyS0 >"$rd/fixture-console"
+install -m 0755 "$here/hack/boot-fixture-udhcpc.sh" "$rd/udhcpc.script"
+install -m 0755 "$here/hack/boot-fixture-init.sh" "$rd/init"
 (cd "$rd" && { find . | sed 's|^\.||' | grep -v '^$'; echo /; echo /root; echo /fixture-manifest; } | sort -u >fixture-manifest)
 (cd "$rd" && find . | sort | cpio --quiet -o -H newc --reproducible -R 0:0) | gzip -n -9 >"$iso/images/pxeboot/initrd.img"
 

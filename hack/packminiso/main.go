@@ -97,7 +97,7 @@ func sameBytes(a io.ReaderAt, offA int64, b io.ReaderAt, offB, n int64) (bool, e
 
 // sharedExtents returns the extents of the minimal ISO that are byte-equal
 // files of the full ISO (same path, same size, same bytes), sorted by
-// minimal offset, and the paths that were not shared.
+// minimal offset, each once, and the paths that were not shared.
 func sharedExtents(full io.ReaderAt, fullFiles map[string]isoFile, minimal io.ReaderAt, minFiles map[string]isoFile) ([]isoeditor.MinisoExtent, []string, error) {
 	var ext []isoeditor.MinisoExtent
 	var unshared []string
@@ -119,7 +119,9 @@ func sharedExtents(full io.ReaderAt, fullFiles map[string]isoFile, minimal io.Re
 		ext = append(ext, isoeditor.MinisoExtent{MinimalOffset: m.LBA * sector, FullOffset: f.LBA * sector, Length: m.Size})
 	}
 	slices.SortFunc(ext, func(a, b isoeditor.MinisoExtent) int { return cmp.Compare(a.MinimalOffset, b.MinimalOffset) })
-	return ext, unshared, nil
+	// Hardlinked paths (grub-mkrescue's core image, on ppc64le) share one
+	// extent: record it once, as coreos-installer dedups its table.
+	return slices.Compact(ext), unshared, nil
 }
 
 // pack builds the data for minimal, writes it into full's coreos/miniso.dat

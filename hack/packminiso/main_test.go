@@ -130,3 +130,26 @@ func TestPackErrors(t *testing.T) {
 	require.NoError(t, os.WriteFile(list, []byte("3 5 /only/minimal.txt\n"), 0o644))
 	require.ErrorContains(t, run(args(dir), io.Discard), "no extents shared with the full ISO")
 }
+
+// grub-mkrescue (the ppc64le live ISO's mastering) hardlinks its core image
+// under three paths: one extent, which coreos-installer packs once (it
+// dedups the table). Packing it three times made PackMiniso refuse the
+// overlap.
+func TestSharedExtentsHardlinks(t *testing.T) {
+	data := bytes.Repeat([]byte("grub core image "), 2048) // 32 KiB, 16 sectors
+	img := make([]byte, 40*sector)
+	copy(img[20*sector:], data)
+	same := bytes.NewReader(img)
+	files := map[string]isoFile{
+		"/boot/grub/powerpc.elf":                {LBA: 20, Size: int64(len(data))},
+		"/boot/grub/powerpc-ieee1275/core.elf":  {LBA: 20, Size: int64(len(data))},
+		"/System/Library/CoreServices/grub.elf": {LBA: 20, Size: int64(len(data))},
+		"/mach_kernel":                          {LBA: 19, Size: 0},
+	}
+	ext, unshared, err := sharedExtents(same, files, same, files)
+	require.NoError(t, err)
+	require.Equal(t, []isoeditor.MinisoExtent{{MinimalOffset: 20 * sector, FullOffset: 20 * sector, Length: int64(len(data))}}, ext)
+	require.Equal(t, []string{"/mach_kernel"}, unshared)
+	_, err = isoeditor.PackMiniso(same, int64(len(img)), ext, appVersion)
+	require.NoError(t, err)
+}

@@ -76,6 +76,31 @@ func copyExample(t *testing.T, name, dst, url string) {
 	require.NoError(t, os.WriteFile(p, []byte(cfg), 0o644))
 }
 
+// setArchitecture gives the control plane and the compute pool of the
+// install-config at p the architecture goArch (the examples name none, or
+// amd64).
+func setArchitecture(t *testing.T, p, goArch string) {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	var out []string
+	pools := 0
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if strings.TrimSpace(l) == "architecture: amd64" {
+			continue
+		}
+		out = append(out, l)
+		switch l {
+		case "controlPlane:\n":
+			out, pools = append(out, "  architecture: "+goArch+"\n"), pools+1
+		case "  - name: worker\n":
+			out, pools = append(out, "    architecture: "+goArch+"\n"), pools+1
+		}
+	}
+	require.Equal(t, 2, pools, "%s: a controlPlane and a compute pool named worker", p)
+	require.NoError(t, os.WriteFile(p, []byte(strings.Join(out, "")), 0o644))
+}
+
 // offlineRelease gives agentiso, which pins no default release
 // (docs/release.md), the release of the network boots: a made-up digest of
 // a supported release, offline with its version (these boots check what
@@ -88,9 +113,34 @@ var offlineRelease = []string{"--offline", "--release-version", "4.20.0",
 // `agentiso create ignition` and `agentiso create <what>` there with the
 // fixture as the base ISO, and returns the directory and its agent.ign.
 func buildExample(t *testing.T, bin, fixture string, srv *ArtifactServer, example, sub, what string) (string, []byte) {
+	return buildArchExample(t, bin, fixture, srv, example, sub, what, exampleEdits{})
+}
+
+// exampleEdits change an example before it is built.
+type exampleEdits struct {
+	// GoArch is the cluster's install-config architecture (arm64,
+	// ppc64le, s390x); "" leaves the example's.
+	GoArch string
+	// MinimalISO sets agent-config's minimalISO: true (platform external,
+	// which always gets one, is x86_64 and aarch64 only).
+	MinimalISO bool
+}
+
+// buildArchExample is buildExample with the example edited first.
+func buildArchExample(t *testing.T, bin, fixture string, srv *ArtifactServer, example, sub, what string, edits exampleEdits) (string, []byte) {
 	t.Helper()
 	dir := filepath.Join(srv.Dir, sub)
 	copyExample(t, example, dir, srv.GuestURL(sub+"/boot-artifacts"))
+	if edits.GoArch != "" {
+		setArchitecture(t, filepath.Join(dir, "install-config.yaml"), edits.GoArch)
+	}
+	if edits.MinimalISO {
+		f, err := os.OpenFile(filepath.Join(dir, "agent-config.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+		require.NoError(t, err)
+		_, err = f.WriteString("minimalISO: true\n")
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+	}
 	runAgentiso(t, bin, append([]string{"create", "ignition", "--dir", dir, "--log-level", "warn"}, offlineRelease...)...)
 	runAgentiso(t, bin, append([]string{"create", what, "--dir", dir, "--base-iso", fixture, "--log-level", "warn"}, offlineRelease...)...)
 	ign, err := os.ReadFile(filepath.Join(dir, "agent.ign"))

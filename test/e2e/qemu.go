@@ -18,6 +18,10 @@ type Firmware string
 const (
 	BIOS Firmware = "bios" // SeaBIOS, machine type pc
 	UEFI Firmware = "uefi" // OVMF, machine type q35
+	// The other architectures' firmware (QEMU.Binary must be theirs).
+	AAVMF   Firmware = "aavmf"    // aarch64: UEFI (QEMU.OVMFCode/OVMFVars are AAVMF's), machine virt
+	SLOF    Firmware = "slof"     // ppc64le: Open Firmware, machine pseries
+	S390CCW Firmware = "s390-ccw" // s390x: the s390-ccw IPL firmware, machine s390-ccw-virtio
 )
 
 // Media is how the ISO is attached.
@@ -28,6 +32,9 @@ const (
 	CDROM   Media = "cdrom" // El Torito boot
 	Disk    Media = "disk"  // isohybrid MBR (BIOS) or GPT ESP (UEFI)
 	Network Media = "net"   // no drive: the NIC's iPXE ROM boots QEMU.Net's BootFile
+	// Kernel is a direct kernel boot of QEMU.Direct (the PXE files), what
+	// a network boot loader would load; no drive.
+	Kernel Media = "kernel"
 )
 
 // Mode is one way of booting an ISO.
@@ -44,16 +51,25 @@ func CDModes() []Mode { return []Mode{{BIOS, CDROM}, {UEFI, CDROM}} }
 // AllModes adds the isohybrid disk boots (USB-stick style) to CDModes.
 func AllModes() []Mode { return append(CDModes(), Mode{BIOS, Disk}, Mode{UEFI, Disk}) }
 
-// QEMU runs qemu-system-x86_64.
+// QEMU runs qemu-system-x86_64 (FindQEMU) or another architecture's QEMU
+// (FindArchQEMU).
 type QEMU struct {
-	Binary    string        // qemu-system-x86_64
-	OVMFCode  string        // UEFI firmware code (read-only pflash)
+	Binary    string        // qemu-system-x86_64, qemu-system-aarch64, ...
+	OVMFCode  string        // UEFI firmware code (read-only pflash; AAVMF's on aarch64)
 	OVMFVars  string        // UEFI variable store template (copied per boot)
 	KVM       bool          // use KVM instead of TCG
 	MemoryMiB int           // guest memory
 	Timeout   time.Duration // hard limit for one boot, power-on to power-off
 	// Net, when set, gives the guest a NIC; without it the guest has none.
 	Net *UserNet
+	// Direct is what a Kernel boot boots.
+	Direct *DirectBoot
+}
+
+// DirectBoot is a kernel, its initrd and its command line, booted by QEMU
+// itself (-kernel, -initrd, -append).
+type DirectBoot struct {
+	Kernel, Initrd, Append string
 }
 
 // UserNet is one e1000 NIC on QEMU user networking (slirp): the guest gets
@@ -65,6 +81,9 @@ type UserNet struct {
 	// BootFile is the DHCP boot file name QEMU offers (a network boot): an
 	// http URL, which iPXE fetches and runs as its script.
 	BootFile string
+	// Model is the NIC (default e1000; s390x has only virtio-net-ccw,
+	// which -nic calls virtio).
+	Model string
 }
 
 // netdev returns the -nic option value.
@@ -72,7 +91,11 @@ func (n *UserNet) netdev() (string, error) {
 	if n == nil {
 		return "none", nil
 	}
-	v := "user,model=e1000,ipv6=off"
+	model := n.Model
+	if model == "" {
+		model = "e1000"
+	}
+	v := "user,model=" + model + ",ipv6=off"
 	if n.BootFile != "" {
 		if strings.ContainsAny(n.BootFile, ", \t\n") {
 			return "", fmt.Errorf("boot file %q: no commas or spaces in a QEMU option", n.BootFile)
@@ -125,14 +148,58 @@ func FindQEMU(accel string) (QEMU, error) {
 	return q, nil
 }
 
+// ArchQEMU is how the boot test boots one architecture other than x86_64.
+type ArchQEMU struct {
+	QEMU
+	Arch     string   // aarch64, ppc64le or s390x
+	Firmware Firmware // AAVMF, SLOF or S390CCW
+	NIC      string   // the NIC model the fixture's initramfs has a driver for
+}
+
+// archQEMU is each architecture's emulator, firmware and NIC: the Debian
+// packages qemu-system-arm + qemu-efi-aarch64 (AAVMF), qemu-system-ppc
+// (SLOF is built in) and qemu-system-misc (s390-ccw is built in).
+var archQEMU = map[string]struct {
+	binary   string
+	firmware Firmware
+	nic      string
+	code     [2]string // AAVMF code and vars
+}{
+	"aarch64": {"qemu-system-aarch64", AAVMF, "e1000", [2]string{"/usr/share/AAVMF/AAVMF_CODE.fd", "/usr/share/AAVMF/AAVMF_VARS.fd"}},
+	"ppc64le": {"qemu-system-ppc64", SLOF, "e1000", [2]string{}},
+	"s390x":   {"qemu-system-s390x", S390CCW, "virtio", [2]string{}}, // virtio-net-ccw
+}
+
+// FindArchQEMU locates the emulator and firmware of arch (aarch64, ppc64le
+// or s390x). Always TCG: the host is x86_64.
+func FindArchQEMU(arch string) (ArchQEMU, error) {
+	a, ok := archQEMU[arch]
+	if !ok {
+		return ArchQEMU{}, fmt.Errorf("architecture %q: want aarch64, ppc64le or s390x", arch)
+	}
+	q := ArchQEMU{QEMU: QEMU{MemoryMiB: 1024, Timeout: 5 * time.Minute}, Arch: arch, Firmware: a.firmware, NIC: a.nic}
+	bin, err := exec.LookPath(a.binary)
+	if err != nil {
+		return q, fmt.Errorf("%s not found (run hack/install-e2e-deps.sh arch): %w", a.binary, err)
+	}
+	q.Binary = bin
+	if a.code[0] != "" {
+		if !fileExists(a.code[0]) || !fileExists(a.code[1]) {
+			return q, fmt.Errorf("%s firmware %s or %s missing (run hack/install-e2e-deps.sh arch)", arch, a.code[0], a.code[1])
+		}
+		q.OVMFCode, q.OVMFVars = a.code[0], a.code[1]
+	}
+	return q, nil
+}
+
 func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular()
 }
 
 // Args returns the qemu command line for booting iso in mode (iso is
-// empty for a Network boot). The serial console goes to stdout; varsPath is
-// the writable UEFI variable store.
+// empty for a Network or Kernel boot). The serial console goes to stdout;
+// varsPath is the writable UEFI variable store.
 func (q QEMU) Args(iso string, mode Mode, varsPath string) ([]string, error) {
 	accel, cpu := "tcg", "max"
 	if q.KVM {
@@ -143,30 +210,65 @@ func (q QEMU) Args(iso string, mode Mode, varsPath string) ([]string, error) {
 		return nil, err
 	}
 	args := []string{
-		"-m", fmt.Sprint(q.MemoryMiB), "-smp", "1", "-cpu", cpu,
+		"-m", fmt.Sprint(q.MemoryMiB), "-smp", "1",
 		"-display", "none", "-monitor", "none", "-serial", "stdio",
 		"-nic", nic, "-no-reboot",
 	}
+	// cd attaches the ISO as a CD on the architecture's SCSI controller
+	// (virt, s390-ccw-virtio and pseries have no IDE).
+	cd := func(ctrl string) []string {
+		return []string{"-device", ctrl, "-drive", "if=none,id=cd,media=cdrom,format=raw,readonly=on,file=" + iso,
+			"-device", "scsi-cd,drive=cd,bootindex=0"}
+	}
+	var cdArgs []string
 	switch mode.Firmware {
 	case BIOS:
-		args = append(args, "-machine", "pc,accel="+accel)
-	case UEFI:
-		args = append(args, "-machine", "q35,accel="+accel,
+		args = append(args, "-cpu", cpu, "-machine", "pc,accel="+accel)
+	case UEFI, AAVMF:
+		machine := "q35"
+		if mode.Firmware == AAVMF {
+			// cortex-a57: "max" emulates pointer authentication, which
+			// makes TCG several times slower.
+			machine, cpu = "virt", "cortex-a57"
+			cdArgs = cd("virtio-scsi-pci")
+		}
+		args = append(args, "-cpu", cpu, "-machine", machine+",accel="+accel,
 			"-drive", "if=pflash,format=raw,readonly=on,file="+q.OVMFCode,
 			"-drive", "if=pflash,format=raw,file="+varsPath)
+	case SLOF:
+		args = append(args, "-machine", "pseries,accel="+accel)
+		cdArgs = cd("spapr-vscsi")
+	case S390CCW:
+		args = append(args, "-machine", "s390-ccw-virtio,accel="+accel)
+		cdArgs = cd("virtio-scsi-ccw")
 	default:
 		return nil, fmt.Errorf("unknown firmware %q", mode.Firmware)
 	}
 	switch mode.Media {
 	case CDROM:
-		args = append(args, "-drive", "file="+iso+",format=raw,media=cdrom,readonly=on", "-boot", "d")
+		if cdArgs != nil {
+			args = append(args, cdArgs...)
+		} else {
+			args = append(args, "-drive", "file="+iso+",format=raw,media=cdrom,readonly=on", "-boot", "d")
+		}
 	case Disk:
+		if mode.Firmware != BIOS && mode.Firmware != UEFI {
+			return nil, fmt.Errorf("%s: disk boots are x86_64 only (isohybrid)", mode)
+		}
 		args = append(args, "-drive", "file="+iso+",format=raw,media=disk,snapshot=on", "-boot", "c")
 	case Network:
 		if q.Net == nil || q.Net.BootFile == "" || iso != "" {
 			return nil, errors.New("a network boot needs QEMU.Net with a BootFile and no ISO")
 		}
 		args = append(args, "-boot", "n")
+	case Kernel:
+		if q.Direct == nil || q.Direct.Kernel == "" || q.Direct.Initrd == "" || iso != "" {
+			return nil, errors.New("a kernel boot needs QEMU.Direct with a kernel and an initrd, and no ISO")
+		}
+		if strings.ContainsAny(q.Direct.Append, "\n") {
+			return nil, errors.New("kernel boot: the command line has a newline")
+		}
+		args = append(args, "-kernel", q.Direct.Kernel, "-initrd", q.Direct.Initrd, "-append", q.Direct.Append)
 	default:
 		return nil, fmt.Errorf("unknown media %q", mode.Media)
 	}
@@ -179,11 +281,16 @@ func (q QEMU) Args(iso string, mode Mode, varsPath string) ([]string, error) {
 // returned in every case.
 func (q QEMU) Boot(ctx context.Context, iso string, mode Mode, workDir string) ([]byte, error) {
 	absISO, what := "", "" // what: the boot's name in errors
-	if mode.Media == Network {
+	switch {
+	case mode.Media == Network:
 		if q.Net != nil {
 			what = q.Net.BootFile
 		}
-	} else {
+	case mode.Media == Kernel:
+		if q.Direct != nil {
+			what = q.Direct.Kernel
+		}
+	default:
 		var err error
 		if absISO, err = filepath.Abs(iso); err != nil {
 			return nil, err
@@ -191,7 +298,7 @@ func (q QEMU) Boot(ctx context.Context, iso string, mode Mode, workDir string) (
 		what = iso
 	}
 	vars := filepath.Join(workDir, "OVMF_VARS-"+mode.String()+".fd")
-	if mode.Firmware == UEFI {
+	if mode.Firmware == UEFI || mode.Firmware == AAVMF {
 		b, err := os.ReadFile(q.OVMFVars)
 		if err != nil {
 			return nil, fmt.Errorf("read OVMF vars: %w", err)
@@ -231,15 +338,20 @@ func (q QEMU) Boot(ctx context.Context, iso string, mode Mode, workDir string) (
 }
 
 // BootAndVerify boots iso in mode and checks the guest's report against exp.
-// For a Network boot iso is empty and the guest must not have a
+// For a Network or Kernel boot iso is empty and the guest must not have a
 // coreos.liveiso= argument (there is no ISO volume to name).
 func (q QEMU) BootAndVerify(ctx context.Context, iso string, mode Mode, exp Expect, workDir string) ([]byte, error) {
 	volID, what := "", iso
-	if mode.Media == Network {
+	switch {
+	case mode.Media == Network:
 		if q.Net != nil {
 			what = q.Net.BootFile
 		}
-	} else {
+	case mode.Media == Kernel:
+		if q.Direct != nil {
+			what = q.Direct.Kernel
+		}
+	default:
 		f, err := os.Open(iso)
 		if err != nil {
 			return nil, err

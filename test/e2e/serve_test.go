@@ -74,3 +74,39 @@ func TestUserNetArgs(t *testing.T) {
 	_, err = q.Args("", Mode{BIOS, Network}, "")
 	assert.ErrorContains(t, err, "no commas")
 }
+
+func TestArchArgs(t *testing.T) {
+	q := QEMU{Binary: "qemu", MemoryMiB: 1024, OVMFCode: "/AAVMF_CODE.fd"}
+	args, err := q.Args("/a.iso", Mode{AAVMF, CDROM}, "/vars")
+	require.NoError(t, err)
+	joined := strings.Join(args, " ")
+	assert.Contains(t, joined, "-cpu cortex-a57 -machine virt,accel=tcg")
+	assert.Contains(t, joined, "-drive if=pflash,format=raw,readonly=on,file=/AAVMF_CODE.fd -drive if=pflash,format=raw,file=/vars")
+	assert.Contains(t, joined, "-device virtio-scsi-pci -drive if=none,id=cd,media=cdrom,format=raw,readonly=on,file=/a.iso -device scsi-cd,drive=cd,bootindex=0")
+
+	args, err = q.Args("/p.iso", Mode{SLOF, CDROM}, "")
+	require.NoError(t, err)
+	joined = strings.Join(args, " ")
+	assert.Contains(t, joined, "-machine pseries,accel=tcg -device spapr-vscsi -drive if=none,id=cd")
+	assert.NotContains(t, joined, "pflash")
+
+	q.Net = &UserNet{Model: "virtio"}
+	q.Direct = &DirectBoot{Kernel: "/k", Initrd: "/i", Append: "a=1 coreos.live.rootfs_url=http://10.0.2.2:1/r"}
+	args, err = q.Args("", Mode{S390CCW, Kernel}, "")
+	require.NoError(t, err)
+	joined = strings.Join(args, " ")
+	assert.Contains(t, joined, "-nic user,model=virtio,ipv6=off")
+	assert.Contains(t, joined, "-machine s390-ccw-virtio,accel=tcg")
+	assert.Equal(t, []string{"-kernel", "/k", "-initrd", "/i", "-append", "a=1 coreos.live.rootfs_url=http://10.0.2.2:1/r"}, args[len(args)-6:])
+	assert.NotContains(t, joined, "-drive")
+
+	_, err = q.Args("/s.iso", Mode{S390CCW, Kernel}, "")
+	assert.ErrorContains(t, err, "no ISO")
+	q.Direct = &DirectBoot{Kernel: "/k", Initrd: "/i", Append: "a\nb"}
+	_, err = q.Args("", Mode{S390CCW, Kernel}, "")
+	assert.ErrorContains(t, err, "newline")
+	_, err = q.Args("/s.iso", Mode{S390CCW, Disk}, "")
+	assert.ErrorContains(t, err, "x86_64 only")
+	_, err = FindArchQEMU("riscv64")
+	assert.ErrorContains(t, err, `"riscv64": want aarch64, ppc64le or s390x`)
+}
