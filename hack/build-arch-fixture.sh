@@ -30,10 +30,12 @@
 # The fixture is cached under ${XDG_CACHE_HOME:-~/.cache}/agentiso/arch-fixture/
 # <arch>-<key>/fixture.iso, key = sha256 of this script, the init, the udhcpc
 # hook, hack/packminiso and pkg/isoeditor/miniso.go: a cached one is reused,
-# never rebuilt; the .debs are cached beside it (debs-<arch>/).
+# never rebuilt (a new build removes the architecture's older ones); the
+# .debs are cached beside it (debs-<arch>/).
 #
 # Usage: hack/build-arch-fixture.sh ARCH   (prints the fixture's path last)
-# Env:   VOLID (default rhcos-9.6.20250523-0), SOURCE_DATE_EPOCH
+# Env:   VOLID (default rhcos-9.6.20250523-0), SOURCE_DATE_EPOCH, KEEP=1 keeps the
+#        work directory (in TMPDIR) for debugging
 set -euo pipefail
 
 arch=${1:?usage: $0 aarch64|ppc64le|s390x}
@@ -328,5 +330,9 @@ mkdir -p "$dest.tmp.$$"
 mv "$tmpout" "$dest.tmp.$$/fixture.iso"
 rm -rf "$dest"
 mv "$dest.tmp.$$" "$dest"
+# fixtures of older recipes are not used again
+for d in "$root/$arch"-*; do
+	[ "$d" = "$dest" ] || rm -rf "$d"
+done
 echo "arch fixture $arch: $dest/fixture.iso ($(stat -c %s "$dest/fixture.iso") bytes, kernel $(basename "$kernel"), minimal ISO $(stat -c %s "$work/minimal.iso") bytes)" >&2
 echo "$dest/fixture.iso"
