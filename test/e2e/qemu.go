@@ -177,7 +177,9 @@ func FindArchQEMU(arch string) (ArchQEMU, error) {
 	if !ok {
 		return ArchQEMU{}, fmt.Errorf("architecture %q: want aarch64, ppc64le or s390x", arch)
 	}
-	q := ArchQEMU{QEMU: QEMU{MemoryMiB: 1024, Timeout: 5 * time.Minute}, Arch: arch, Firmware: a.firmware, NIC: a.nic}
+	// 10 minutes per boot: a ppc64le boot took 4m52s on the shared 2-core
+	// machine at load 25, and one minimal-ISO boot went past 5 minutes.
+	q := ArchQEMU{QEMU: QEMU{MemoryMiB: 1024, Timeout: 10 * time.Minute}, Arch: arch, Firmware: a.firmware, NIC: a.nic}
 	bin, err := exec.LookPath(a.binary)
 	if err != nil {
 		return q, fmt.Errorf("%s not found (run hack/install-e2e-deps.sh arch): %w", a.binary, err)
