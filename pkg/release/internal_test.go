@@ -1,6 +1,7 @@
 package release
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -77,4 +78,19 @@ func mustRepo(t *testing.T, s string) name.Repository {
 	r, err := name.NewRepository(s)
 	require.NoError(t, err)
 	return r
+}
+
+// A tag whose repository is mirrored by digest only and whose source may
+// not be contacted can be looked up nowhere: said, with both reasons; a
+// digest, a reachable source or a mirror that takes tags can.
+func TestLookupRefused(t *testing.T) {
+	blocked := []Mirror{{Source: "quay.io/openshift-release-dev/ocp-release", Mirrors: []string{"mirror.example:5000/ocp/release"}, DigestOnly: true, Blocked: true}}
+	why := LookupRefused(blocked, "quay.io/openshift-release-dev/ocp-release:4.20.3-x86_64")
+	assert.Contains(t, why, "mirror.example:5000/ocp/release:4.20.3-x86_64: mirror-by-digest-only")
+	assert.Contains(t, why, "quay.io/openshift-release-dev/ocp-release:4.20.3-x86_64: blocked: sourcePolicy NeverContactSource")
+	assert.Empty(t, LookupRefused(blocked, "quay.io/openshift-release-dev/ocp-release@sha256:"+strings.Repeat("a", 64)))
+	open := []Mirror{{Source: "quay.io/openshift-release-dev/ocp-release", Mirrors: []string{"mirror.example:5000/ocp/release"}, DigestOnly: true}}
+	assert.Empty(t, LookupRefused(open, "quay.io/openshift-release-dev/ocp-release:4.20.3-x86_64"), "the source answers tags")
+	assert.Empty(t, LookupRefused(blocked, "registry.example/other:1"), "not mirrored")
+	assert.Empty(t, LookupRefused(blocked, "not a reference ::"), "the reference's own error is said elsewhere")
 }

@@ -128,6 +128,26 @@ func candidates(mirrors []Mirror, ref name.Reference) []Attempt {
 	return append(out, src)
 }
 
+// LookupRefused says why ref can be looked up nowhere with these mirrors:
+// every place to ask is skipped (a tag on mirror-by-digest-only mirrors,
+// and the source blocked), each with its reason; "" when some place may
+// answer, or when ref is no reference (its own error is said elsewhere).
+// It contacts nothing.
+func LookupRefused(mirrors []Mirror, ref string) string {
+	r, err := name.ParseReference(ref)
+	if err != nil {
+		return ""
+	}
+	var why []string
+	for _, a := range candidates(mirrors, r) {
+		if a.Skipped == "" {
+			return ""
+		}
+		why = append(why, a.Location+": "+a.Skipped)
+	}
+	return strings.Join(why, "; ")
+}
+
 // refSuffix is ":tag" or "@sha256:...".
 func refSuffix(ref name.Reference) string {
 	if _, ok := ref.(name.Digest); ok {

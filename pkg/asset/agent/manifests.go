@@ -9,6 +9,7 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
+	"github.com/seed-a052040e/agentiso/pkg/release"
 )
 
 // AgentManifests gathers the six ZTP manifests and checks them against
@@ -35,7 +36,7 @@ func (*AgentManifests) Dependencies() []asset.Asset {
 	// cluster-manifests` reads no registry (issue 21 item 11); what needs
 	// the payload is checked by AgentIgnition.
 	return []asset.Asset{&InstallConfig{}, &AgentConfig{}, &AgentHosts{}, &ReleaseImage{}, &RendezvousIP{}, &PullSecret{}, &InfraEnv{},
-		&NMStateConfigs{}, &AgentClusterInstall{}, &ClusterDeployment{}, &ClusterImageSet{}}
+		&NMStateConfigs{}, &AgentClusterInstall{}, &ClusterDeployment{}, &ClusterImageSet{}, &MirrorFrom{}}
 }
 
 // Generate implements asset.Asset.
@@ -63,6 +64,9 @@ func (a *AgentManifests) Generate(_ context.Context, p asset.Parents) error {
 	if err := givenVersionSupported(req); err != nil {
 		return err
 	}
+	if err := tagLookedUpNowhere(req, asset.Get[*InstallConfig](p).Config, asset.Get[*MirrorFrom](p).Dir); err != nil {
+		return err
+	}
 	// A user ClusterImageSet may name the release as the user spelled it
 	// or pinned by digest; the ISO always carries the pinned one. Which
 	// digest a tag pins is known only from the payload: that case is
@@ -88,6 +92,29 @@ func (a *AgentManifests) Generate(_ context.Context, p asset.Parents) error {
 		return fmt.Errorf("invalid agent configuration: %w", errs)
 	}
 	return nil
+}
+
+// tagLookedUpNowhere refuses, in every command, a release by tag that no
+// command could ever look up: its repository is mirrored by digest only
+// (every install-config mirror is) and its source may not be contacted
+// (sourcePolicy NeverContactSource). create image would fail on it only
+// after the manifests were written; --mirror-from (whose oc-mirror
+// output answers tags) and --offline (which refuses tags itself) are
+// left to their own checks.
+func tagLookedUpNowhere(req *ReleaseImage, ic *manifests.InstallConfig, mirrorFrom string) error {
+	if ic == nil || req.Offline || mirrorFrom != "" || isDigest(req.PullSpec) {
+		return nil
+	}
+	why := release.LookupRefused(mirrorsOf(ic.MirrorSources()), req.PullSpec)
+	if why == "" {
+		return nil
+	}
+	given := ""
+	if req.Origin != "" {
+		given = " (given by " + req.Origin + ")"
+	}
+	return fmt.Errorf("release image %s%s is a tag that nothing may look up (%s): %s mirrors by digest only, and the hosts pull by digest; give the release by digest (repository@sha256:..., the Pull From: line of its release.txt)",
+		req.PullSpec, given, why, assetdir.InstallConfig)
 }
 
 // cisNeedsPayload reports whether a ClusterImageSet's release can be told
