@@ -70,8 +70,8 @@ func newVersionCmd(g *globals) *cobra.Command {
 			} else {
 				fmt.Fprintf(g.out, "release image: none pinned in this build; create commands need --release-image (or $%s, or release-image: in the config file, or a ClusterImageSet)\n", config.EnvVar("release-image"))
 			}
-			fmt.Fprintf(g.out, "supported releases: OpenShift %s and later (checked against assisted-service up to %s)\n",
-				v.Supported.Floor, releasepolicy.NewestChecked().Branch())
+			fmt.Fprintf(g.out, "supported releases: OpenShift %s (checked against assisted-service up to %s)\n",
+				releasepolicy.Supported(), releasepolicy.NewestChecked().Branch())
 			return nil
 		},
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/seed-a052040e/agentiso/data"
 	"github.com/seed-a052040e/agentiso/pkg/arch"
+	"github.com/seed-a052040e/agentiso/pkg/releasepolicy"
 )
 
 // Paths and names the live ISO's units and containers depend on.
@@ -48,7 +49,6 @@ const (
 	servicePort     = "8090"
 	imageSvcPort    = "8888"
 	uiPort          = "3001"
-	authType        = "agent-installer-local"
 	defaultCABundle = "-v /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem:/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem:z"
 	textDataURL     = "data:text/plain;charset=utf-8;base64,"
 	gzipDataURL     = "data:;base64,"
@@ -106,6 +106,7 @@ type templateData struct {
 	UserAuthToken             string
 	WatcherAuthToken          string
 	AuthType                  string
+	Tokens                    bool // the ISO carries the key and tokens (false for 4.16's AUTH_TYPE=none)
 	CABundleMount             string
 	DisableImagePolicy        bool
 	DisabledHostValidations   string
@@ -176,7 +177,7 @@ func build(in *Input) (*builder, types.Config, Size, error) {
 		t := true
 		b.units = append(b.units, types.Unit{Name: name, Enabled: &t})
 	}
-	if err := b.addGenerated(in); err != nil {
+	if err := b.addGenerated(in, td.Tokens); err != nil {
 		return nil, types.Config{}, Size{}, err
 	}
 	if in.Payload != nil {
@@ -291,6 +292,13 @@ func newTemplateData(in *Input) (*templateData, error) {
 	if in.BaseDomain != "" {
 		clusterName += "." + strings.TrimSuffix(in.BaseDomain, ".")
 	}
+	// The release's authentication (pkg/releasepolicy): 4.16 wrote
+	// AUTH_TYPE=none and no key nor token; 4.18 and later
+	// agent-installer-local with the public key and the tokens.
+	pol, err := releasepolicy.For(in.ReleaseVersion)
+	if err != nil {
+		return nil, err
+	}
 	td := &templateData{
 		ServiceProtocol:           serviceProtocol,
 		ClusterName:               clusterName,
@@ -307,15 +315,17 @@ func newTemplateData(in *Input) (*templateData, error) {
 		OSImages:                  string(osJSON),
 		Proxy:                     proxyWithRendezvousNetwork(in),
 		ImageTypeISO:              imageType,
-		UserAuthToken:             in.Auth.UserToken,
-		WatcherAuthToken:          in.Auth.WatcherToken,
-		AuthType:                  authType,
+		AuthType:                  string(pol.Auth),
+		Tokens:                    pol.Auth.Tokens(),
 		CABundleMount:             caMount,
 		DisableImagePolicy:        in.DisableImagePolicy,
 		DisabledHostValidations:   strings.Join(in.DisabledHostValidations, ","),
 		ConfigImageRoots:          strings.Join(ConfigImageRoots(), " "),
 	}
-	if in.Auth.PublicKeyPEM != "" {
+	if td.Tokens {
+		td.UserAuthToken, td.WatcherAuthToken = in.Auth.UserToken, in.Auth.WatcherToken
+	}
+	if td.Tokens && in.Auth.PublicKeyPEM != "" {
 		td.PublicKeyPEM = base64.StdEncoding.EncodeToString([]byte(in.Auth.PublicKeyPEM))
 	}
 	return td, nil
@@ -385,7 +395,7 @@ func proxyWithRendezvousNetwork(in *Input) *Proxy {
 }
 
 // rendezvousEnv renders /etc/assisted/rendezvous-host.env.
-func rendezvousEnv(in *Input) []byte {
+func rendezvousEnv(in *Input, tokens bool) []byte {
 	hostPort := func(port string) string {
 		return serviceProtocol + "://" + net.JoinHostPort(in.RendezvousIP, port) + "/"
 	}
@@ -393,8 +403,11 @@ func rendezvousEnv(in *Input) []byte {
 	fmt.Fprintf(&b, "NODE_ZERO_IP=%s\n", net.ParseIP(in.RendezvousIP).String())
 	fmt.Fprintf(&b, "SERVICE_BASE_URL=%s\n", hostPort(servicePort))
 	fmt.Fprintf(&b, "IMAGE_SERVICE_BASE_URL=%s\n", hostPort(imageSvcPort))
-	fmt.Fprintf(&b, "PULL_SECRET_TOKEN=%s\n", in.Auth.AgentToken)
-	fmt.Fprintf(&b, "USER_AUTH_TOKEN=%s\n", in.Auth.UserToken)
+	if tokens {
+		// 4.16's installer wrote neither (AUTH_TYPE=none).
+		fmt.Fprintf(&b, "PULL_SECRET_TOKEN=%s\n", in.Auth.AgentToken)
+		fmt.Fprintf(&b, "USER_AUTH_TOKEN=%s\n", in.Auth.UserToken)
+	}
 	if in.AddNodes != nil {
 		b.WriteString("WORKFLOW_TYPE=addnodes\n")
 	} else {
@@ -421,7 +434,7 @@ func chronyConf(sources []string) []byte {
 
 // addGenerated adds the files computed from the input rather than read from
 // data/.
-func (b *builder) addGenerated(in *Input) error {
+func (b *builder) addGenerated(in *Input, tokens bool) error {
 	type gen struct {
 		path     string
 		mode     int
@@ -438,7 +451,7 @@ func (b *builder) addGenerated(in *Input) error {
 	// The generic ISO carries it, without tokens, only when the rendezvous
 	// IP is known (as upstream); the config image replaces it.
 	if !in.Unconfigured || in.RendezvousIP != "" {
-		addf(RendezvousEnvPath, 0o600, rendezvousEnv(in), false)
+		addf(RendezvousEnvPath, 0o600, rendezvousEnv(in, tokens), false)
 	}
 	for _, m := range in.ZTPManifests {
 		addf(path.Join(ManifestsDir, m.FileName), 0o600, m.Contents, false)

@@ -183,6 +183,7 @@ var fixtures = []struct {
 	{"disconnected", disconnectedInput},
 	{"add-nodes", addNodesInput},
 	{"embedded-payload", embeddedPayloadInput},
+	{"sno-4.16", sno416Input},
 }
 
 // embeddedPayloadInput: the SNO of snoInput booted from an extended ISO

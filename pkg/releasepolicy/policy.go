@@ -21,10 +21,44 @@ func (m Minor) Less(o Minor) bool {
 // Branch is the openshift/assisted-service branch of m ("release-4.20").
 func (m Minor) Branch() string { return "release-" + m.String() }
 
-// Floor is the oldest release agentiso supports: the first whose
-// assisted-service knows the authentication agentiso writes (see
-// AuthAgentInstallerLocal).
+// Floor is the oldest release agentiso supports (4.16, an EUS release);
+// releases between Floor and NewestChecked that have no rule (4.17) are
+// refused too (see Supported).
 func Floor() Minor { return ruleSet[0].Minor }
+
+// Supported says which releases agentiso supports, from the rules: "4.16
+// and 4.18 and later".
+func Supported() string {
+	start := lastRun()
+	var parts []string
+	for _, r := range ruleSet[:start] {
+		parts = append(parts, r.Minor.String())
+	}
+	parts = append(parts, ruleSet[start].Minor.String()+" and later")
+	return strings.Join(parts, " and ")
+}
+
+// lastRun is the index in ruleSet of the first rule of the last run of
+// consecutive minors (4.18 ... 4.23), which is open-ended ("and later").
+func lastRun() int {
+	start := len(ruleSet) - 1
+	for start > 0 && ruleSet[start-1].Minor.Major == ruleSet[start].Minor.Major && ruleSet[start-1].Minor.Minor+1 == ruleSet[start].Minor.Minor {
+		start--
+	}
+	return start
+}
+
+// instead says what to use in place of a refused release: "4.16 or a
+// 4.18 or later release".
+func instead() string {
+	start := lastRun()
+	var parts []string
+	for _, r := range ruleSet[:start] {
+		parts = append(parts, r.Minor.String())
+	}
+	parts = append(parts, "a "+ruleSet[start].Minor.String()+" or later release")
+	return strings.Join(parts, " or ")
+}
 
 // NewestChecked is the newest release branch agentiso was checked against
 // (openshift/assisted-service release-4.23; master behaves the same).
@@ -80,6 +114,23 @@ type Auth string
 // (claims["auth_scheme"]), cmd/agentbasedinstaller/client/main.go
 // (envconfig USER_AUTH_TOKEN).
 const AuthAgentInstallerLocal Auth = "agent-installer-local"
+
+// AuthNone: AUTH_TYPE=none and no key or token in the ISO, as the 4.16
+// installer wrote it. assisted-service release-4.16 (upstream 5c16119a):
+// pkg/auth/authenticator.go knows only none, rhsso and local (no
+// agent-installer-local); its agent-installer client
+// (cmd/agentbasedinstaller/client/main.go) reads no token and sends no
+// auth header, and the local authenticator refuses every user call
+// (local_authenticator.go AuthUserAuth), so none is the only type under
+// which the 4.16 client can register the cluster. openshift/installer
+// switched the ISO to agent-installer-local in the 4.17 cycle
+// (openshift/installer#8108 "AGENT-870: Update AUTH_TYPE", after
+// AGENT-875/876 added the agent and client tokens in #8393, #8395).
+const AuthNone Auth = "none"
+
+// Tokens reports whether the ISO carries the ECDSA public key and the
+// agent, user and watcher tokens for this authentication.
+func (a Auth) Tokens() bool { return a != AuthNone }
 
 // Fencing is what a release's service and client do with two-node
 // fencing credentials (the per-release rules are applied in pkg/manifests
@@ -191,10 +242,11 @@ func (d Day2) Allows(role string) bool {
 	return false
 }
 
-// Day2Since is the first release whose day-2 hosts may have role; false
-// when none may.
+// Day2Since is the release from which on every release takes day-2 hosts
+// with role, the release to upgrade a cluster to (4.18 for master, though
+// 4.16 takes it too: 4.17 is refused); false when none does.
 func Day2Since(role string) (Minor, bool) {
-	for _, r := range ruleSet {
+	for _, r := range ruleSet[lastRun():] {
 		if r.Day2.Allows(role) {
 			return r.Minor, true
 		}
@@ -230,6 +282,12 @@ var (
 	allDay2 = Day2{ControlPlane: true, Arbiter: true}
 	v4      = func(m int) Minor { return Minor{4, m} }
 	ruleSet = []Rule{
+		// release-4.16: AUTH_TYPE=none; no fencing in internal/ nor
+		// cmd/agentbasedinstaller; register.go reads the release's version
+		// (getReleaseVersionAndCpuArch); data/default_hw_requirements.json
+		// as 4.18 (no arbiter); IsRoleValid takes master for a day-2 host.
+		{Minor: v4(16), Auth: AuthNone, Fencing: FencingNone, Match: MatchVersion, Hardware: hw418, Day2: cpDay2},
+		// release-4.17 has no rule: it is refused (UnsupportedError).
 		// data/default_hw_requirements.json: 4.18 and 4.19 name no arbiter;
 		// 4.20 and 4.21 add it (100 GB disk); 4.22 lowers its disk to 50 GB
 		// and single-node to 4 cores ({"version":"4.22","match_type":"min_version"}).
@@ -266,26 +324,38 @@ func (s Support) Warning() string {
 		s.Version, NewestChecked().Branch(), NewestChecked(), s.Auth, s.Fencing, s.Match)
 }
 
-// UnsupportedError is a release below Floor.
+// UnsupportedError is a release below Floor, or one without rules between
+// Floor and NewestChecked (4.17).
 type UnsupportedError struct {
 	Version string
 	Minor   Minor
 }
 
 func (e *UnsupportedError) Error() string {
-	why := "its assisted-service predates the agent-installer-local authentication the ISO uses"
-	switch e.Minor {
-	case Minor{4, 16}:
-		why = "its assisted-service does not know AUTH_TYPE=agent-installer-local and exits at start (assisted-service release-4.16 has no pkg/auth/agent_local_authenticator.go)"
-	case Minor{4, 17}:
-		why = "its assisted-service requires an infra_env_id claim in every token and its installer client reads AGENT_AUTH_TOKEN, while the ISO writes auth_scheme tokens and USER_AUTH_TOKEN (assisted-service release-4.17)"
+	why := fmt.Sprintf("it is older than %s, the oldest release agentiso was checked against (assisted-service %s)", Floor(), Floor().Branch())
+	if e.Minor == (Minor{4, 17}) {
+		why = "its assisted-service requires an infra_env_id claim in every token and its installer client reads AGENT_AUTH_TOKEN, while the ISO writes auth_scheme tokens and USER_AUTH_TOKEN (assisted-service release-4.17); 4.17 is out of Red Hat support"
+	} else if !e.Minor.Less(Floor()) {
+		why = fmt.Sprintf("agentiso has no rules for it (checked: assisted-service %s)", checkedBranches())
 	}
-	return fmt.Sprintf("OpenShift %s is not supported: agentiso supports OpenShift %s and later (%s ... %s checked), because %s; use a %s or later release (--release-image, with --release-version for --offline)",
-		e.Version, Floor(), Floor(), NewestChecked(), why, Floor())
+	return fmt.Sprintf("OpenShift %s is not supported: agentiso supports OpenShift %s (%s checked), because %s; use %s (--release-image, with --release-version for --offline)",
+		e.Version, Supported(), checkedBranches(), why, instead())
+}
+
+// checkedBranches names the branches of the rules: "release-4.16,
+// release-4.18 ... release-4.23".
+func checkedBranches() string {
+	start := lastRun()
+	var parts []string
+	for _, r := range ruleSet[:start] {
+		parts = append(parts, r.Branch())
+	}
+	return strings.Join(append(parts, ruleSet[start].Branch()+" ... "+NewestChecked().Branch()), ", ")
 }
 
 // For returns the rules of release version ("4.20.3"). A release below
-// Floor is an *UnsupportedError; one newer than NewestChecked gets the
+// Floor, or without rules before NewestChecked (4.17), is an
+// *UnsupportedError; one newer than NewestChecked gets the
 // rules of NewestChecked and Newer set.
 func For(version string) (Support, error) {
 	m, err := ParseMinor(version)
@@ -301,5 +371,9 @@ func For(version string) (Support, error) {
 		}
 	}
 	last := ruleSet[len(ruleSet)-1]
+	if m.Less(last.Minor) {
+		// A release between the rules (4.17).
+		return Support{}, &UnsupportedError{Version: version, Minor: m}
+	}
 	return Support{Rule: last, Version: version, Newer: true}, nil
 }

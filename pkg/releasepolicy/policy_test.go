@@ -25,19 +25,44 @@ func TestParseMinor(t *testing.T) {
 }
 
 func TestFloorRefusesOlderReleases(t *testing.T) {
-	for _, v := range []string{"4.16.3", "4.17.0", "4.15.2", "4.12.0", "3.11.0"} {
+	for _, v := range []string{"4.17.0", "4.17.9", "4.15.2", "4.12.0", "3.11.0"} {
 		_, err := releasepolicy.For(v)
 		var ue *releasepolicy.UnsupportedError
 		require.True(t, errors.As(err, &ue), v)
 		assert.Contains(t, err.Error(), "OpenShift "+v+" is not supported", "names the release")
-		assert.Contains(t, err.Error(), "supports OpenShift 4.18 and later", "names the floor")
-		assert.Contains(t, err.Error(), "use a 4.18 or later release (--release-image", "says what to use instead")
+		assert.Contains(t, err.Error(), "supports OpenShift 4.16 and 4.18 and later", "names what is supported")
+		assert.Contains(t, err.Error(), "use 4.16 or a 4.18 or later release (--release-image", "says what to use instead")
 	}
-	_, err := releasepolicy.For("4.16.3")
-	assert.ErrorContains(t, err, "agent-installer-local")
-	_, err = releasepolicy.For("4.17.9")
+	_, err := releasepolicy.For("4.17.9")
 	assert.ErrorContains(t, err, "infra_env_id")
 	assert.ErrorContains(t, err, "AGENT_AUTH_TOKEN")
+	_, err = releasepolicy.For("4.15.2")
+	assert.ErrorContains(t, err, "older than 4.16")
+	assert.Equal(t, releasepolicy.Minor{Major: 4, Minor: 16}, releasepolicy.Floor())
+	assert.Equal(t, "4.16 and 4.18 and later", releasepolicy.Supported())
+}
+
+// 4.16 (EUS) is supported with what its installer wrote: AUTH_TYPE=none,
+// the only authenticator its agent-installer client works with (assisted-service
+// release-4.16: pkg/auth/authenticator.go knows none, rhsso and local; its
+// client sends no token, and local refuses every user call).
+func TestRelease416(t *testing.T) {
+	for _, v := range []string{"4.16.0", "4.16.3", "4.16.45"} {
+		s, err := releasepolicy.For(v)
+		require.NoError(t, err, v)
+		assert.False(t, s.Newer, v)
+		assert.Equal(t, releasepolicy.Minor{Major: 4, Minor: 16}, s.Minor, v)
+		assert.Equal(t, releasepolicy.AuthNone, s.Auth, v)
+		assert.False(t, s.Auth.Tokens(), v)
+		assert.Equal(t, releasepolicy.FencingNone, s.Fencing, v)
+		assert.Equal(t, releasepolicy.MatchVersion, s.Match, v)
+		assert.Zero(t, s.Hardware.Arbiter, "4.16's default names no arbiter")
+		assert.Equal(t, releasepolicy.Role{CPUCores: 8, RAMMiB: 16384, DiskGB: 100}, s.Hardware.SNO, v)
+		assert.True(t, s.Day2.Allows("master"), v)
+		assert.False(t, s.Day2.Allows("arbiter"), v)
+	}
+	assert.True(t, releasepolicy.AuthAgentInstallerLocal.Tokens())
+	assert.Equal(t, "release-4.16", releasepolicy.Rules()[0].Branch())
 }
 
 // The table as read from openshift/assisted-service release-4.18 ...
@@ -64,6 +89,7 @@ func TestRulesPerRelease(t *testing.T) {
 		assert.False(t, s.Newer, v)
 		assert.Empty(t, s.Warning(), v)
 		assert.Equal(t, releasepolicy.AuthAgentInstallerLocal, s.Auth, v)
+		assert.True(t, s.Auth.Tokens(), v)
 		assert.Equal(t, w.fencing, s.Fencing, v)
 		assert.Equal(t, w.match, s.Match, v)
 		assert.Equal(t, w.arbiter, s.Hardware.Arbiter.DiskGB, v)
@@ -71,10 +97,9 @@ func TestRulesPerRelease(t *testing.T) {
 		assert.Equal(t, releasepolicy.Role{CPUCores: 4, RAMMiB: 16384, DiskGB: 100}, s.Hardware.Master, v)
 		assert.Equal(t, releasepolicy.Role{CPUCores: 2, RAMMiB: 8192, DiskGB: 100}, s.Hardware.Worker, v)
 	}
-	assert.Len(t, releasepolicy.Rules(), len(want), "one row per branch release-4.18 ... release-4.23")
-	assert.Equal(t, releasepolicy.Minor{Major: 4, Minor: 18}, releasepolicy.Floor())
+	assert.Len(t, releasepolicy.Rules(), len(want)+1, "one row per branch release-4.16, release-4.18 ... release-4.23")
 	assert.Equal(t, releasepolicy.Minor{Major: 4, Minor: 23}, releasepolicy.NewestChecked())
-	assert.Equal(t, "release-4.20", releasepolicy.Rules()[2].Branch())
+	assert.Equal(t, "release-4.20", releasepolicy.Rules()[3].Branch())
 }
 
 func TestNewerReleaseWarns(t *testing.T) {
@@ -88,7 +113,7 @@ func TestNewerReleaseWarns(t *testing.T) {
 
 func TestRulesIsACopy(t *testing.T) {
 	r := releasepolicy.Rules()
-	r[0].Match = "changed"
+	r[1].Match = "changed"
 	s, err := releasepolicy.For("4.18.1")
 	require.NoError(t, err)
 	assert.Equal(t, releasepolicy.MatchVersion, s.Match)
@@ -116,7 +141,7 @@ func FuzzParseMinor(f *testing.F) {
 // branch, and arbiter for a host of an imported cluster from release-4.21.
 func TestDay2RolesPerRelease(t *testing.T) {
 	for v, want := range map[string][2]bool{ // {master, arbiter}
-		"4.18.0": {true, false}, "4.19.2": {true, false}, "4.20.3": {true, false},
+		"4.16.3": {true, false}, "4.18.0": {true, false}, "4.19.2": {true, false}, "4.20.3": {true, false},
 		"4.21.0": {true, true}, "4.22.1": {true, true}, "4.23.0": {true, true}, "4.24.0-ec.1": {true, true},
 	} {
 		s, err := releasepolicy.For(v)

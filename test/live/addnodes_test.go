@@ -120,6 +120,15 @@ func (l *lab) buildNodeImage(ctx context.Context, dir string, m *mirror.Mirror, 
 // isoUserToken is the userAuth token the ISO's units use (its
 // rendezvous-host.env): node-image create keeps no user token in --dir.
 func isoUserToken(iso string) (string, error) {
+	// An ISO for 4.16 has AUTH_TYPE=none and no token (issue 37 item 4):
+	// the service answers without one.
+	senv, err := ISOFile(iso, "/usr/local/share/assisted-service/assisted-service.env")
+	if err != nil {
+		return "", err
+	}
+	if at, _ := EnvValue(senv, "AUTH_TYPE"); at == "none" {
+		return "", nil
+	}
 	env, err := ISOFile(iso, "/etc/assisted/rendezvous-host.env")
 	if err != nil {
 		return "", err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/pkg/releasepolicy"
 	"github.com/seed-a052040e/agentiso/test/live/mirror"
 )
 
@@ -536,6 +537,9 @@ func liveScenarios(t *testing.T, l *lab, only map[string]bool) {
 		require.NoError(t, err)
 	})
 	run("negative/token-claim-name", func(t *testing.T) {
+		if pol, err := releasepolicy.For(l.version); err == nil && !pol.Auth.Tokens() {
+			t.Skipf("OpenShift %s: the ISO writes AUTH_TYPE=%s and no token, so there is no claim to rename", l.version, pol.Auth)
+		}
 		sc := control("negative-token-claim")
 		sc.tamper = func(iso, dir string, _ *mirror.Mirror) error {
 			edit, err := renameTokenClaim(dir)

@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/seed-a052040e/agentiso/pkg/releasepolicy"
 )
 
 // TestOracle runs the REAL assisted-service and agent-installer client of one
@@ -162,8 +164,24 @@ func TestOracle(t *testing.T) {
 		senv.Merge(e)
 	}
 	senv.Merge(pr.Set)
+	// The release's authentication (pkg/releasepolicy): 4.16's installer
+	// wrote AUTH_TYPE=none and no key nor token; 4.18 and later
+	// agent-installer-local with the user, watcher and agent tokens.
+	authType, _ := senv.Get("AUTH_TYPE")
+	authNone := false
+	if pol, err := releasepolicy.For(version); err == nil {
+		require.Equal(t, string(pol.Auth), authType, "the ISO's AUTH_TYPE for %s", version)
+		authNone = !pol.Auth.Tokens()
+	}
 	userToken, ok := senv.Get("USER_AUTH_TOKEN")
-	require.True(t, ok && userToken != "", "the service env has no USER_AUTH_TOKEN")
+	if authNone {
+		for _, k := range []string{"USER_AUTH_TOKEN", "WATCHER_AUTH_TOKEN", "PULL_SECRET_TOKEN", "EC_PUBLIC_KEY_PEM"} {
+			v, has := senv.Get(k)
+			require.False(t, has, "AUTH_TYPE=none: the service env has %s=%q", k, v)
+		}
+	} else {
+		require.True(t, ok && userToken != "", "the service env has no USER_AUTH_TOKEN")
+	}
 	adjust := map[string]string{
 		"DB_PORT": strconv.Itoa(pg.Port),
 		"EPHEMERAL_INSTALLER_CLUSTER_TLS_CERTS_OVERRIDE_DIR": filepath.Join(rootfs, "opt/agent/tls"),
@@ -213,10 +231,17 @@ func TestOracle(t *testing.T) {
 		return
 	}
 	require.NoError(t, err)
-	t.Logf("assisted-service %s answers the ISO's user token", branch)
 	code, body, err := api.get(ctx, "/infra-envs", "")
 	require.NoError(t, err)
-	require.Equal(t, http.StatusUnauthorized, code, "without a token the service must refuse: %s", body)
+	if authNone {
+		// AUTH_TYPE=none, as the 4.16 installer had it: the service is
+		// open on the rendezvous host.
+		require.Equal(t, http.StatusOK, code, "AUTH_TYPE=none: the service answers without a token: %s", body)
+		t.Logf("assisted-service %s runs with AUTH_TYPE=none and answers without a token", branch)
+	} else {
+		t.Logf("assisted-service %s answers the ISO's user token", branch)
+		require.Equal(t, http.StatusUnauthorized, code, "without a token the service must refuse: %s", body)
+	}
 
 	// 5. The client, with the env its units give it.
 	client := func(unit, sub string) string {
@@ -299,7 +324,7 @@ func TestOracle(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, code, "the ISO's watcher token must read the cluster: %s", body)
 	agentToken, _ := senv.Get("PULL_SECRET_TOKEN")
-	require.NotEmpty(t, agentToken, "the service env has no PULL_SECRET_TOKEN")
+	require.True(t, authNone || agentToken != "", "the service env has no PULL_SECRET_TOKEN")
 	hostID := "3c7d3f5a-5b0e-4c53-9b5d-0f5a7c1e2d4b"
 	code, body, err = api.do(ctx, http.MethodPost, "/infra-envs/"+infraEnvID+"/hosts", "X-Secret-Key", agentToken,
 		map[string]any{"host_id": hostID, "discovery_agent_version": img("agent-installer-node-agent")})
@@ -346,13 +371,12 @@ const floorRelease = "4.18.0"
 // answer to the ISO's user token). For these branches TestOracle asserts the
 // refusal, and fails if it is gone or agentiso's auth changed.
 //
-//   - release-4.16: pkg/auth has no agent-installer-local authenticator, so
-//     the service exits at start.
+// (release-4.16 is supported since issue 37 item 4: agentiso writes
+// AUTH_TYPE=none for it, as its installer did.)
 //   - release-4.17: its agent-installer-local authenticator wants an
 //     infra_env_id claim (pkg/auth/agent_local_authenticator.go), which
 //     agentiso's tokens do not carry: every call is 401.
 var belowFloor = map[string]string{
-	"release-4.16": "invalid authenticator type agent-installer-local",
 	"release-4.17": "claims are incorrectly formatted",
 }
 

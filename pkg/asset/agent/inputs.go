@@ -13,6 +13,7 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/ignition"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
+	"github.com/seed-a052040e/agentiso/pkg/releasepolicy"
 )
 
 // Warnings is embedded by assets that collect non-fatal findings.
@@ -244,7 +245,7 @@ var ErrNoRelease = errors.New("no OpenShift release given, and agentiso pins no 
 	"pass --release-image with the release's pull spec by digest (or set $AGENTISO_RELEASE_IMAGE, or release-image: in the config file, " +
 	"or give a ClusterImageSet in " + assetdir.ClusterImageSet + "); the digest is the \"Pull From:\" line of the release's release.txt " +
 	"(mirror.openshift.com/pub/openshift-v4/<arch>/clients/ocp/<version>/release.txt) or the \"release image\" line of " +
-	"`openshift-install version` of that release's installer; agentiso supports OpenShift 4.18 and later")
+	"`openshift-install version` of that release's installer; agentiso supports OpenShift " + releasepolicy.Supported())
 
 // ReleaseOptions are --release-version and --offline when the release
 // itself comes from the ClusterImageSet (no --release-image).

@@ -44,7 +44,7 @@ func TestNoReleaseIsAnError(t *testing.T) {
 	assert.True(t, errors.Is(err, agent.ErrNoRelease), err.Error())
 	for _, want := range []string{"no OpenShift release given", "agentiso pins no default release", "--release-image",
 		"$AGENTISO_RELEASE_IMAGE", "release-image: in the config file", "cluster-manifests/cluster-image-set.yaml",
-		`"Pull From:" line of the release's release.txt`, "`openshift-install version`", "OpenShift 4.18 and later"} {
+		`"Pull From:" line of the release's release.txt`, "`openshift-install version`", "OpenShift 4.16 and 4.18 and later"} {
 		assert.Contains(t, err.Error(), want)
 	}
 	// --release-version and --offline alone do not name a release either.

@@ -37,16 +37,22 @@ func TestReleaseBelowFloorIsRefused(t *testing.T) {
 	require.NoError(t, err)
 	_, err = storeWith(t, files, rel).Fetch(context.Background(), &agent.AgentIgnition{})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "release "+spec+": OpenShift 4.17.12 is not supported: agentiso supports OpenShift 4.18 and later")
+	assert.Contains(t, err.Error(), "release "+spec+": OpenShift 4.17.12 is not supported: agentiso supports OpenShift 4.16 and 4.18 and later")
 	assert.Contains(t, err.Error(), "AGENT_AUTH_TOKEN")
-	assert.Contains(t, err.Error(), "use a 4.18 or later release")
+	assert.Contains(t, err.Error(), "use 4.16 or a 4.18 or later release")
 
-	off, err := agent.OfflineRelease("quay.io/openshift-release-dev/ocp-release@sha256:"+strings.Repeat("1", 64), "4.16.3")
+	off, err := agent.OfflineRelease("quay.io/openshift-release-dev/ocp-release@sha256:"+strings.Repeat("1", 64), "4.15.3")
 	require.NoError(t, err)
 	_, err = storeWith(t, map[string]string{assetdir.InstallConfig: testfixture.SNOInstallConfig, assetdir.AgentConfig: testfixture.AgentConfig}, off).Fetch(context.Background(), &agent.AgentManifests{})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "release "+off.PullSpec+" (--release-version 4.16.3): OpenShift 4.16.3 is not supported")
-	assert.Contains(t, err.Error(), "agent-installer-local")
+	assert.Contains(t, err.Error(), "release "+off.PullSpec+" (--release-version 4.15.3): OpenShift 4.15.3 is not supported")
+	assert.Contains(t, err.Error(), "older than 4.16")
+
+	// 4.16 (EUS) is supported (issue 37 item 4).
+	off, err = agent.OfflineRelease("quay.io/openshift-release-dev/ocp-release@sha256:"+strings.Repeat("1", 64), "4.16.3")
+	require.NoError(t, err)
+	_, err = storeWith(t, map[string]string{assetdir.InstallConfig: testfixture.SNOInstallConfig, assetdir.AgentConfig: testfixture.AgentConfig}, off).Fetch(context.Background(), &agent.AgentManifests{})
+	require.NoError(t, err)
 }
 
 // TestReleaseSupportRules: a supported release gets its row of the table;

@@ -27,7 +27,7 @@ import (
 // digest (4.22+), and is not served by the digest-only mirrors the client
 // reads the version through (4.18-4.21), so the ISO carries the digest.
 func TestISOReleaseMatchesBothRules(t *testing.T) {
-	for _, version := range []string{"4.21.4", "4.22.1"} {
+	for _, version := range []string{"4.16.3", "4.21.4", "4.22.1"} {
 		t.Run(version, func(t *testing.T) {
 			r := testrelease.StartRegistry(t, testrelease.RegistryOptions{})
 			img, err := testrelease.Payload{Version: version}.Image()
@@ -65,6 +65,13 @@ func TestISOReleaseMatchesBothRules(t *testing.T) {
 				want = releasepolicy.MatchURL
 			}
 			assert.Equal(t, want, sup.Match)
+			// The authentication of the release (issue 37 item 4): 4.16's
+			// installer wrote AUTH_TYPE=none.
+			auth := "agent-installer-local"
+			if version == "4.16.3" {
+				auth = "none"
+			}
+			assert.Contains(t, string(ignitionFile(t, cfg, "/usr/local/share/assisted-service/assisted-service.env")), "AUTH_TYPE="+auth+"\n")
 		})
 	}
 }
