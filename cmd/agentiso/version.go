@@ -35,6 +35,9 @@ type versionSupported struct {
 	// the newest one checked against assisted-service.
 	Floor         string `json:"floor"`
 	NewestChecked string `json:"newestChecked"`
+	// Refused are the releases between the two that are not supported
+	// (4.17).
+	Refused []string `json:"refused,omitempty"`
 }
 
 func newVersionCmd(g *globals) *cobra.Command {
@@ -46,6 +49,9 @@ func newVersionCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v := versionInfo{Version: version, GoVersion: "unknown", Commit: "unknown",
 				Supported: versionSupported{Floor: releasepolicy.Floor().String(), NewestChecked: releasepolicy.NewestChecked().String()}}
+			for _, m := range releasepolicy.Refused() {
+				v.Supported.Refused = append(v.Supported.Refused, m.String())
+			}
 			if bi, ok := debug.ReadBuildInfo(); ok {
 				v.GoVersion = bi.GoVersion
 				for _, s := range bi.Settings {

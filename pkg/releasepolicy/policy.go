@@ -48,6 +48,19 @@ func lastRun() int {
 	return start
 }
 
+// Refused are the releases between Floor and NewestChecked that have no
+// rules and are refused (4.17).
+func Refused() []Minor {
+	var out []Minor
+	for i := 1; i < len(ruleSet); i++ {
+		prev, cur := ruleSet[i-1].Minor, ruleSet[i].Minor
+		for m := prev.Minor + 1; prev.Major == cur.Major && m < cur.Minor; m++ {
+			out = append(out, Minor{cur.Major, m})
+		}
+	}
+	return out
+}
+
 // instead says what to use in place of a refused release: "4.16 or a
 // 4.18 or later release".
 func instead() string {

@@ -40,6 +40,7 @@ func TestFloorRefusesOlderReleases(t *testing.T) {
 	assert.ErrorContains(t, err, "older than 4.16")
 	assert.Equal(t, releasepolicy.Minor{Major: 4, Minor: 16}, releasepolicy.Floor())
 	assert.Equal(t, "4.16 and 4.18 and later", releasepolicy.Supported())
+	assert.Equal(t, []releasepolicy.Minor{{Major: 4, Minor: 17}}, releasepolicy.Refused())
 }
 
 // 4.16 (EUS) is supported with what its installer wrote: AUTH_TYPE=none,
