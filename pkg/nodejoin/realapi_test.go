@@ -371,7 +371,15 @@ func TestInspectAgainstTheRealAPIServer(t *testing.T) {
 		require.NoError(t, err)
 		rcfg, err := kubeapi.LoadKubeconfig(rkc, "")
 		require.NoError(t, err)
-		_, _, err = nodejoin.StoreAuthTokens(ctx, kubeapi.New(rcfg, 20*time.Second), first, now)
+		reader := kubeapi.New(rcfg, 20*time.Second)
+		// The API server's RBAC authorizer reads bindings from its informer
+		// cache: wait until the new binding lets the reader get the secret
+		// (404, not 403), else a loaded machine sees "may not get" first.
+		require.Eventually(t, func() bool {
+			_, err := nodejoin.StoredWatcherToken(ctx, reader)
+			return kubeapi.IsNotFound(err)
+		}, 30*time.Second, 100*time.Millisecond, "the reader's role binding never took effect")
+		_, _, err = nodejoin.StoreAuthTokens(ctx, reader, first, now)
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "secret openshift-config/agent-auth-token (where oc adm node-image monitor reads the node ISO's tokens, as oc adm node-image create keeps them there): ")
 		assert.Contains(t, err.Error(), `may not create secrets (API group "") in namespace openshift-config: grant it create on secrets in API group "" in namespace openshift-config`)
