@@ -13,7 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
+	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 )
 
 // oldTime is the mtime `backdate` gives files, so `backdated` can tell
@@ -105,7 +105,7 @@ func baseScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args 
 			if neg || len(args) != 1 {
 				ts.Fatalf("usage: listening dir")
 			}
-			ds, err := sim.ReadDevSim(ts.MkAbs(args[0]))
+			ds, err := agent.ReadDevSim(ts.MkAbs(args[0]))
 			ts.Check(err)
 			if ds == nil {
 				ts.Fatalf("%s: no simulator addresses (run dev init-dir --local)", args[0])

@@ -7,8 +7,8 @@ import (
 	"syscall"
 
 	"github.com/seed-a052040e/agentiso/internal/console"
+	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
-	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
 )
 
 // waitFor waits for o.target, printing what it sees on standard error,
@@ -22,7 +22,7 @@ func waitFor(ctx context.Context, g *globals, o waitForOptions) (*rendezvous.Sta
 	if err != nil {
 		return nil, &exitError{code: 1, err: err}
 	}
-	in, err := sim.ReadWaitInputs(g.dir, o.restURL, g.setting("rendezvous-url").Origin)
+	in, err := agent.ReadWaitInputs(g.dir, o.restURL, g.setting("rendezvous-url").Origin)
 	if err != nil {
 		return nil, &exitError{code: 1, err: err}
 	}

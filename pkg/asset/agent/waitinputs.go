@@ -9,11 +9,16 @@ package agent
 //   <dir>/.agentiso/state.json            the asset store's state; read through it:
 //       AuthConfig -> watcher token, public key, ...
 //       SignerCAs  -> the signers (read only by the dev simulator)
+//   <dir>/.agentiso/dev-sim.json          where the dev simulator serves (DevSim;
+//                                         written only by dev init-dir --local)
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +27,7 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 )
 
 // WaitInputs is what wait-for reads from the asset directory.
@@ -33,12 +39,71 @@ type WaitInputs struct {
 	// KubeconfigPath and PasswordPath are absolute: they are printed for
 	// the user to use after the install.
 	KubeconfigPath, PasswordPath string
+	// RESTURL is the assisted-service REST API wait-for polls.
+	RESTURL string
+	// RESTURLSource says where RESTURL was given: "" when it was derived
+	// from the rendezvous IP.
+	RESTURLSource string
 }
 
 // ReadWaitInputs reads the rendezvous IP, the watcher token and the admin
-// kubeconfig that create image wrote into dir. Its errors say which file
-// is missing or wrong and how to get it back.
-func ReadWaitInputs(dir string) (*WaitInputs, error) {
+// kubeconfig that create image wrote into dir, and works out the REST URL:
+// restURL (--rendezvous-url or its environment variable, named by
+// restURLFrom) when set, else the address `dev init-dir --local` recorded
+// for the dev simulator (DevSim), else rendezvous.BaseURL of the rendezvous
+// IP. Its errors say which file is missing or wrong and how to get it back.
+func ReadWaitInputs(dir, restURL, restURLFrom string) (*WaitInputs, error) {
+	in, err := readWaitFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	in.RESTURL, in.RESTURLSource = restURL, restURLFrom
+	if restURL == "" {
+		ds, err := ReadDevSim(dir)
+		if err != nil {
+			return nil, err
+		}
+		if ds != nil && ds.RESTAddr != "" {
+			in.RESTURL, in.RESTURLSource = "http://"+ds.RESTAddr+rendezvous.APIPath, filepath.Join(dir, filepath.FromSlash(assetdir.DevSim))
+		} else {
+			in.RESTURL, in.RESTURLSource = rendezvous.BaseURL(in.RendezvousIP), ""
+		}
+	}
+	if _, err := url.Parse(in.RESTURL); err != nil {
+		return nil, fmt.Errorf("rendezvous URL from %s: %w", in.RESTURLSource, err)
+	}
+	return in, nil
+}
+
+// DevSim records where the dev simulator (`dev simulate`) serves,
+// for loopback demos and tests (assetdir.DevSim, written by `dev init-dir
+// --local`): wait-for polls its REST address instead of the rendezvous IP's.
+type DevSim struct {
+	RESTAddr    string `json:"restAddr"`
+	KubeAddr    string `json:"kubeAddr"`
+	ClusterName string `json:"clusterName"`
+	BaseDomain  string `json:"baseDomain"`
+}
+
+// ReadDevSim reads dir's DevSim; nil (and no error) when there is none.
+func ReadDevSim(dir string) (*DevSim, error) {
+	p := filepath.Join(dir, filepath.FromSlash(assetdir.DevSim))
+	b, err := readSmall(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	d := &DevSim{}
+	if err := json.Unmarshal(b, d); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return d, nil
+}
+
+// readWaitFiles reads the files of WaitInputs, all but the REST URL.
+func readWaitFiles(dir string) (*WaitInputs, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err

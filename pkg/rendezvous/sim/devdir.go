@@ -3,11 +3,9 @@ package sim
 import (
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -17,32 +15,6 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
-
-// DevSim records where `dev simulate` serves, for loopback demos and tests
-// (assetdir.DevSim, written by `dev init-dir --local`).
-type DevSim struct {
-	RESTAddr    string `json:"restAddr"`
-	KubeAddr    string `json:"kubeAddr"`
-	ClusterName string `json:"clusterName"`
-	BaseDomain  string `json:"baseDomain"`
-}
-
-// ReadDevSim reads dir's DevSim; nil (and no error) when there is none.
-func ReadDevSim(dir string) (*DevSim, error) {
-	p := filepath.Join(dir, filepath.FromSlash(assetdir.DevSim))
-	b, err := fsutil.ReadRegular(p, asset.MaxInputFileSize)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	d := &DevSim{}
-	if err := json.Unmarshal(b, d); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	return d, nil
-}
 
 // DevDirOptions are `dev init-dir`'s choices.
 type DevDirOptions struct {
@@ -98,7 +70,7 @@ func WriteDevDir(o DevDirOptions) error {
 		return err
 	}
 	if o.Local {
-		ds := DevSim{ClusterName: o.ClusterName, BaseDomain: o.BaseDomain}
+		ds := agent.DevSim{ClusterName: o.ClusterName, BaseDomain: o.BaseDomain}
 		addrs, err := FreeLoopbackAddrs(2)
 		if err != nil {
 			return err

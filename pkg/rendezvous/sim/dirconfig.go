@@ -50,7 +50,7 @@ func ConfigForDir(dir string, o DirOptions) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	dev, err := ReadDevSim(dir)
+	dev, err := agent.ReadDevSim(dir)
 	if err != nil {
 		return Config{}, err
 	}

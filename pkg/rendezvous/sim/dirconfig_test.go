@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 )
 
 // ServeDir serves a directory written by WriteDevDir on the addresses it
@@ -16,7 +18,7 @@ import (
 func TestServeDir(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, WriteDevDir(DevDirOptions{Dir: dir, RendezvousIP: "127.0.0.1", ClusterName: "ocp", BaseDomain: "example.com", Local: true}))
-	ds, err := ReadDevSim(dir)
+	ds, err := agent.ReadDevSim(dir)
 	require.NoError(t, err)
 	sc, err := Builtin("sno-happy")
 	require.NoError(t, err)

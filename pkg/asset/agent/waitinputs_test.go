@@ -1,4 +1,4 @@
-package sim
+package agent_test
 
 import (
 	"errors"
@@ -10,14 +10,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
+	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
 )
 
-func devDir(t *testing.T) string {
+func waitDevDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	require.NoError(t, WriteDevDir(DevDirOptions{Dir: dir, RendezvousIP: "127.0.0.1", ClusterName: "ocp", BaseDomain: "example.com", Local: true}))
+	require.NoError(t, sim.WriteDevDir(sim.DevDirOptions{Dir: dir, RendezvousIP: "127.0.0.1", ClusterName: "ocp", BaseDomain: "example.com", Local: true}))
 	return dir
 }
 
@@ -25,8 +27,8 @@ func devDir(t *testing.T) string {
 // else the rendezvous IP's (IPv6 bracketed); the watcher token verifies
 // against the directory's key.
 func TestReadWaitInputs(t *testing.T) {
-	dir := devDir(t)
-	in, err := ReadWaitInputs(dir, "", "")
+	dir := waitDevDir(t)
+	in, err := agent.ReadWaitInputs(dir, "", "")
 	require.NoError(t, err)
 	assert.Equal(t, "127.0.0.1", in.RendezvousIP)
 	assert.True(t, strings.HasPrefix(in.RESTURL, "http://127.0.0.1:"), in.RESTURL)
@@ -37,33 +39,33 @@ func TestReadWaitInputs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, credentials.Claims{"auth_scheme": "watcherAuth"}, c)
 
-	in, err = ReadWaitInputs(dir, "http://[fd00::5]:8090/api/assisted-install/v2", "$AGENTISO_RENDEZVOUS_URL")
+	in, err = agent.ReadWaitInputs(dir, "http://[fd00::5]:8090/api/assisted-install/v2", "$AGENTISO_RENDEZVOUS_URL")
 	require.NoError(t, err)
 	assert.Equal(t, "http://[fd00::5]:8090/api/assisted-install/v2", in.RESTURL)
 	assert.Equal(t, "$AGENTISO_RENDEZVOUS_URL", in.RESTURLSource)
 
 	require.NoError(t, os.Remove(filepath.Join(dir, filepath.FromSlash(assetdir.DevSim))))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.RendezvousIP), []byte("fd00::0005\n"), 0o644))
-	in, err = ReadWaitInputs(dir, "", "")
+	in, err = agent.ReadWaitInputs(dir, "", "")
 	require.NoError(t, err)
 	assert.Equal(t, "http://[fd00::5]:8090/api/assisted-install/v2", in.RESTURL)
 	assert.Empty(t, in.RESTURLSource)
 
-	_, err = ReadWaitInputs(dir, "http://bad host/", "--rendezvous-url")
+	_, err = agent.ReadWaitInputs(dir, "http://bad host/", "--rendezvous-url")
 	assert.ErrorContains(t, err, "rendezvous URL from --rendezvous-url: ")
 }
 
 func TestReadWaitInputsErrors(t *testing.T) {
-	dir := devDir(t)
+	dir := waitDevDir(t)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.State), []byte(`{"version":1,"assets":{}}`), 0o600))
-	_, err := ReadWaitInputs(dir, "", "")
+	_, err := agent.ReadWaitInputs(dir, "", "")
 	assert.ErrorContains(t, err, `cannot read the install's API tokens (written by create image): `)
 	assert.ErrorContains(t, err, `state.json does not hold what create image records there (create the image again)`)
 	assert.NotContains(t, err.Error(), "AuthConfig", "no internal asset name")
 	assert.NotContains(t, err.Error(), "Agent Auth Config", "no internal asset name")
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.RendezvousIP), []byte("not-an-ip"), 0o644))
-	_, err = ReadWaitInputs(dir, "", "")
+	_, err = agent.ReadWaitInputs(dir, "", "")
 	assert.ErrorContains(t, err, `"not-an-ip" is not an IP address`)
 	assert.False(t, errors.Is(err, os.ErrNotExist))
 }
@@ -71,9 +73,9 @@ func TestReadWaitInputsErrors(t *testing.T) {
 // A state file that exists but cannot be read is reported as unreadable,
 // with the reason, not as if the asset were missing.
 func TestReadWaitInputsCorruptStateSaysUnreadable(t *testing.T) {
-	dir := devDir(t)
+	dir := waitDevDir(t)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.State), []byte(`{"version":1,"assets":`), 0o600))
-	_, err := ReadWaitInputs(dir, "", "")
+	_, err := agent.ReadWaitInputs(dir, "", "")
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "unreadable")
 	assert.NotContains(t, err.Error(), "is missing")
