@@ -7,14 +7,14 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/seed-a052040e/agentiso/internal/testcluster"
+	"github.com/seed-a052040e/agentiso/internal/fake/testcluster"
 	"github.com/seed-a052040e/agentiso/pkg/kubeapi"
 )
 
 // clusterScriptCmds:
 //
 //	cluster [-platform P] [-deny verb:resource[:namespace[:name]]]... kubeconfig
-//	    serve an installed cluster (internal/testcluster) whose release is
+//	    serve an installed cluster (internal/fake/testcluster) whose release is
 //	    the one `registry` pushed, and write a kubeconfig for it
 func clusterScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/seed-a052040e/agentiso/internal/testcluster"
+	"github.com/seed-a052040e/agentiso/internal/fake/testcluster"
 )
 
 // newDevCmd is the hidden "dev" command: developer aids (test fixtures,

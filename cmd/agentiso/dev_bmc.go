@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/seed-a052040e/agentiso/internal/redfishsim"
+	"github.com/seed-a052040e/agentiso/internal/fake/redfishsim"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
 

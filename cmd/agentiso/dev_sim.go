@@ -3,39 +3,39 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
+	"github.com/seed-a052040e/agentiso/internal/fake/rendezvoussim"
 )
 
 func newDevSimulateCmd(g *globals) *cobra.Command {
 	var scenario string
-	o := sim.DirOptions{}
+	o := rendezvoussim.DirOptions{}
 	cmd := &cobra.Command{
 		Use:   "simulate",
 		Short: "Serve a simulated rendezvous host and cluster API for wait-for",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Log = g.log
-			return sim.Simulate(cmd.Context(), g.dir, scenario, o)
+			return rendezvoussim.Simulate(cmd.Context(), g.dir, scenario, o)
 		},
 	}
 	cmd.Flags().StringVar(&scenario, "scenario", "", "scenario YAML file or built-in scenario name (required)")
 	cmd.Flags().StringVar(&o.Listen, "listen", "", "REST API listen address host:port")
 	cmd.Flags().StringVar(&o.KubeListen, "kube-listen", "", "Kubernetes API listen address host:port")
 	cmd.Flags().Float64Var(&o.Speed, "speed", 1, "scenario seconds per real second")
-	cmd.Flags().BoolVar(&o.HoldUntilSeen, "hold-until-seen", false, "hold each REST API state until a client has been served it (at most "+sim.DefaultHoldTimeout.String()+" per step)")
+	cmd.Flags().BoolVar(&o.HoldUntilSeen, "hold-until-seen", false, "hold each REST API state until a client has been served it (at most "+rendezvoussim.DefaultHoldTimeout.String()+" per step)")
 	_ = cmd.MarkFlagRequired("scenario")
 	return cmd
 }
 
 func newDevInitDirCmd(g *globals) *cobra.Command {
-	o := sim.DevDirOptions{}
+	o := rendezvoussim.DevDirOptions{}
 	cmd := &cobra.Command{
 		Use:   "init-dir",
 		Short: "Write the files wait-for reads, with freshly generated credentials",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Dir = g.dir
-			if err := sim.WriteDevDir(o); err != nil {
+			if err := rendezvoussim.WriteDevDir(o); err != nil {
 				return err
 			}
 			g.log.Info("wrote wait-for inputs", "dir", g.dir, "local", o.Local)

@@ -3,11 +3,11 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/seed-a052040e/agentiso/internal/testiso/testminiso"
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso/testminiso"
 )
 
 // newDevMakeTestISOCmd is a developer aid: it writes a synthetic live ISO
-// with the RHCOS layout (see internal/testiso) so script tests and demos do
+// with the RHCOS layout (see internal/fake/testiso) so script tests and demos do
 // not need a real 1 GiB RHCOS ISO.
 func newDevMakeTestISOCmd(g *globals) *cobra.Command {
 	var out string

@@ -9,9 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/seed-a052040e/agentiso/internal/testiso"
-	"github.com/seed-a052040e/agentiso/internal/testiso/testminiso"
-	"github.com/seed-a052040e/agentiso/internal/testrelease"
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso"
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso/testminiso"
+	"github.com/seed-a052040e/agentiso/internal/fake/testrelease"
 )
 
 // docSection returns the text of a markdown file of the repository from

@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/seed-a052040e/agentiso/internal/testrelease"
+	"github.com/seed-a052040e/agentiso/internal/fake/testrelease"
 )
 
 // releaseScriptCmds are the testscript commands of the release tests:

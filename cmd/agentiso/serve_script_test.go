@@ -13,7 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/seed-a052040e/agentiso/internal/redfishsim"
+	"github.com/seed-a052040e/agentiso/internal/fake/redfishsim"
 )
 
 // serveScriptCmds are the testscript commands of the serve and boot
@@ -22,7 +22,7 @@ import (
 //	freeport VAR    set $VAR to a free TCP port on 127.0.0.1
 //	waithttp URL    wait (30 s at most) until URL answers any HTTP status
 //	redfishbmc [-under-system] [-powered-on] [-profile P] [-insert SLOT=URL] VAR USER PASSWORD SYSTEM
-//	    start a Redfish BMC emulator (internal/redfishsim) with one system
+//	    start a Redfish BMC emulator (internal/fake/redfishsim) with one system
 //	    on loopback, behaving as vendor profile P (default: the Redfish
 //	    standard), with an earlier image in SLOT, stopped when the script
 //	    ends; $VAR is its host:port

@@ -18,16 +18,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/fake/rendezvoussim"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
-	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
 )
 
 // startDirSim serves scenario sc for the inputs in dir, as `dev simulate` does.
-func startDirSim(t *testing.T, dir string, sc *sim.Scenario, speed float64) *sim.Simulator {
+func startDirSim(t *testing.T, dir string, sc *rendezvoussim.Scenario, speed float64) *rendezvoussim.Simulator {
 	t.Helper()
-	cfg, err := sim.ConfigForDir(dir, sim.DirOptions{Scenario: sc, Speed: speed, HoldUntilSeen: true})
+	cfg, err := rendezvoussim.ConfigForDir(dir, rendezvoussim.DirOptions{Scenario: sc, Speed: speed, HoldUntilSeen: true})
 	require.NoError(t, err)
-	s, err := sim.New(cfg)
+	s, err := rendezvoussim.New(cfg)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -51,10 +51,10 @@ func TestWaitForExitCodes(t *testing.T) {
 	// The simulator holds each REST state until wait-for was served it
 	// (HoldUntilSeen), so a loaded machine cannot make wait-for miss one.
 	const speed = 300
-	for _, name := range sim.BuiltinNames() {
+	for _, name := range rendezvoussim.BuiltinNames() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			sc, err := sim.Builtin(name)
+			sc, err := rendezvoussim.Builtin(name)
 			require.NoError(t, err)
 			dir := initDir(t)
 			s := startDirSim(t, dir, sc, speed)
@@ -161,7 +161,7 @@ func TestInitDirFiles(t *testing.T) {
 // same port: picked one after the other with the first closed, they could be.
 func TestFreeLoopbackAddrsDistinct(t *testing.T) {
 	for range 200 {
-		addrs, err := sim.FreeLoopbackAddrs(2)
+		addrs, err := rendezvoussim.FreeLoopbackAddrs(2)
 		require.NoError(t, err)
 		require.Len(t, addrs, 2)
 		require.NotEqual(t, addrs[0], addrs[1])

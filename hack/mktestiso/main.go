@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/seed-a052040e/agentiso/internal/testiso"
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso"
 )
 
 func main() {

@@ -22,8 +22,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seed-a052040e/agentiso/internal/console"
+	"github.com/seed-a052040e/agentiso/internal/fake/redfishsim"
 	"github.com/seed-a052040e/agentiso/internal/output"
-	"github.com/seed-a052040e/agentiso/internal/redfishsim"
 	"github.com/seed-a052040e/agentiso/internal/termsafe"
 	"github.com/seed-a052040e/agentiso/pkg/serve"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/seed-a052040e/agentiso/internal/testiso"
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso"
 )
 
 func FuzzParseIgnInfo(f *testing.F) {

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/seed-a052040e/agentiso/internal/testiso"
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso"
 )
 
 // FileIgnition and FileKargs read an ISO file the way iso ignition show

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/seed-a052040e/agentiso/internal/testiso"
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso"
 )
 
 const testConfig = `{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/hello","contents":{"source":"data:,hello"}}]}}`

@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/seed-a052040e/agentiso/internal/testiso"
-	"github.com/seed-a052040e/agentiso/internal/testiso/testminiso"
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso"
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso/testminiso"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/seed-a052040e/agentiso/internal/testiso"
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso"
 )
 
 // synthMiniso makes a "full" image and a "minimal" one that shares two

@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"github.com/seed-a052040e/agentiso/internal/testiso"
-	"github.com/seed-a052040e/agentiso/internal/testiso/testminiso"
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso"
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso/testminiso"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/seed-a052040e/agentiso/internal/testiso"
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
 

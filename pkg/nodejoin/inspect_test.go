@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/seed-a052040e/agentiso/internal/testcluster"
+	"github.com/seed-a052040e/agentiso/internal/fake/testcluster"
 	"github.com/seed-a052040e/agentiso/pkg/kubeapi"
 	"github.com/seed-a052040e/agentiso/pkg/nodejoin"
 )

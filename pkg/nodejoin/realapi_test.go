@@ -30,8 +30,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/seed-a052040e/agentiso/internal/fake/testcluster"
 	"github.com/seed-a052040e/agentiso/internal/testapiserver"
-	"github.com/seed-a052040e/agentiso/internal/testcluster"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/kubeapi"
 	"github.com/seed-a052040e/agentiso/pkg/nodejoin"

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/seed-a052040e/agentiso/internal/redfishsim"
+	"github.com/seed-a052040e/agentiso/internal/fake/redfishsim"
 )
 
 // vendorSystem is the system id each vendor uses.

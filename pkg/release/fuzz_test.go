@@ -3,7 +3,7 @@ package release
 import (
 	"testing"
 
-	"github.com/seed-a052040e/agentiso/internal/testrelease"
+	"github.com/seed-a052040e/agentiso/internal/fake/testrelease"
 )
 
 func FuzzParsePayloadFiles(f *testing.F) {

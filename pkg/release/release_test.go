@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/seed-a052040e/agentiso/internal/testrelease"
+	"github.com/seed-a052040e/agentiso/internal/fake/testrelease"
 	"github.com/seed-a052040e/agentiso/pkg/release"
 )
 

@@ -13,13 +13,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seed-a052040e/agentiso/internal/testcluster"
+	"github.com/seed-a052040e/agentiso/internal/fake/testcluster"
 	"github.com/seed-a052040e/agentiso/pkg/ignition"
 	"github.com/seed-a052040e/agentiso/test/live/mirror"
 )
 
 // The add-nodes scenario (issue 25): an installed cluster (the fake API
-// server of internal/testcluster, with its machine-config server on the
+// server of internal/fake/testcluster, with its machine-config server on the
 // bridge) gets one worker from node-image create's ISO. The host runs its
 // own assisted-service, which imports the cluster (agent-import-cluster),
 // registers the host, and, once the host's day-2 validations pass (the

@@ -20,7 +20,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/seed-a052040e/agentiso/internal/testcluster"
+	"github.com/seed-a052040e/agentiso/internal/fake/testcluster"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/test/live/mirror"

@@ -21,12 +21,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/seed-a052040e/agentiso/internal/redfishsim"
+	"github.com/seed-a052040e/agentiso/internal/fake/redfishsim"
 )
 
 // The serve-boot scenario boots the hosts only through `agentiso serve` and
 // `agentiso boot`: the test gives QEMU no ISO. Each host has a BMC of its
-// own (internal/redfishsim) on the bridge; when agentiso boot inserts the
+// own (internal/fake/redfishsim) on the bridge; when agentiso boot inserts the
 // served ISO's URL, sets the one-time CD boot and powers the system on, the
 // emulator starts the host's QEMU guest with its CD drive on that URL
 // (QEMU's curl block driver, Debian's qemu-block-extra), so the ISO

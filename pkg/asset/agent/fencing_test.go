@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/seed-a052040e/agentiso/internal/fake/testrelease"
 	"github.com/seed-a052040e/agentiso/internal/testfixture"
-	"github.com/seed-a052040e/agentiso/internal/testrelease"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 )

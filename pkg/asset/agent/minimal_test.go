@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso"
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso/testminiso"
 	"github.com/seed-a052040e/agentiso/internal/testfixture"
-	"github.com/seed-a052040e/agentiso/internal/testiso"
-	"github.com/seed-a052040e/agentiso/internal/testiso/testminiso"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"

@@ -18,9 +18,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/seed-a052040e/agentiso/internal/testcluster"
-	"github.com/seed-a052040e/agentiso/internal/testiso"
-	"github.com/seed-a052040e/agentiso/internal/testrelease"
+	"github.com/seed-a052040e/agentiso/internal/fake/testcluster"
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso"
+	"github.com/seed-a052040e/agentiso/internal/fake/testrelease"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/fake/testrelease"
 	"github.com/seed-a052040e/agentiso/internal/testfixture"
-	"github.com/seed-a052040e/agentiso/internal/testrelease"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"

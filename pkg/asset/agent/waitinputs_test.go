@@ -10,16 +10,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/fake/rendezvoussim"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
-	"github.com/seed-a052040e/agentiso/pkg/rendezvous/sim"
 )
 
 func waitDevDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	require.NoError(t, sim.WriteDevDir(sim.DevDirOptions{Dir: dir, RendezvousIP: "127.0.0.1", ClusterName: "ocp", BaseDomain: "example.com", Local: true}))
+	require.NoError(t, rendezvoussim.WriteDevDir(rendezvoussim.DevDirOptions{Dir: dir, RendezvousIP: "127.0.0.1", ClusterName: "ocp", BaseDomain: "example.com", Local: true}))
 	return dir
 }
 

@@ -17,7 +17,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
-	"github.com/seed-a052040e/agentiso/internal/testrelease"
+	"github.com/seed-a052040e/agentiso/internal/fake/testrelease"
 )
 
 // StandinPath is where every image carries the stand-in binary; the
@@ -196,7 +196,7 @@ func componentSpecs() []spec {
 }
 
 // releaseSpec is the release image: the payload files, as the project's
-// synthetic payload builder (internal/testrelease) lays them out, and the
+// synthetic payload builder (internal/fake/testrelease) lays them out, and the
 // CVO entrypoint.
 func releaseSpec(version, arch string, components map[string]string) spec {
 	files := testrelease.Payload{Version: version, Arch: arch, Components: components}.Files()

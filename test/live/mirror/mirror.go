@@ -25,7 +25,7 @@
 // The release image's image-references names each component by digest
 // under the SOURCE registry (quay.io/openshift-release-dev/ocp-v4.0-art-dev),
 // so the hosts reach them only through the imageDigestSources mirrors. The
-// payload files are laid out by internal/testrelease, the payload builder of
+// payload files are laid out by internal/fake/testrelease, the payload builder of
 // pkg/release's tests, so agentiso's release reader and the lab agree.
 //
 // Nothing is pushed by tag: a tag pull from the mirror is answered 404, and

@@ -1,4 +1,4 @@
-// Package testminiso writes synthetic full live ISOs (internal/testiso) whose coreos/miniso.dat really describes their minimal ISO, packed with isoeditor.PackMiniso as a live ISO build packs it.
+// Package testminiso writes synthetic full live ISOs (internal/fake/testiso) whose coreos/miniso.dat really describes their minimal ISO, packed with isoeditor.PackMiniso as a live ISO build packs it.
 // Make writes the test ISOs of `agentiso dev make-test-iso`, with or without
 // that file, edited as agent ISOs are when asked.
 package testminiso
@@ -10,7 +10,7 @@ import (
 	"os"
 	"sort"
 
-	"github.com/seed-a052040e/agentiso/internal/testiso"
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )
 

@@ -1,5 +1,5 @@
-// Package sim is an in-process simulator of an agent-based install: a fake assisted-service REST API and a fake Kubernetes API over TLS, driven by a scenario timeline.
-package sim
+// Package rendezvoussim is an in-process simulator of an agent-based install: a fake assisted-service REST API and a fake Kubernetes API over TLS, driven by a scenario timeline.
+package rendezvoussim
 
 import (
 	"embed"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seed-a052040e/agentiso/internal/testrelease"
+	"github.com/seed-a052040e/agentiso/internal/fake/testrelease"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 	"github.com/seed-a052040e/agentiso/pkg/nodejoin"
