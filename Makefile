@@ -1,6 +1,7 @@
 # agentiso build and test entry points. `make test` is what CI runs.
 GO ?= go
 BIN := bin/agentiso
+DEV_BIN := bin/agentiso-dev
 PKGS := ./...
 FUZZTIME ?= 3s
 # Bound the minimisation of new inputs: by default it may run 60s past
@@ -8,10 +9,16 @@ FUZZTIME ?= 3s
 # mid-minimisation (seen with FuzzParseStream and FuzzLocateFile).
 FUZZMINIMIZETIME ?= 5s
 
-.PHONY: build test testapiserver testapiserver-ci unit lint staticcheck fmt-check vet cross fuzz demo bench clean e2e e2e-deps e2e-fixture e2e-arch e2e-live e2e-live-matrix e2e-upstream e2e-hub upstream-build
+.PHONY: build build-dev test testapiserver testapiserver-ci unit lint staticcheck fmt-check vet cross fuzz demo bench clean e2e e2e-deps e2e-fixture e2e-arch e2e-live e2e-live-matrix e2e-upstream e2e-hub upstream-build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/agentiso
+
+## build-dev: the developer aids (bin/agentiso-dev: fixture ISOs, the rendezvous
+## simulator, the demo's cluster and a BMC emulator), apart from the shipped
+## agentiso, which links no fake (cmd/agentiso's TestShippedBinaryLinksNoFake)
+build-dev:
+	$(GO) build -o $(DEV_BIN) ./cmd/agentiso-dev
 
 ## test: everything CI checks: format, vet, staticcheck, unit + script tests (in CI
 ## with the real kube-apiserver + etcd of hack/build-testapiserver.sh), fuzz seed
@@ -88,7 +95,7 @@ lint: fmt-check vet staticcheck
 staticcheck:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) $(PKGS)
 
-demo: build
+demo: build build-dev
 	./hack/demo.sh
 
 ## bench: every benchmark; then the artifact benchmarks of issue 27 (create

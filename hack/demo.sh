@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # make demo: the whole agentiso flow on the bundled HA example, offline, in
 # well under a minute, then day 2 (a worker added to an installed cluster). No RHCOS download: the base ISO is a synthetic one
-# with the RHCOS live-ISO layout, and the install is played by the built-in
-# rendezvous simulator.
+# with the RHCOS live-ISO layout, and the install is played by the
+# rendezvous simulator. The developer aids (the ISO, the simulator, the
+# day-2 cluster) are agentiso-dev's (make build-dev); every agentiso command
+# is the shipped binary's, which links none of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=./bin/agentiso
+dev=./bin/agentiso-dev
 out=${DEMO_DIR:-demo-out}
 rm -rf "$out"
 mkdir -p "$out/cluster"
@@ -14,7 +17,7 @@ cp examples/ha/install-config.yaml examples/ha/agent-config.yaml "$out/cluster/"
 step() { printf "\n== %s\n" "$*"; }
 
 step "1. a synthetic RHCOS-layout base ISO (256 MiB, sparse)"
-"$bin" dev make-test-iso --output-file "$out/rhcos-live.x86_64.iso" --size 256MiB
+"$dev" make-test-iso --output-file "$out/rhcos-live.x86_64.iso" --size 256MiB
 "$bin" iso info "$out/rhcos-live.x86_64.iso"
 
 # agentiso pins no default release. The demo installs nothing, so a made-up
@@ -36,15 +39,15 @@ step "5. files and units embedded in the ISO's Ignition config"
 
 step "6. wait-for install-complete against the rendezvous simulator (HA 3+2, 120x speed)"
 sim="$out/sim"
-"$bin" dev init-dir --dir "$sim" --rendezvous-ip 127.0.0.1 --local
-"$bin" dev simulate --dir "$sim" --scenario ha-happy --speed 120 --log-level warn &
+"$dev" init-dir --dir "$sim" --rendezvous-ip 127.0.0.1 --local
+"$dev" simulate --dir "$sim" --scenario ha-happy --speed 120 --log-level warn &
 simpid=$!
 trap 'kill $simpid 2>/dev/null || true' EXIT
 "$bin" wait-for install-complete --dir "$sim" --time-scale 120
 
 # Day 2 (docs/add-nodes.md): a simulated installed cluster on loopback (its
 # API, its release in a loopback registry), and a new worker at 127.0.0.83
-# whose own assisted-service and CSRs the simulator plays once its image is
+# whose own assisted-service and CSRs agentiso-dev cluster plays once its image is
 # built.
 day2="$out/day2"
 mkdir -p "$day2"
@@ -67,7 +70,7 @@ hosts:
                 prefix-length: 8
 EOF
 step "7. day 2: agentiso node-image create --dir $day2 --kubeconfig $day2/kubeconfig (a simulated installed cluster)"
-"$bin" dev cluster --dir "$day2" --step 1s --log-level warn &
+"$dev" cluster --dir "$day2" --step 1s --log-level warn &
 clusterpid=$!
 trap 'kill $simpid $clusterpid 2>/dev/null || true' EXIT
 for _ in $(seq 100); do [ -f "$day2/kubeconfig" ] && break; sleep 0.1; done

@@ -25,7 +25,6 @@ const configFlag = config.FileKey
 // environment or a file it would replace the credentials on every run),
 // and -o (and its deprecated --json): in the environment or a file it
 // would change what every command prints, to people and to scripts alike.
-// The hidden developer aids (dev ...) read only their command line.
 func configPolicy() config.Policy {
 	return config.Policy{
 		CommandLineOnly: map[string]string{
@@ -33,7 +32,6 @@ func configPolicy() config.Policy {
 			output.Flag:               "a choice for one run: give -o on the command line (in a file it would change what every command prints, to people and scripts alike)",
 			"json":                    "",
 		},
-		OwnCommandLine: []string{"dev"},
 	}
 }
 

@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/seed-a052040e/agentiso/internal/fake/rendezvoussim"
 )
 
 // helpFiles holds the long help and the examples of every command, one
@@ -50,7 +48,5 @@ func helpValues() *strings.Replacer {
 	inputs, _ := helpFiles.ReadFile("help/unconfigured-inputs.inc")
 	return strings.NewReplacer(
 		"{{unconfigured-inputs}}", strings.TrimRight(string(inputs), "\n"),
-		"{{scenarios}}", strings.Join(rendezvoussim.BuiltinNames(), ", "),
-		"{{hold-timeout}}", rendezvoussim.DefaultHoldTimeout.String(),
 	)
 }

@@ -9,11 +9,14 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/seed-a052040e/agentiso/internal/config"
+	"github.com/seed-a052040e/agentiso/internal/fake/devcmd"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(isolated{m}, map[string]func(){
 		"agentiso": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		// The developer aids the scripts use (cmd/agentiso-dev).
+		"agentiso-dev": func() { os.Exit(devcmd.Run(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }
 

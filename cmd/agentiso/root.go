@@ -118,7 +118,6 @@ func newRootCmd(g *globals) *cobra.Command {
 	root.AddCommand(newServeCmd(g))
 	root.AddCommand(newBootCmd(g))
 	root.AddCommand(newNodeImageCmd(g))
-	root.AddCommand(newDevCmd(g))
 	setHelp(root, helpValues())
 	return root
 }

@@ -28,7 +28,7 @@ func oldTime() time.Time { return time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC) }
 //	backdated file...   fail unless every file still has that mtime
 //	                    (with !: fail unless every file was rewritten)
 //	listening dir       wait (up to a minute) until the simulator of dir
-//	                    (`dev init-dir --local`) accepts connections on
+//	                    (`agentiso-dev init-dir --local`) accepts connections on
 //	                    its REST address: a wait-for whose --timeout is
 //	                    the expected end must not spend it on the
 //	                    simulator's start on a loaded machine
@@ -108,7 +108,7 @@ func baseScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args 
 			ds, err := agent.ReadDevSim(ts.MkAbs(args[0]))
 			ts.Check(err)
 			if ds == nil {
-				ts.Fatalf("%s: no simulator addresses (run dev init-dir --local)", args[0])
+				ts.Fatalf("%s: no simulator addresses (run agentiso-dev init-dir --local)", args[0])
 			}
 			deadline := time.Now().Add(time.Minute)
 			for {

@@ -18,11 +18,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/fake/devcmd"
 	"github.com/seed-a052040e/agentiso/internal/fake/rendezvoussim"
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 )
 
-// startDirSim serves scenario sc for the inputs in dir, as `dev simulate` does.
+// startDirSim serves scenario sc for the inputs in dir, as `agentiso-dev simulate` does.
 func startDirSim(t *testing.T, dir string, sc *rendezvoussim.Scenario, speed float64) *rendezvoussim.Simulator {
 	t.Helper()
 	cfg, err := rendezvoussim.ConfigForDir(dir, rendezvoussim.DirOptions{Scenario: sc, Speed: speed, HoldUntilSeen: true})
@@ -40,7 +41,7 @@ func initDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
-	code := run([]string{"dev", "init-dir", "--dir", dir, "--rendezvous-ip", "127.0.0.1", "--local"}, nil, &out, &errOut)
+	code := devcmd.Run([]string{"init-dir", "--dir", dir, "--rendezvous-ip", "127.0.0.1", "--local"}, &out, &errOut)
 	require.Equal(t, 0, code, errOut.String())
 	return dir
 }
@@ -157,7 +158,7 @@ func TestInitDirFiles(t *testing.T) {
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 }
 
-// The REST and Kubernetes ports of `dev init-dir --local` are never the
+// The REST and Kubernetes ports of `agentiso-dev init-dir --local` are never the
 // same port: picked one after the other with the first closed, they could be.
 func TestFreeLoopbackAddrsDistinct(t *testing.T) {
 	for range 200 {

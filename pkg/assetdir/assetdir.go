@@ -53,7 +53,7 @@ const (
 	// tokens and CAs an ISO is built with.
 	StateDir = ".agentiso"
 	State    = StateDir + "/state.json"
-	// DevSim is where `dev init-dir --local` records the loopback
+	// DevSim is where `agentiso-dev init-dir --local` records the loopback
 	// addresses the simulator serves on (development only).
 	DevSim = StateDir + "/dev-sim.json"
 )

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seed-a052040e/agentiso/internal/fake/redfishsim"
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso"
 )
 
 // The serve-boot scenario boots the hosts only through `agentiso serve` and
@@ -254,8 +255,8 @@ func serveBootNegative(t *testing.T, l *lab) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	out, err := exec.CommandContext(ctx, l.bin, "dev", "make-test-iso", "--output-file", filepath.Join(dir, "agent.x86_64.iso"), "--size", "16MiB").CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	_, err := testiso.WriteFile(filepath.Join(dir, "agent.x86_64.iso"), testiso.Options{Size: 16 << 20})
+	require.NoError(t, err)
 	iso, err := os.ReadFile(filepath.Join(dir, "agent.x86_64.iso"))
 	require.NoError(t, err)
 	sum := sha256.Sum256(iso)
@@ -281,7 +282,7 @@ func serveBootNegative(t *testing.T, l *lab) {
 	require.NoError(t, waitHTTP(ctx, "http://127.0.0.1:8180/agent.x86_64.iso.sha256", time.Minute), serveOut.String())
 
 	start := time.Now()
-	out, err = exec.CommandContext(ctx, l.bin, "boot", "--dir", dir, "--url", "http://127.0.0.1:8180", "--call-timeout", "3s").CombinedOutput()
+	out, err := exec.CommandContext(ctx, l.bin, "boot", "--dir", dir, "--url", "http://127.0.0.1:8180", "--call-timeout", "3s").CombinedOutput()
 	t.Logf("agentiso boot (%s):\n%s", time.Since(start).Round(time.Millisecond), out)
 	require.Error(t, err)
 	require.Contains(t, string(out), "ERROR 2 of 2 host(s) failed:")

@@ -12,7 +12,7 @@ import (
 )
 
 // Serve runs a BMC emulator with one system on listen until ctx ends (for
-// `agentiso dev bmc`: to watch agentiso boot work before touching real
+// `agentiso-dev bmc`: to watch agentiso boot work before touching real
 // hardware). It logs the BMC address to put in install-config.yaml and,
 // for every boot, what the emulated firmware booted.
 func Serve(ctx context.Context, listen string, o Options, log *slog.Logger) error {

@@ -16,7 +16,7 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
 
-// DevDirOptions are `dev init-dir`'s choices.
+// DevDirOptions are `agentiso-dev init-dir`'s choices.
 type DevDirOptions struct {
 	Dir          string
 	RendezvousIP string

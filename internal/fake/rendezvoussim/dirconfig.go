@@ -17,7 +17,7 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/rendezvous"
 )
 
-// DirOptions are `dev simulate`'s choices besides the directory.
+// DirOptions are `agentiso-dev simulate`'s choices besides the directory.
 type DirOptions struct {
 	Scenario *Scenario
 	// Listen and KubeListen override the REST and Kubernetes API
@@ -108,7 +108,7 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-// Simulate is dev simulate: ServeDir with the scenario named by scenario
+// Simulate is agentiso-dev simulate: ServeDir with the scenario named by scenario
 // (a file, else a built-in name; Load).
 func Simulate(ctx context.Context, dir, scenario string, o DirOptions) error {
 	if o.Speed <= 0 {

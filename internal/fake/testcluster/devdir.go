@@ -19,7 +19,7 @@ import (
 // DevVersion is the release of the cluster ServeDir serves.
 const DevVersion = "4.20.0"
 
-// ServeDir is dev cluster: it serves, until ctx is done, an installed
+// ServeDir is agentiso-dev cluster: it serves, until ctx is done, an installed
 // cluster whose release is a synthetic payload in a loopback registry and
 // whose machine network is 127.0.0.0/8, writes its kubeconfig to
 // <dir>/kubeconfig, and plays each host of <dir>/nodes-config.yaml (static

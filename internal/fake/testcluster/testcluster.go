@@ -1,5 +1,5 @@
 // Package testcluster serves the Kubernetes API of an installed OpenShift
-// cluster over TLS, for tests and the simulator (dev simulate): the
+// cluster over TLS, for tests and the day-2 demo (agentiso-dev cluster): the
 // objects that node-image reads (ClusterVersion, cluster-config-v1, the pull
 // secret, proxy, trust bundle, mirror sets, infrastructure, machine
 // configs, the CoreOS boot images, nodes, bare-metal hosts, CSRs), a bearer

@@ -1,7 +1,7 @@
 package agent
 
 // What wait-for (and the dev simulator) read from --dir, all written by
-// create image (or, for demos, dev init-dir):
+// create image (or, for demos, agentiso-dev init-dir):
 //
 //   <dir>/rendezvousIP                    plain text, the rendezvous host's IP
 //   <dir>/auth/kubeconfig                 admin kubeconfig
@@ -10,7 +10,7 @@ package agent
 //       AuthConfig -> watcher token, public key, ...
 //       SignerCAs  -> the signers (read only by the dev simulator)
 //   <dir>/.agentiso/dev-sim.json          where the dev simulator serves (DevSim;
-//                                         written only by dev init-dir --local)
+//                                         written only by agentiso-dev init-dir --local)
 
 import (
 	"encoding/json"
@@ -49,7 +49,7 @@ type WaitInputs struct {
 // ReadWaitInputs reads the rendezvous IP, the watcher token and the admin
 // kubeconfig that create image wrote into dir, and works out the REST URL:
 // restURL (--rendezvous-url or its environment variable, named by
-// restURLFrom) when set, else the address `dev init-dir --local` recorded
+// restURLFrom) when set, else the address `agentiso-dev init-dir --local` recorded
 // for the dev simulator (DevSim), else rendezvous.BaseURL of the rendezvous
 // IP. Its errors say which file is missing or wrong and how to get it back.
 func ReadWaitInputs(dir, restURL, restURLFrom string) (*WaitInputs, error) {
@@ -75,8 +75,8 @@ func ReadWaitInputs(dir, restURL, restURLFrom string) (*WaitInputs, error) {
 	return in, nil
 }
 
-// DevSim records where the dev simulator (`dev simulate`) serves,
-// for loopback demos and tests (assetdir.DevSim, written by `dev init-dir
+// DevSim records where the dev simulator (`agentiso-dev simulate`) serves,
+// for loopback demos and tests (assetdir.DevSim, written by `agentiso-dev init-dir
 // --local`): wait-for polls its REST address instead of the rendezvous IP's.
 type DevSim struct {
 	RESTAddr    string `json:"restAddr"`
@@ -154,12 +154,12 @@ func ReadRendezvousIP(dir string) (string, error) {
 	return ip.String(), nil
 }
 
-// LoadFromState decodes an asset that create image (or dev init-dir) kept
+// LoadFromState decodes an asset that create image (or agentiso-dev init-dir) kept
 // in dir's asset store state, without generating anything.
 func LoadFromState(dir string, a asset.Asset) error {
 	p := filepath.Join(dir, assetdir.State)
 	if _, err := os.Stat(p); err != nil {
-		return fmt.Errorf("read %s: %w (create the image first, or run 'agentiso dev init-dir' for a demo)", p, err)
+		return fmt.Errorf("read %s: %w (create the image first, or run 'agentiso-dev init-dir' for a demo)", p, err)
 	}
 	s, err := asset.NewStore(dir, slog.New(slog.DiscardHandler))
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 )
 
-// MakeOptions are `agentiso dev make-test-iso`'s: the image, and how it is
+// MakeOptions are `agentiso-dev make-test-iso`'s: the image, and how it is
 // then edited as an agent ISO is.
 type MakeOptions struct {
 	testiso.Options
@@ -56,14 +56,14 @@ func Make(ctx context.Context, path string, o MakeOptions) error {
 	return err
 }
 
-// Flags are dev make-test-iso's command line: MakeOptions with the sizes
+// Flags are agentiso-dev make-test-iso's command line: MakeOptions with the sizes
 // as written ("64MiB", ParseSize) and the Ignition config as a file.
 type Flags struct {
 	MakeOptions
 	Size, EmbedArea, IgnitionFile string
 }
 
-// MakeFromFlags is Make for dev make-test-iso: f's sizes parsed and its
+// MakeFromFlags is Make for agentiso-dev make-test-iso: f's sizes parsed and its
 // Ignition file read first, each error naming its flag.
 func MakeFromFlags(ctx context.Context, path string, f Flags) error {
 	var err error

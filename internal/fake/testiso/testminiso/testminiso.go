@@ -1,5 +1,5 @@
 // Package testminiso writes synthetic full live ISOs (internal/fake/testiso) whose coreos/miniso.dat really describes their minimal ISO, packed with isoeditor.PackMiniso as a live ISO build packs it.
-// Make writes the test ISOs of `agentiso dev make-test-iso`, with or without
+// Make writes the test ISOs of `agentiso-dev make-test-iso`, with or without
 // that file, edited as agent ISOs are when asked.
 package testminiso
 

@@ -1,4 +1,4 @@
-package main
+package devcmd
 
 import (
 	"github.com/spf13/cobra"
@@ -6,7 +6,7 @@ import (
 	"github.com/seed-a052040e/agentiso/internal/fake/rendezvoussim"
 )
 
-func newDevSimulateCmd(g *globals) *cobra.Command {
+func newSimulateCmd(e *env) *cobra.Command {
 	var scenario string
 	o := rendezvoussim.DirOptions{}
 	cmd := &cobra.Command{
@@ -14,8 +14,8 @@ func newDevSimulateCmd(g *globals) *cobra.Command {
 		Short: "Serve a simulated rendezvous host and cluster API for wait-for",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Log = g.log
-			return rendezvoussim.Simulate(cmd.Context(), g.dir, scenario, o)
+			o.Log = e.log
+			return rendezvoussim.Simulate(cmd.Context(), e.dir, scenario, o)
 		},
 	}
 	cmd.Flags().StringVar(&scenario, "scenario", "", "scenario YAML file or built-in scenario name (required)")
@@ -27,18 +27,18 @@ func newDevSimulateCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-func newDevInitDirCmd(g *globals) *cobra.Command {
+func newInitDirCmd(e *env) *cobra.Command {
 	o := rendezvoussim.DevDirOptions{}
 	cmd := &cobra.Command{
 		Use:   "init-dir",
 		Short: "Write the files wait-for reads, with freshly generated credentials",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Dir = g.dir
+			o.Dir = e.dir
 			if err := rendezvoussim.WriteDevDir(o); err != nil {
 				return err
 			}
-			g.log.Info("wrote wait-for inputs", "dir", g.dir, "local", o.Local)
+			e.log.Info("wrote wait-for inputs", "dir", e.dir, "local", o.Local)
 			return nil
 		},
 	}

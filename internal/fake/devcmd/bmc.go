@@ -1,4 +1,4 @@
-package main
+package devcmd
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 	"github.com/seed-a052040e/agentiso/pkg/fsutil"
 )
 
-// newDevBMCCmd runs the Redfish BMC emulator, in a vendor profile, to
+// newBMCCmd runs the Redfish BMC emulator, in a vendor profile, to
 // watch agentiso boot work before touching real hardware.
-func newDevBMCCmd(g *globals) *cobra.Command {
+func newBMCCmd(e *env) *cobra.Command {
 	var listen, profile, user, passFile, system string
 	var on bool
 	c := &cobra.Command{
@@ -25,7 +25,7 @@ func newDevBMCCmd(g *globals) *cobra.Command {
 				return fmt.Errorf("read --password-file: %w", err)
 			}
 			return redfishsim.Serve(cmd.Context(), listen, redfishsim.Options{Username: user, Password: strings.TrimRight(string(b), "\r\n"),
-				Profile: redfishsim.Profile(profile), Systems: []redfishsim.System{{ID: system, PoweredOn: on}}}, g.log)
+				Profile: redfishsim.Profile(profile), Systems: []redfishsim.System{{ID: system, PoweredOn: on}}}, e.log)
 		},
 	}
 	f := c.Flags()

@@ -1,4 +1,4 @@
-package main
+package devcmd
 
 import (
 	"github.com/spf13/cobra"
@@ -6,17 +6,16 @@ import (
 	"github.com/seed-a052040e/agentiso/internal/fake/testiso/testminiso"
 )
 
-// newDevMakeTestISOCmd is a developer aid: it writes a synthetic live ISO
+// newMakeTestISOCmd is a developer aid: it writes a synthetic live ISO
 // with the RHCOS layout (see internal/fake/testiso) so script tests and demos do
 // not need a real 1 GiB RHCOS ISO.
-func newDevMakeTestISOCmd(g *globals) *cobra.Command {
+func newMakeTestISOCmd() *cobra.Command {
 	var out string
 	o := testminiso.Flags{}
 	cmd := &cobra.Command{
-		Use:    "make-test-iso --output-file FILE",
-		Short:  "Write a synthetic RHCOS-layout live ISO (developer aid)",
-		Hidden: true,
-		Args:   cobra.NoArgs,
+		Use:   "make-test-iso --output-file FILE",
+		Short: "Write a synthetic RHCOS-layout live ISO (developer aid)",
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return testminiso.MakeFromFlags(cmd.Context(), out, o)
 		},
