@@ -124,6 +124,9 @@ type spec struct {
 	// and upstream binaries). An image with Under and no Links, Files or
 	// Env-selected role carries no stand-in at all.
 	Under []v1.Layer
+	// NoStandin leaves the stand-in's layer out of an image without Under
+	// (the docker-registry image: a real program and its configuration).
+	NoStandin bool
 }
 
 // image assembles an image: the shared stand-in layer plus its own.
@@ -134,7 +137,7 @@ func image(base v1.Layer, s spec, arch string) (v1.Image, error) {
 	}
 	own = append(own, s.Files...)
 	layers := append([]v1.Layer{}, s.Under...)
-	if len(s.Under) == 0 || len(s.Links) > 0 {
+	if (len(s.Under) == 0 && !s.NoStandin) || len(s.Links) > 0 {
 		layers = append(layers, base)
 	}
 	if len(own) > 0 {

@@ -21,6 +21,10 @@
 //	                            install step: reports the Installing stage)
 //	agent-installer-csr-approver, agent-installer-utils, installer
 //	                            /usr/bin/component (prints what it stands for)
+//	docker-registry             (Options.RegistryBinary only) the real
+//	                            distribution registry as /usr/bin/distribution
+//	                            and /etc/registry/config.yaml, no stand-in: what
+//	                            an extended ISO's hosts run (registry.go)
 //
 // The release image's image-references names each component by digest
 // under the SOURCE registry (quay.io/openshift-release-dev/ocp-v4.0-art-dev),
@@ -90,7 +94,11 @@ type Options struct {
 	// for (machine-config-operator, must-gather). The live lab always sets
 	// it; without it those two images are placeholders (componentSpecs).
 	Upstream *UpstreamLayers
-	Log      *slog.Logger
+	// RegistryBinary, when set, adds the docker-registry component: the
+	// real distribution registry at that path (hack/build-distribution.sh),
+	// which an extended ISO's hosts run from the payload itself.
+	RegistryBinary string
+	Log            *slog.Logger
 }
 
 // Source is one imageDigestSources entry of install-config.
@@ -306,6 +314,13 @@ func (m *Mirror) populate(ctx context.Context, bin string, opts Options) error {
 	specs := componentSpecs()
 	if opts.Upstream != nil {
 		specs = upstreamSpecs(append(specs, upstreamOnlySpecs()...), opts.Upstream)
+	}
+	if opts.RegistryBinary != "" {
+		rs, err := registrySpec(opts.RegistryBinary)
+		if err != nil {
+			return err
+		}
+		specs = append(specs, rs)
 	}
 	for _, s := range specs {
 		img, err := image(base, withEnv(s), opts.Arch)

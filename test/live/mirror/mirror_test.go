@@ -216,3 +216,59 @@ func TestStartRejectsBadListen(t *testing.T) {
 	_, err := mirror.Start(context.Background(), mirror.Options{Listen: "no-port", StandinBinary: "/nonexistent"})
 	require.ErrorContains(t, err, `mirror: Listen "no-port"`)
 }
+
+// The docker-registry component the extended ISO's hosts run: the registry
+// binary given, its configuration, no stand-in, and named by the release's
+// image-references like every component.
+func TestRegistryComponent(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	standin, registryBin := filepath.Join(dir, "standin"), filepath.Join(dir, "registry")
+	require.NoError(t, os.WriteFile(standin, []byte("#!/bin/false\n"), 0o755))
+	require.NoError(t, os.WriteFile(registryBin, []byte("the distribution registry\n"), 0o755))
+	m, err := mirror.Start(ctx, mirror.Options{Listen: "127.0.0.1:0", StandinBinary: standin, Version: "4.23.0", RegistryBinary: registryBin})
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, m.Close()) })
+	tr, err := m.Transport()
+	require.NoError(t, err)
+
+	reg, ok := m.Component(mirror.RegistryComponent)
+	require.True(t, ok, "the payload has no %s component", mirror.RegistryComponent)
+	ref, err := name.ParseReference(reg.Mirror)
+	require.NoError(t, err)
+	img, err := remote.Image(ref, remote.WithContext(ctx), remote.WithTransport(tr))
+	require.NoError(t, err)
+	cf, err := img.ConfigFile()
+	require.NoError(t, err)
+	assert.Equal(t, []string{mirror.RegistryBinaryPath}, cf.Config.Entrypoint)
+	assert.Equal(t, []string{"serve", mirror.RegistryConfigPath}, cf.Config.Cmd)
+	assert.Contains(t, cf.Config.Env, "OTEL_TRACES_EXPORTER=none")
+
+	root := t.TempDir()
+	hdrs := extract(t, img, root)
+	require.Contains(t, hdrs, mirror.RegistryBinaryPath)
+	assert.EqualValues(t, 0o755, hdrs[mirror.RegistryBinaryPath].Mode)
+	b, err := os.ReadFile(filepath.Join(root, mirror.RegistryBinaryPath))
+	require.NoError(t, err)
+	assert.Equal(t, "the distribution registry\n", string(b))
+	conf, err := os.ReadFile(filepath.Join(root, mirror.RegistryConfigPath))
+	require.NoError(t, err)
+	assert.Contains(t, string(conf), "rootdirectory: /var/lib/registry", "the store where every upstream unit mounts the payload")
+	assert.NotContains(t, hdrs, mirror.StandinPath, "the registry image carries no stand-in")
+
+	// The release names it, by digest under the source registry.
+	var mirrors []agentrelease.Mirror
+	for _, s := range m.ImageDigestSources {
+		mirrors = append(mirrors, agentrelease.Mirror{Source: s.Source, Mirrors: s.Mirrors, DigestOnly: true, Blocked: true})
+	}
+	rc, err := agentrelease.New(agentrelease.Options{Mirrors: mirrors, TrustBundle: m.CACertPEM, Proxy: &agentrelease.Proxy{}})
+	require.NoError(t, err)
+	got, err := rc.Resolve(ctx, m.ReleaseImage)
+	require.NoError(t, err)
+	assert.Equal(t, reg.Source, got.Components[mirror.RegistryComponent])
+
+	// Without the binary, Start says what builds it.
+	_, err = mirror.Start(ctx, mirror.Options{Listen: "127.0.0.1:0", StandinBinary: standin, RegistryBinary: filepath.Join(dir, "missing")})
+	require.ErrorContains(t, err, "hack/build-distribution.sh")
+}
