@@ -3,6 +3,9 @@ package live
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -24,6 +27,11 @@ const (
 	PullNotMirrored
 	// PullMissing: the mirror answered that it does not have the image.
 	PullMissing
+	// PullDigestMismatch: the registry served bytes whose digest is not the
+	// one asked for (containers/image checks every blob it reads): the
+	// image's bytes changed after they were written. Retrying reads the
+	// same bytes.
+	PullDigestMismatch
 )
 
 func (k PullErrorKind) String() string {
@@ -34,6 +42,8 @@ func (k PullErrorKind) String() string {
 		return "the pull never went to the mirror (only the source registry, unreachable in the air gap, was tried)"
 	case PullMissing:
 		return "the mirror does not have the image"
+	case PullDigestMismatch:
+		return "a blob's digest did not match (its bytes changed after they were written)"
 	}
 	return "transient"
 }
@@ -57,6 +67,13 @@ var pullErrorMarkers = []string{
 	"Error: parsing image configuration",
 }
 
+// digestMismatchMarkers are containers/image's words for a blob whose bytes
+// are not its digest's: a layer ("Digest did not match, expected X, got Y",
+// the digesting reader behind every blob copy) and a config ("Download
+// config.json digest Y does not match expected X", its ConfigBlob of a
+// Docker schema 2 or OCI image).
+var digestMismatchMarkers = []string{"Digest did not match", "does not match expected"}
+
 // PullErrors returns every failed pull in a guest's journal (as streamed by
 // the live fixture's live-journal.service), oldest first, classified.
 func PullErrors(journal []byte) []PullError {
@@ -65,7 +82,8 @@ func PullErrors(journal []byte) []PullError {
 	sc.Buffer(make([]byte, 1024*1024), 16*1024*1024)
 	for sc.Scan() {
 		line := strings.TrimRight(sc.Text(), "\r")
-		if !containsAny(line, pullErrorMarkers) && !containsAny(line, []string{"x509: ", "certificate signed by unknown authority"}) {
+		if !containsAny(line, pullErrorMarkers) && !containsAny(line, digestMismatchMarkers) &&
+			!containsAny(line, []string{"x509: ", "certificate signed by unknown authority"}) {
 			continue
 		}
 		out = append(out, PullError{Kind: classifyPull(line), Line: line})
@@ -75,6 +93,8 @@ func PullErrors(journal []byte) []PullError {
 
 func classifyPull(line string) PullErrorKind {
 	switch {
+	case containsAny(line, digestMismatchMarkers):
+		return PullDigestMismatch
 	case containsAny(line, []string{"x509: ", "certificate signed by unknown authority"}):
 		return PullUntrusted
 	case containsAny(line, []string{"manifest unknown", "MANIFEST_UNKNOWN", "BLOB_UNKNOWN", "blob unknown"}):
@@ -187,6 +207,49 @@ func LinesContaining(b []byte, needles []string, max int) []string {
 	}
 	if len(out) > max {
 		out = out[len(out)-max:]
+	}
+	return out
+}
+
+// RegistryRequest is one request the node-local registry answered, from
+// its access log in a guest's journal.
+type RegistryRequest struct {
+	Method string
+	// Repository is the repository path (no host), Kind "manifests" or
+	// "blobs", Reference the tag or digest.
+	Repository, Kind, Reference string
+	Status                      int
+	Line                        string
+}
+
+// ByDigest reports whether the reference is a digest.
+func (r RegistryRequest) ByDigest() bool { return strings.HasPrefix(r.Reference, "sha256:") }
+
+func (r RegistryRequest) String() string {
+	return fmt.Sprintf("%s %s/%s/%s -> %d", r.Method, r.Repository, r.Kind, r.Reference, r.Status)
+}
+
+// accessLogRE matches a request line of the distribution registry's access
+// log, the combined log format it writes to stdout (distribution v3
+// registry/registry.go: gorilla/handlers CombinedLoggingHandler), which
+// podman's journald log driver puts in the journal:
+// `127.0.0.1 - - [28/Nov/2026:10:00:00 +0000] "GET /v2/openshift/release/manifests/sha256:... HTTP/1.1" 200 1234 "" "containers/5.23.1 ..."`.
+var accessLogRE = regexp.MustCompile(`"(GET|HEAD) /v2/(.+)/(manifests|blobs)/([^ /"?]+)(?:\?[^ "]*)? HTTP/[0-9.]+" ([0-9]{3}) `)
+
+// RegistryRequests returns the manifest and blob requests of the registry's
+// access log in a guest's journal, oldest first.
+func RegistryRequests(journal []byte) []RegistryRequest {
+	var out []RegistryRequest
+	sc := bufio.NewScanner(bytes.NewReader(journal))
+	sc.Buffer(make([]byte, 1024*1024), 16*1024*1024)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		m := accessLogRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		status, _ := strconv.Atoi(m[5])
+		out = append(out, RegistryRequest{Method: m[1], Repository: m[2], Kind: m[3], Reference: m[4], Status: status, Line: line})
 	}
 	return out
 }

@@ -5,9 +5,11 @@ import (
 	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 
@@ -352,4 +354,50 @@ func EnvValue(env []byte, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// CorruptBlob flips one byte of a blob inside a written ISO, in place: the
+// negative control of the extended ISO, whose data image holds every blob
+// of the payload once (docs/airgap.md). The blob is found by its bytes and
+// must occur exactly once in the file; the byte in its middle is changed,
+// so its size stays and only its digest breaks. It returns the offset of
+// the changed byte.
+func CorruptBlob(isoPath string, blob []byte) (int64, error) {
+	if len(blob) < 64 {
+		return 0, fmt.Errorf("CorruptBlob: a blob of %d bytes may occur by chance; give one of at least 64", len(blob))
+	}
+	f, err := os.OpenFile(isoPath, os.O_RDWR, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var found []int64
+	const chunk = 8 << 20
+	buf := make([]byte, chunk+len(blob)-1)
+	for pos := int64(0); ; pos += chunk {
+		n, err := f.ReadAt(buf, pos)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, fmt.Errorf("%s: %w", isoPath, err)
+		}
+		for from := 0; ; {
+			i := bytes.Index(buf[from:n], blob)
+			if i < 0 {
+				break
+			}
+			found = append(found, pos+int64(from+i))
+			from += i + 1
+		}
+		if n < len(buf) {
+			break
+		}
+	}
+	if len(found) != 1 {
+		return 0, fmt.Errorf("%s: the blob (%d bytes) occurs %d times, want exactly once (at %v)", isoPath, len(blob), len(found), found)
+	}
+	off := found[0] + int64(len(blob)/2)
+	b := []byte{blob[len(blob)/2] ^ 0x01}
+	if _, err := f.WriteAt(b, off); err != nil {
+		return 0, fmt.Errorf("%s: %w", isoPath, err)
+	}
+	return off, f.Sync()
 }

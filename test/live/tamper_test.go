@@ -3,6 +3,7 @@ package live
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"os"
@@ -143,4 +144,41 @@ func TestISOFile(t *testing.T) {
 	assert.False(t, ok, "a name is matched whole")
 	_, err = ISOFile(iso, "/etc/none")
 	assert.ErrorContains(t, err, "no file /etc/none")
+}
+
+func TestCorruptBlob(t *testing.T) {
+	blob := []byte(`{"architecture":"amd64","config":{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin"]},"os":"linux"}`)
+	// the blob across the 8 MiB read boundary, amid other bytes
+	data := bytes.Repeat([]byte{0xAA}, 9<<20)
+	at := (8 << 20) - 10
+	copy(data[at:], blob)
+	iso := filepath.Join(t.TempDir(), "x.iso")
+	require.NoError(t, os.WriteFile(iso, data, 0o600))
+
+	off, err := CorruptBlob(iso, blob)
+	require.NoError(t, err)
+	assert.Equal(t, int64(at+len(blob)/2), off)
+	got, err := os.ReadFile(iso)
+	require.NoError(t, err)
+	require.Len(t, got, len(data), "the size stays")
+	changed := 0
+	for i := range got {
+		if got[i] != data[i] {
+			changed++
+			assert.Equal(t, int(off), i)
+		}
+	}
+	assert.Equal(t, 1, changed, "one byte changed")
+	assert.NotEqual(t, sha256.Sum256(blob), sha256.Sum256(got[at:at+len(blob)]), "the blob's digest breaks")
+
+	// Now it is gone; twice is refused, as is a blob too short to be unique.
+	_, err = CorruptBlob(iso, blob)
+	require.ErrorContains(t, err, "occurs 0 times")
+	copy(got[100:], blob)
+	copy(got[5000:], blob)
+	require.NoError(t, os.WriteFile(iso, got, 0o600))
+	_, err = CorruptBlob(iso, blob)
+	require.ErrorContains(t, err, "occurs 2 times")
+	_, err = CorruptBlob(iso, []byte("short"))
+	require.ErrorContains(t, err, "at least 64")
 }
