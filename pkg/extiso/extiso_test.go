@@ -262,6 +262,62 @@ func TestCorruptedBlobLeavesNoISO(t *testing.T) {
 	assert.Empty(t, entries)
 }
 
+// The negative control of the served side: one byte of one blob changed in
+// the ISO after it was written. The registry serves the tree as it is (it
+// does not check blobs), so the pull of that blob, and only of it, fails
+// on the client's digest check naming it, as the hosts' podman does in the
+// live lab (docs/e2e.md, negative/no-registry-corrupted-blob).
+func TestCorruptedBlobInTheISOFailsItsPull(t *testing.T) {
+	l := newLab(t, "4.21.3", testrelease.RegistryOptions{}, false)
+	plan, err := extiso.PlanRelease(context.Background(), l.client, l.rel, nil)
+	require.NoError(t, err)
+	iso, img := baseEdit(t)
+	x, err := extiso.Extend(iso, img, plan, time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC), nil)
+	require.NoError(t, err)
+	dst := filepath.Join(t.TempDir(), "agent.x86_64.iso")
+	st, err := x.WriteStaged(context.Background(), dst, isoeditor.WriteOptions{})
+	require.NoError(t, err)
+	require.NoError(t, st.Commit())
+
+	// the api-server's own layer, found in the written ISO by its bytes
+	victim, err := l.components["agent-installer-api-server"].LayerByDigest(l.victim)
+	require.NoError(t, err)
+	rc, err := victim.Compressed()
+	require.NoError(t, err)
+	blob, err := io.ReadAll(rc)
+	require.NoError(t, err)
+	rc.Close()
+	data, err := os.ReadFile(dst)
+	require.NoError(t, err)
+	at := bytes.Index(data, blob)
+	require.GreaterOrEqual(t, at, 0, "the blob is in the ISO as it came")
+	require.Equal(t, -1, bytes.Index(data[at+1:], blob), "the blob is written once")
+	data[at+len(blob)/2] ^= 1
+	require.NoError(t, os.WriteFile(dst, data, 0o600))
+
+	tree := extract(t, filepath.Join(extract(t, dst), "registry", "data.iso.aa"))
+	host := serve(t, tree)
+	r, err := name.ParseReference(host+"/"+extiso.ComponentRepository+"@"+l.rel.Components["agent-installer-api-server"][strings.Index(l.rel.Components["agent-installer-api-server"], "@")+1:], name.Insecure)
+	require.NoError(t, err)
+	api, err := remote.Image(r)
+	require.NoError(t, err, "the manifest and config are intact")
+	pulled, err := api.LayerByDigest(l.victim)
+	require.NoError(t, err)
+	rc, err = pulled.Compressed()
+	require.NoError(t, err)
+	_, err = io.Copy(io.Discard, rc)
+	rc.Close()
+	require.Error(t, err, "a changed blob was served and read without error")
+	assert.Contains(t, err.Error(), "error verifying sha256 checksum")
+	assert.Contains(t, err.Error(), l.victim.String(), "the error names the blob")
+	// every other image still pulls
+	for n, spec := range l.rel.Components {
+		if n != "agent-installer-api-server" {
+			pullAll(t, host+"/"+extiso.ComponentRepository+spec[strings.Index(spec, "@"):])
+		}
+	}
+}
+
 func TestExtraImagesByDigestOnly(t *testing.T) {
 	l := newLab(t, "4.21.3", testrelease.RegistryOptions{}, false)
 	extra := image(t, layer(t, "bundle", 1024))
