@@ -432,6 +432,25 @@ if [ -f /config.ign ]; then
 else
   say "no /config.ign"
 fi
+# RHCOS mounts the live ISO at /run/media/iso (its live generator's
+# run-media-iso.mount), where upstream's scripts read it (the extended ISO's
+# payload pieces, /run/media/iso/registry/data.iso.*). The same here, from
+# the device found above.
+mkdir -p /sysroot/etc/systemd/system/local-fs.target.wants
+cat >/sysroot/etc/systemd/system/run-media-iso.mount <<UNIT
+[Unit]
+Description=The live ISO, mounted where RHCOS mounts it
+
+[Mount]
+What=$found
+Where=/run/media/iso
+Type=iso9660
+Options=ro
+
+[Install]
+WantedBy=local-fs.target
+UNIT
+ln -sf ../run-media-iso.mount /sysroot/etc/systemd/system/local-fs.target.wants/run-media-iso.mount
 tr -d '-' </proc/sys/kernel/random/uuid >/sysroot/etc/machine-id
 for m in proc sys dev; do umount /sysroot/$m; done
 say "switch_root to systemd"
