@@ -484,6 +484,9 @@ func liveScenarios(t *testing.T, l *lab, only map[string]bool) {
 	// The hosts booted only through agentiso serve + boot and a Redfish
 	// BMC emulator per host (serve_boot_test.go).
 	serveBootScenarios(l, run)
+	// No registry at all: the extended ISO carries the release and every
+	// host serves it (noregistry_test.go; issue 36).
+	noRegistryScenarios(l, run)
 	// Negative controls only the real components can see (issue 20, item
 	// 6): each is written into the built ISO, past agentiso's own checks.
 	run("negative/nmstateconfig-extra-label", func(t *testing.T) {

@@ -43,6 +43,11 @@ type scenario struct {
 	// unconfigured boots the generic ISO instead of the agent ISO and
 	// attaches config images to node zero (unconfigured_test.go).
 	unconfigured bool
+	// embedPayload builds the extended ISO (create image --embed-payload,
+	// the payload with its docker-registry image) and stops the lab's
+	// mirror before the boot: the hosts pull only from the registry each
+	// starts from the ISO (noregistry_test.go).
+	embedPayload bool
 	// tamper edits the agent ISO before the boot (negative controls); dir
 	// is the scenario's asset directory (agentiso's state).
 	tamper func(iso, dir string, m *mirror.Mirror) error
@@ -74,6 +79,9 @@ type result struct {
 	waitFor string
 	// transient are the pull errors the scripts recovered from.
 	transient int
+	// localPulls are the node-local registries' requests (embedPayload),
+	// from every host's journal.
+	localPulls []RegistryRequest
 }
 
 // lab holds what every scenario shares.
@@ -86,6 +94,8 @@ type lab struct {
 	up *mirror.UpstreamLayers
 	// budgetEnd is when every scenario must be over (AGENTISO_LIVE_BUDGET).
 	budgetEnd time.Time
+	// registry is the distribution registry binary (registryBinary).
+	registry string
 }
 
 // indent prefixes every line of s with n spaces.
@@ -166,7 +176,11 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	defer net.Close()
 
 	t.Log(l.up.Describe())
-	m, err := mirror.Start(ctx, mirror.Options{Listen: mirrorListen, StandinBinary: l.standin, Version: l.version, Upstream: l.up})
+	mopts := mirror.Options{Listen: mirrorListen, StandinBinary: l.standin, Version: l.version, Upstream: l.up}
+	if sc.embedPayload {
+		mopts.RegistryBinary = l.registryBinary(t)
+	}
+	m, err := mirror.Start(ctx, mopts)
 	require.NoError(t, err, "start the mirror registry")
 	defer m.Close()
 
@@ -204,6 +218,20 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 		if iso, cdSteps, err = l.buildUnconfigured(ctx, dir, m); err != nil {
 			return nil, err
 		}
+	case sc.embedPayload:
+		// The extended ISO: agentiso reads the payload through the
+		// install-config's mirrors (the lab's, trusted through
+		// additionalTrustBundle) and writes it into the ISO. Not
+		// --offline: agentiso refuses it with --embed-payload.
+		args := []string{"create", "image", "--dir", dir, "--base-iso", l.fixture, "--release-image", release, "--embed-payload"}
+		t0 := time.Now()
+		out, err := exec.CommandContext(ctx, l.bin, args...).CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("agentiso %s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+		st, err := os.Stat(iso)
+		require.NoError(t, err)
+		t.Logf("%s: the extended ISO, %d MiB, written in %s:\n%s", sc.name, st.Size()>>20, time.Since(t0).Round(time.Second), out)
 	default:
 		// --offline: agentiso itself never contacts a registry here; a
 		// release by digest then needs its version.
@@ -225,6 +253,11 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	t.Logf("%s: lowered for the lab's guests: %s; TimeoutStartSec=%s for %s", sc.name, lowered, labStartTimeout, strings.Join(slowStartUnits, ", "))
 	if sc.tamper != nil {
 		require.NoError(t, sc.tamper(iso, dir, m))
+	}
+	if sc.embedPayload {
+		// Nothing but the hosts' own registries may answer from here on.
+		require.NoError(t, m.Close())
+		t.Logf("%s: the lab's mirror %s is stopped: the hosts can reach no registry but their own", sc.name, m.Addr)
 	}
 	if sc.boot != nil {
 		// The lab edited the ISO after agentiso wrote it (above): agentiso
@@ -413,7 +446,16 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 	// 2. Every image came from the mirror, by digest, and the images the
 	// units run were among them.
 	res.pulls = m.Pulls()
-	if err := checkPulls(res.pulls, m, sc.bootOnly); err != nil {
+	if sc.embedPayload {
+		reqs := map[string][]RegistryRequest{}
+		for _, h := range sc.hosts {
+			reqs[h.name] = RegistryRequests(vms[h.name].ReadJournal())
+			res.localPulls = append(res.localPulls, reqs[h.name]...)
+		}
+		if err := checkLocalPulls(reqs, res.pulls, m, sc.bootOnly); err != nil {
+			return fail(err)
+		}
+	} else if err := checkPulls(res.pulls, m, sc.bootOnly); err != nil {
 		return fail(err)
 	}
 	t.Logf("%s: hosts up as configured after %s", sc.name, time.Since(bootStart).Round(time.Second))
@@ -597,7 +639,11 @@ func (sc scenario) units(h host) []string {
 	if sc.addNodes {
 		return addNodesUnits()
 	}
-	return hostUnits(h, !sc.partial)
+	units := hostUnits(h, !sc.partial)
+	if sc.embedPayload {
+		units = append(units, embeddedRegistryUnit)
+	}
+	return units
 }
 
 // hostUnits are the units that must be active on h.
