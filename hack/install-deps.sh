@@ -6,6 +6,8 @@
 #   xorriso     - independent ISO 9660 reader for the isoeditor cross-check
 #   gdisk       - sgdisk, an independent GPT reader for the extended ISO's
 #                 backup partition table (isoeditor TestExtendMovesTheBackupGPT)
+#   genisoimage - isoinfo, an independent reader of the extended ISO's path
+#                 tables (isoeditor TestExtendListsTheDirectoryInThePathTables)
 #   podman, catatonit - run every podman command of the agent ISO's units
 #                 and scripts for real (podman 4.3, as RHCOS 9 ships); catatonit
 #                 lets podman build its pause image offline
@@ -14,4 +16,4 @@
 #   tmux        - a real terminal for wait-for's live table
 #                 (cmd/agentiso/testdata/script/waitfor_tmux_terminal.txtar)
 set -euo pipefail
-exec bash "$(dirname "$0")/apt-install.sh" install-deps shellcheck systemd ignition xorriso gdisk podman catatonit jq xz-utils tmux
+exec bash "$(dirname "$0")/apt-install.sh" install-deps shellcheck systemd ignition xorriso gdisk genisoimage podman catatonit jq xz-utils tmux

@@ -39,10 +39,15 @@ type Appendix struct {
 // partitioning tools look for it).
 type Extended struct {
 	Image *Image
-	app   Appendix
-	start int64  // where the new directory begins
-	dir   []byte // the new directory's extent
-	tail  []byte // the backup GPT, or nothing
+	// PathTables reports whether the primary path tables list the new
+	// directory (false when they have no room left in their last sector:
+	// readers of the directory records, Linux's and xorriso's, see it
+	// either way).
+	PathTables bool
+	app        Appendix
+	start      int64  // where the new directory begins
+	dir        []byte // the new directory's extent
+	tail       []byte // the backup GPT, or nothing
 }
 
 // Size is the extended ISO's size in bytes.
@@ -121,6 +126,11 @@ func (iso *ISO) Extend(img *Image, a Appendix) (*Extended, error) {
 		return nil, err
 	}
 	ovs = append(ovs, Overlay{Region: "root directory", Offset: iso.root.lba * sectorSize, Data: root})
+	pts, ok, err := iso.pathTableOverlays(strings.ToUpper(a.Dir), dirLBA)
+	if err != nil {
+		return nil, err
+	}
+	ovs, x.PathTables = append(ovs, pts...), ok
 	vds, err := iso.volumeSizeOverlays(uint32(total))
 	if err != nil {
 		return nil, err

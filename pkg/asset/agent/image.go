@@ -436,6 +436,9 @@ func (a *AgentISO) stageExtended(ctx context.Context, dst string, img *isoeditor
 		finish(false)
 		return nil, fmt.Errorf("base ISO %s: %w", a.Base, err)
 	}
+	if !x.ISO.PathTables {
+		a.report.log().Warn("The base ISO's path tables have no room for /" + extiso.Dir + ": readers of the directory records (Linux, xorriso) see it, a reader of the path tables alone (Windows) does not")
+	}
 	staged, err := x.WriteStaged(ctx, dst, isoeditor.WriteOptions{Perm: a.perm()})
 	finish(err == nil)
 	if err != nil {
