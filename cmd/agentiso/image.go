@@ -36,7 +36,7 @@ func newCreateImageCmd(g *globals) *cobra.Command {
 		},
 	}
 	o.addFlags(c.Flags())
-	c.Flags().BoolVar(&o.embedPayload, "embed-payload", false, "carry the release payload in the ISO and serve it from every host on port 22625: no registry at the site (4.21 or later; docs/airgap.md)")
+	c.Flags().BoolVar(&o.embedPayload, "embed-payload", false, "carry the release payload in the ISO and serve it from every host on port 22625: no registry at the site (4.21 or later, with featureSet: TechPreviewNoUpgrade in install-config.yaml; docs/airgap.md)")
 	c.Flags().StringArrayVar(&o.embedImages, "embed-image", nil, "with --embed-payload, one more image to carry, by digest (repeatable)")
 	return c
 }

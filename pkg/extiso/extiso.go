@@ -27,6 +27,12 @@ const (
 	// InternalReleaseImage patcher; the payload's docker-registry carries
 	// the distribution binary from 4.21.0).
 	FirstRelease = "4.21"
+	// FeatureGate is the gate behind which the release's installer makes
+	// the node-local registry's serving certificate and credentials
+	// (installer pkg/asset/tls/iricertkey.go, iriregistryauth.go);
+	// openshift/api features.go enables it for self-managed clusters in
+	// DevPreviewNoUpgrade and TechPreviewNoUpgrade only.
+	FeatureGate = "NoRegistryClusterInstall"
 	// ReleaseRepository and ComponentRepository are oc-mirror v2's
 	// repositories of a release and of its components.
 	ReleaseRepository   = "openshift/release-images"

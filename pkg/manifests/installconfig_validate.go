@@ -23,7 +23,10 @@ import (
 // Supported platforms, as upstream; the architectures are arch.SupportedGo.
 var supportedPlatforms = []string{"baremetal", "vsphere", "nutanix", "none", "external"}
 
-func (ic *InstallConfig) featureGateOn(name string) bool {
+// FeatureGateOn reports whether install-config enables the feature gate
+// name: by featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade, or by
+// name=true in featureGates.
+func (ic *InstallConfig) FeatureGateOn(name string) bool {
 	if ic.FeatureSet == "TechPreviewNoUpgrade" || ic.FeatureSet == "DevPreviewNoUpgrade" {
 		return true
 	}
@@ -370,7 +373,7 @@ func validatePools(e *errs, ic *InstallConfig) {
 	arbiter := ic.ArbiterReplicas()
 	// Two nodes with fencing: whether the release can apply it is checked
 	// by ValidateFencingRelease.
-	twoNodeOK := (arbiter > 0 && ic.featureGateOn("HighlyAvailableArbiter")) ||
+	twoNodeOK := (arbiter > 0 && ic.FeatureGateOn("HighlyAvailableArbiter")) ||
 		(cp.Fencing != nil && len(cp.Fencing.Credentials) > 0)
 	switch {
 	case replicas <= 0:
@@ -379,10 +382,10 @@ func validatePools(e *errs, ic *InstallConfig) {
 	case replicas == 1, replicas == 3, replicas == 4, replicas == 5:
 	default:
 		allowed := []string{"3", "1", "4", "5"}
-		if ic.featureGateOn("HighlyAvailableArbiter") {
+		if ic.FeatureGateOn("HighlyAvailableArbiter") {
 			allowed = append(allowed, "2 (with arbiter)")
 		}
-		if ic.featureGateOn("DualReplica") {
+		if ic.FeatureGateOn("DualReplica") {
 			allowed = append(allowed, "2 (with fencing)")
 		}
 		e.unsupported("controlPlane.replicas", replicas, allowed...)
@@ -411,7 +414,7 @@ func validatePools(e *errs, ic *InstallConfig) {
 		}
 	}
 	if ic.Arbiter != nil {
-		if !ic.featureGateOn("HighlyAvailableArbiter") && arbiter > 0 {
+		if !ic.FeatureGateOn("HighlyAvailableArbiter") && arbiter > 0 {
 			e.forbidden("arbiter", "HighlyAvailableArbiter feature must be enabled in order to use arbiter cluster deployment; add featureGates: [HighlyAvailableArbiter=true] or featureSet: TechPreviewNoUpgrade")
 		}
 		if arbiter > 0 && ic.Platform.BareMetal == nil && ic.Platform.None == nil {

@@ -48,8 +48,11 @@ const firstEmbeddedMinor = 21
 // registry-less scenario and its corrupted-blob control (full set only).
 func noRegistryScenarios(l *lab, run func(name string, f func(t *testing.T))) {
 	sno := scenario{
-		name:          "no-registry-extended-iso",
-		installConfig: snoInstallConfig,
+		name: "no-registry-extended-iso",
+		// The release's installer serves the payload after the reboot only
+		// behind NoRegistryClusterInstall, which agentiso therefore
+		// requires with --embed-payload.
+		installConfig: snoInstallConfig + "featureSet: TechPreviewNoUpgrade\n",
 		agentConfig:   snoAgentConfig,
 		embedPayload:  true,
 		dns:           clusterDNS("192.168.111.80", "192.168.111.80"),

@@ -62,6 +62,9 @@ func (a *EmbeddedPayload) Generate(ctx context.Context, p asset.Parents) error {
 	if o.Offline {
 		return errors.New("--embed-payload reads the release payload from its registry (or a mirror): it cannot be used with --offline")
 	}
+	if ic := asset.Get[*InstallConfig](p).Config; ic != nil && !ic.FeatureGateOn(extiso.FeatureGate) {
+		return fmt.Errorf("--embed-payload: install-config.yaml does not enable the %s feature gate: the release's installer makes the node-local registry's certificate and credentials only behind it (enabled by featureSet TechPreviewNoUpgrade or DevPreviewNoUpgrade); add featureSet: TechPreviewNoUpgrade to install-config.yaml (a cluster with it cannot be upgraded)", extiso.FeatureGate)
+	}
 	rel := asset.Get[*ReleasePayload](p)
 	c, err := ReleaseClient(p)
 	if err != nil {
