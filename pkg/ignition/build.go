@@ -283,9 +283,12 @@ func newTemplateData(in *Input) (*templateData, error) {
 	}
 	// The user's bundle replaces the containers' trust store only for a
 	// mirror (as upstream); otherwise it reaches them through the host
-	// store, which also keeps the public CAs.
+	// store, which also keeps the public CAs. With an embedded payload the
+	// mirror is the hosts' own registry, whose certificate is a host
+	// anchor beside the user's bundle (addPayload; extracted before the
+	// units start): the containers get the host store, which has both.
 	caMount := defaultCABundle
-	if haveMirror && hasContent(in.CABundle) {
+	if haveMirror && hasContent(in.CABundle) && in.Payload == nil {
 		caMount = "-v " + CABundlePath + ":/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem:z"
 	}
 	clusterName := in.ClusterName

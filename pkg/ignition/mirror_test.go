@@ -107,3 +107,31 @@ func tomlQuote(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// The live lab (docs/e2e.md, no-registry-extended-iso) found it: with an
+// embedded payload the mirror is the hosts' own registry, whose
+// certificate agentiso makes; the user's additionalTrustBundle (the CA of
+// the registry the ISO was built from) alone as the containers' trust
+// store left the service's oc unable to read the release from
+// localhost:22625 ("not signed by any CA in the system trust store"). The
+// containers get the host store, which holds both: the user's bundle and
+// the registry's certificate, anchors extracted before the units start.
+func TestEmbeddedPayloadContainersTrustTheLocalRegistry(t *testing.T) {
+	in := embeddedPayloadInput()
+	in.CABundle = testPEM("CERTIFICATE", 900)
+	cfg, _ := mustBuild(t, in)
+	assert.Equal(t, string(in.CABundle), string(mustFile(t, cfg, CABundlePath)), "the user's bundle is still a host anchor")
+	assert.Equal(t, string(in.Payload.CertPEM), string(mustFile(t, cfg, PayloadTrustPath)), "and so is the registry's certificate")
+	for _, name := range []string{"assisted-service.service", "agent-register-cluster.service", "apply-host-config.service"} {
+		u, ok := unitContents(cfg, name)
+		require.True(t, ok, name)
+		if !strings.Contains(u, "tls-ca-bundle.pem") {
+			continue
+		}
+		assert.NotContains(t, u, CABundlePath+":", "%s must not replace the containers' trust store with the user bundle alone", name)
+		assert.Contains(t, u, " "+defaultCABundle+" ", name)
+	}
+	reg, ok := unitContents(cfg, PayloadUnit)
+	require.True(t, ok)
+	assert.Contains(t, reg, "update-ca-trust extract", "the anchors are extracted before the units that pull start")
+}
