@@ -98,10 +98,12 @@ const (
 	PXEKernel = "vmlinuz"
 	PXEInitrd = "initrd.img"
 	PXERootfs = "rootfs.img"
-	// s390x only: the initrd's load address and size, and the LPAR
-	// .ins file that loads the files.
+	// s390x only: the initrd's load address and size, the LPAR .ins
+	// file that loads the files, and the parm file (kernel arguments) it
+	// loads.
 	PXEAddrsize   = "initrd.addrsize"
 	PXEGenericIns = "generic.ins"
+	PXEParm       = "generic.prm"
 )
 
 // BootArtifact is the path of the boot artifact of kind (PXEKernel,

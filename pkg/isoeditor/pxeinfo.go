@@ -20,7 +20,7 @@ import (
 // PXEFileInfo describes one PXE file agentiso wrote.
 type PXEFileInfo struct {
 	Name   string `json:"name"`
-	Kind   string `json:"kind"` // kernel, initrd, rootfs, addrsize, ins or ipxe
+	Kind   string `json:"kind"` // kernel, initrd, rootfs, addrsize, ins, prm or ipxe
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256,omitempty"` // from <file>.sha256
 	// Verified is set when the file was read and matched its .sha256.
@@ -53,6 +53,8 @@ func pxeKind(name string) string {
 		return "addrsize"
 	case strings.HasSuffix(name, "-"+assetdir.PXEGenericIns):
 		return "ins"
+	case strings.HasSuffix(name, "-"+assetdir.PXEParm):
+		return "prm"
 	}
 	return ""
 }
@@ -114,7 +116,7 @@ func InspectPXE(ctx context.Context, dir string, verify bool) (*PXEInfo, error) 
 	if len(res.Files) == 0 {
 		return nil, fmt.Errorf("pxe info: no agent boot artifacts (agent.<arch>-vmlinuz, -initrd.img, -rootfs.img, .ipxe) in %s: run agentiso create pxe-files", dir)
 	}
-	order := map[string]int{"kernel": 0, "initrd": 1, "rootfs": 2, "addrsize": 3, "ins": 4, "ipxe": 5}
+	order := map[string]int{"kernel": 0, "initrd": 1, "rootfs": 2, "addrsize": 3, "ins": 4, "prm": 5, "ipxe": 6}
 	sort.SliceStable(res.Files, func(i, j int) bool { return order[res.Files[i].Kind] < order[res.Files[j].Kind] })
 	return res, nil
 }

@@ -53,7 +53,7 @@ func candidates() []string {
 	for _, a := range arch.Supported() {
 		out = append(out, assetdir.AgentISO(a), assetdir.UnconfiguredISO(a), assetdir.NodeISO(a),
 			assetdir.IPXEScript(a), assetdir.NodeIPXEScript(a))
-		for _, k := range []string{assetdir.PXEKernel, assetdir.PXEInitrd, assetdir.PXERootfs, assetdir.PXEAddrsize, assetdir.PXEGenericIns} {
+		for _, k := range []string{assetdir.PXEKernel, assetdir.PXEInitrd, assetdir.PXERootfs, assetdir.PXEAddrsize, assetdir.PXEGenericIns, assetdir.PXEParm} {
 			out = append(out, assetdir.BootArtifact(a, k), assetdir.NodeBootArtifact(a, k))
 		}
 	}

@@ -351,7 +351,7 @@ func contentType(p string) string {
 	switch {
 	case strings.HasSuffix(p, ".iso"):
 		return "application/x-iso9660-image"
-	case strings.HasSuffix(p, ".sha256"), strings.HasSuffix(p, ".ipxe"), strings.HasSuffix(p, ".addrsize"), strings.HasSuffix(p, ".ins"):
+	case strings.HasSuffix(p, ".sha256"), strings.HasSuffix(p, ".ipxe"), strings.HasSuffix(p, ".addrsize"), strings.HasSuffix(p, ".ins"), strings.HasSuffix(p, ".prm"):
 		return "text/plain; charset=utf-8"
 	}
 	return "application/octet-stream"

@@ -46,11 +46,14 @@ type PXEFiles struct {
 	Initrd string `json:"initrd"`
 	Rootfs string `json:"rootfs"`
 	IPXE   string `json:"ipxe,omitempty"`
-	// Addrsize and GenericIns are s390x's, written when the base ISO has
-	// them: the initrd's load address with the new initrd's size, and the
-	// .ins file naming the PXE files.
+	// Addrsize, GenericIns and Parm are s390x's, written when the base
+	// ISO has initrd.addrsize and generic.ins: the initrd's load address
+	// with the new initrd's size, the .ins file an LPAR loads, naming the
+	// files beside it (ginsFiles), and the parm file it loads as the
+	// kernel's command line (the PXE kernel arguments).
 	Addrsize   string `json:"addrsize,omitempty"`
 	GenericIns string `json:"genericIns,omitempty"`
+	Parm       string `json:"parm,omitempty"`
 	// Kargs are the kernel arguments to boot them with: the live ISO's
 	// defaults without coreos.liveiso=, then the agent's (the iPXE script
 	// adds coreos.live.rootfs_url=).
@@ -67,6 +70,8 @@ type PXEFiles struct {
 	// urlFrom is the file bootArtifactsBaseURL comes from.
 	urlFrom string
 	archive []byte
+	// ins is the .ins file's text (GenericIns).
+	ins     []byte
 	report  Reporter
 	records fsutil.HashRecords
 	results []*isoeditor.WriteResult
@@ -149,9 +154,6 @@ func (a *PXEFiles) fill(in pxeInput) error {
 		if _, size, err := iso.FileExtent(isoAddrsize); err == nil && size >= 8 {
 			a.Addrsize = a.name(a.arch, assetdir.PXEAddrsize)
 		}
-		if _, _, err := iso.FileExtent(isoGenericIns); err == nil {
-			a.GenericIns = a.name(a.arch, assetdir.PXEGenericIns)
-		}
 	}
 	if u := in.baseURL; u != "" {
 		a.BaseURL = u
@@ -161,7 +163,64 @@ func (a *PXEFiles) fill(in pxeInput) error {
 			return err
 		}
 	}
+	if a.arch == arch.S390X {
+		if _, _, err := iso.FileExtent(isoGenericIns); err == nil {
+			a.GenericIns = a.name(a.arch, assetdir.PXEGenericIns)
+			a.Parm = a.name(a.arch, assetdir.PXEParm)
+			b, err := a.readBase(isoGenericIns)
+			if err != nil {
+				return err
+			}
+			if a.ins, err = a.genericIns(b); err != nil {
+				return fmt.Errorf("base ISO %s: %s: %w", a.Base, isoGenericIns, err)
+			}
+		}
+	}
 	return nil
+}
+
+// genericIns rewrites the base ISO's generic.ins (lines "<file> <load
+// address>", "*" comments) for the PXE files: the HMC loads each file
+// relative to the .ins, so each names its file beside it in
+// boot-artifacts/ (the kernel, the agent initrd, the new initrd.addrsize,
+// the parm file); the addresses are kept. RHCOS before 2025 named
+// images/kernel.img and images/initrd.img, since then
+// images/pxeboot/vmlinuz and images/pxeboot/initrd.img; both have
+// images/genericdvd.prm and images/initrd.addrsize. A file of another
+// kind is refused: agentiso would not write it.
+func (a *PXEFiles) genericIns(b []byte) ([]byte, error) {
+	lines := strings.SplitAfter(string(b), "\n")
+	for i, l := range lines {
+		f := strings.Fields(l)
+		if len(f) == 0 || strings.HasPrefix(f[0], "*") {
+			continue
+		}
+		var to string
+		switch name := path.Base(f[0]); {
+		case name == "kernel.img" || name == "vmlinuz":
+			to = a.Kernel
+		case name == "initrd.img":
+			to = a.Initrd
+		case name == "initrd.addrsize" && a.Addrsize != "":
+			to = a.Addrsize
+		case strings.HasSuffix(name, ".prm"):
+			to = a.Parm
+		default:
+			return nil, fmt.Errorf("line %d names %q: agentiso writes the kernel, the initrd, initrd.addrsize (when the ISO has images/initrd.addrsize) and a .prm for an LPAR; use the PXE files and kernel arguments without it", i+1, f[0])
+		}
+		lines[i] = strings.Replace(l, f[0], path.Base(to), 1)
+	}
+	return []byte(strings.Join(lines, "")), nil
+}
+
+// parm is the parm file's text: the kernel arguments the iPXE script
+// boots with (coreos.live.rootfs_url= with bootArtifactsBaseURL only).
+func (a *PXEFiles) parm() []byte {
+	k := a.Kargs
+	if a.RootfsURL != "" {
+		k += " coreos.live.rootfs_url=" + a.RootfsURL
+	}
+	return []byte(k + "\n")
 }
 
 // script is the iPXE script's text.
@@ -186,7 +245,12 @@ func (a *PXEFiles) Streams() []asset.Stream {
 		out = append(out, asset.Stream{Path: a.Addrsize, Stage: a.keep(a.stageAddrsize)})
 	}
 	if a.GenericIns != "" {
-		out = append(out, asset.Stream{Path: a.GenericIns, Stage: a.keep(a.stageGenericIns)})
+		out = append(out, asset.Stream{Path: a.GenericIns, Stage: a.keep(func(ctx context.Context, dst string) (*isoeditor.Staged, error) {
+			return stageReader(ctx, a.report, dst, bytes.NewReader(a.ins), int64(len(a.ins)), assetdir.Mode(a.GenericIns))
+		})}, asset.Stream{Path: a.Parm, Stage: a.keep(func(ctx context.Context, dst string) (*isoeditor.Staged, error) {
+			p := a.parm()
+			return stageReader(ctx, a.report, dst, bytes.NewReader(p), int64(len(p)), assetdir.Mode(a.Parm))
+		})})
 	}
 	if a.IPXE != "" {
 		out = append(out, asset.Stream{Path: a.IPXE, Stage: a.keep(func(ctx context.Context, dst string) (*isoeditor.Staged, error) {
@@ -286,18 +350,6 @@ func (a *PXEFiles) stageAddrsize(ctx context.Context, dst string) (*isoeditor.St
 	closeBase()
 	out := binary.BigEndian.AppendUint64(append([]byte{}, b[:8]...), uint64(n))
 	return stageReader(ctx, a.report, dst, bytes.NewReader(out), int64(len(out)), assetdir.Mode(a.Addrsize))
-}
-
-// stageGenericIns writes s390x's generic.ins naming the PXE files instead
-// of the ISO's kernel.img, initrd.img and initrd.addrsize, as upstream.
-func (a *PXEFiles) stageGenericIns(ctx context.Context, dst string) (*isoeditor.Staged, error) {
-	b, err := a.readBase(isoGenericIns)
-	if err != nil {
-		return nil, err
-	}
-	s := strings.NewReplacer("kernel.img", path.Base(a.Kernel), "initrd.img", path.Base(a.Initrd),
-		"initrd.addrsize", path.Base(a.name(a.arch, assetdir.PXEAddrsize))).Replace(string(b))
-	return stageReader(ctx, a.report, dst, strings.NewReader(s), int64(len(s)), assetdir.Mode(a.GenericIns))
 }
 
 // Results describes the files as the last Persist wrote them, in the

@@ -76,36 +76,75 @@ func TestPXEFiles(t *testing.T) {
 }
 
 // On s390x the base ISO's initrd.addrsize and generic.ins are written for
-// the PXE files: the load address kept, the new initrd's size, the .ins
-// naming the PXE files.
+// the PXE files: the load address kept, the new initrd's size, and a
+// .ins whose every file is one of boot-artifacts/ beside it (the HMC loads
+// them relative to the .ins), at the base's addresses: the kernel, the
+// agent initrd, agent.s390x-initrd.addrsize and agent.s390x-generic.prm,
+// which holds the PXE kernel arguments. Both generic.ins layouts: RHCOS
+// before 2025 (images/kernel.img, images/initrd.img) and after
+// (images/pxeboot/vmlinuz, images/pxeboot/initrd.img).
 func TestPXEFilesS390x(t *testing.T) {
+	for name, ins := range map[string]string{
+		"old-layout":     "* minimal lpar ins file\nimages/kernel.img 0x00000000\nimages/initrd.img 0x02000000\nimages/genericdvd.prm 0x00010480\nimages/initrd.addrsize 0x00010408\n",
+		"current-layout": "* minimal lpar ins file\nimages/pxeboot/vmlinuz 0x00000000\nimages/pxeboot/initrd.img 0x02000000\nimages/genericdvd.prm 0x00010480\nimages/initrd.addrsize 0x00010408\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			ic := strings.Replace(testfixture.SNOInstallConfig, "controlPlane:\n", "controlPlane:\n  architecture: s390x\n", 1)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.InstallConfig), []byte(ic), 0o644))
+			ac := testfixture.AgentConfig + "bootArtifactsBaseURL: http://10.0.0.1:8080/boot\n"
+			require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.AgentConfig), []byte(ac), 0o644))
+			base := filepath.Join(t.TempDir(), "base.iso")
+			addrsize := []byte{0, 0, 0, 0, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0}
+			_, err := testiso.WriteFile(base, testiso.Options{Size: 4 << 20, Arch: "s390x",
+				Extra: map[string][]byte{"images/initrd.addrsize": addrsize, "generic.ins": []byte(ins)}})
+			require.NoError(t, err)
+			s := imageStore(t, dir, base, agent.Reporter{})
+			for _, a := range agent.PXETargets() {
+				_, err := s.Fetch(context.Background(), a)
+				require.NoError(t, err, a.Name())
+			}
+			require.NoError(t, s.Persist(context.Background(), agent.PXETargets()...))
+			px, err := asset.Fetch[*agent.PXEFiles](context.Background(), s)
+			require.NoError(t, err)
+			ba := filepath.Join(dir, "boot-artifacts")
+			initrd, err := os.Stat(filepath.Join(ba, "agent.s390x-initrd.img"))
+			require.NoError(t, err)
+			got, err := os.ReadFile(filepath.Join(ba, "agent.s390x-initrd.addrsize"))
+			require.NoError(t, err)
+			want := binary.BigEndian.AppendUint64(append([]byte{}, addrsize[:8]...), uint64(initrd.Size()))
+			assert.Equal(t, want, got)
+			gotIns, err := os.ReadFile(filepath.Join(ba, "agent.s390x-generic.ins"))
+			require.NoError(t, err)
+			assert.Equal(t, "* minimal lpar ins file\nagent.s390x-vmlinuz 0x00000000\nagent.s390x-initrd.img 0x02000000\nagent.s390x-generic.prm 0x00010480\nagent.s390x-initrd.addrsize 0x00010408\n", string(gotIns))
+			for _, l := range strings.Split(strings.TrimSpace(string(gotIns)), "\n")[1:] {
+				assert.FileExists(t, filepath.Join(ba, strings.Fields(l)[0]), "named by agent.s390x-generic.ins")
+			}
+			prm, err := os.ReadFile(filepath.Join(ba, "agent.s390x-generic.prm"))
+			require.NoError(t, err)
+			assert.Equal(t, px.Kargs+" coreos.live.rootfs_url=http://10.0.0.1:8080/boot/agent.s390x-rootfs.img\n", string(prm))
+			for _, f := range []string{"agent.s390x-generic.ins", "agent.s390x-generic.prm"} {
+				assert.FileExists(t, filepath.Join(ba, f+".sha256"))
+			}
+		})
+	}
+}
+
+// A generic.ins naming a file agentiso does not write is refused, naming
+// the line, rather than written with a file that is not there.
+func TestPXEFilesS390xUnknownInsFile(t *testing.T) {
 	dir := t.TempDir()
 	ic := strings.Replace(testfixture.SNOInstallConfig, "controlPlane:\n", "controlPlane:\n  architecture: s390x\n", 1)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.InstallConfig), []byte(ic), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, assetdir.AgentConfig), []byte(testfixture.AgentConfig), 0o644))
 	base := filepath.Join(t.TempDir(), "base.iso")
-	addrsize := []byte{0, 0, 0, 0, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0}
-	ins := "* minimal lpar ins file\nimages/kernel.img 0x00000000\nimages/initrd.img 0x02000000\nimages/genericdvd.prm 0x00010480\nimages/initrd.addrsize 0x00010408\n"
-	_, err := testiso.WriteFile(base, testiso.Options{Size: 4 << 20, Arch: "s390x",
-		Extra: map[string][]byte{"images/initrd.addrsize": addrsize, "generic.ins": []byte(ins)}})
+	ins := "* lpar\nimages/pxeboot/vmlinuz 0x00000000\nimages/redhat.exec 0x00100000\n"
+	_, err := testiso.WriteFile(base, testiso.Options{Size: 4 << 20, Arch: "s390x", Extra: map[string][]byte{"generic.ins": []byte(ins)}})
 	require.NoError(t, err)
 	s := imageStore(t, dir, base, agent.Reporter{})
-	for _, a := range agent.PXETargets() {
-		_, err := s.Fetch(context.Background(), a)
-		require.NoError(t, err, a.Name())
-	}
-	require.NoError(t, s.Persist(context.Background(), agent.PXETargets()...))
-	ba := filepath.Join(dir, "boot-artifacts")
-	initrd, err := os.Stat(filepath.Join(ba, "agent.s390x-initrd.img"))
-	require.NoError(t, err)
-	got, err := os.ReadFile(filepath.Join(ba, "agent.s390x-initrd.addrsize"))
-	require.NoError(t, err)
-	want := binary.BigEndian.AppendUint64(append([]byte{}, addrsize[:8]...), uint64(initrd.Size()))
-	assert.Equal(t, want, got)
-	gotIns, err := os.ReadFile(filepath.Join(ba, "agent.s390x-generic.ins"))
-	require.NoError(t, err)
-	assert.Equal(t, "* minimal lpar ins file\nimages/agent.s390x-vmlinuz 0x00000000\nimages/agent.s390x-initrd.img 0x02000000\nimages/genericdvd.prm 0x00010480\nimages/agent.s390x-initrd.addrsize 0x00010408\n", string(gotIns))
-	assert.FileExists(t, filepath.Join(ba, "agent.s390x-generic.ins.sha256"))
+	_, err = s.Fetch(context.Background(), &agent.PXEFiles{})
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "generic.ins: line 3 names \"images/redhat.exec\"")
 }
 
 // On aarch64 a gzip-compressed live kernel is written gunzipped (firmware
