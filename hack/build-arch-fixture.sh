@@ -31,7 +31,7 @@
 # <arch>-<key>/fixture.iso, key = sha256 of this script, the init, the udhcpc
 # hook, hack/packminiso and pkg/isoeditor/miniso.go: a cached one is reused,
 # never rebuilt (a new build removes the architecture's older ones); the
-# .debs are cached beside it (debs-<arch>/).
+# .debs are cached beside it (debs-<arch>/), the apt state in apt-<arch>/.
 #
 # Usage: hack/build-arch-fixture.sh ARCH   (prints the fixture's path last)
 # Env:   VOLID (default rhcos-9.6.20250523-0), SOURCE_DATE_EPOCH, KEEP=1 keeps the
@@ -88,12 +88,20 @@ fi
 mkdir -p "$root"
 
 # ---- the packages, through a private apt state for the foreign architecture
-apt_dir=$root/apt
+# (one per architecture: the boot test builds the three at once)
+apt_dir=$root/apt-$arch
 debs=$root/debs-$arch
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$debs"
 aptopts=(-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
 	-o "APT::Architecture=$deb" -o "APT::Architectures::=$deb" -o Acquire::Languages=none
-	-o APT::Sandbox::User=root -o Debug::NoLocking=1)
+	-o APT::Sandbox::User=root -o Debug::NoLocking=1
+	# only the Packages indexes: not appstream's DEP-11 metadata (7 MB an architecture)
+	-o Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false
+	-o Acquire::IndexTargets::deb::DEP-11-icons::DefaultEnabled=false
+	-o Acquire::IndexTargets::deb::DEP-11-icons-small::DefaultEnabled=false
+	-o Acquire::IndexTargets::deb::DEP-11-icons-hidpi::DefaultEnabled=false
+	-o Acquire::IndexTargets::deb::DEP-11-icons-large::DefaultEnabled=false
+	-o Acquire::IndexTargets::deb::DEP-11-icons-large-hidpi::DefaultEnabled=false)
 updated=no
 apt_update_once() {
 	[ "$updated" = no ] || return 1

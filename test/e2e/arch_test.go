@@ -22,7 +22,11 @@ import (
 // negative control), the minimal ISO fetching its rootfs, and the PXE
 // files by a direct kernel boot.
 //
-//	AGENTISO_E2E_ARCHES  architectures to boot (default "aarch64 ppc64le s390x")
+// Every boot is a parallel subtest, so go test runs -parallel of them at
+// once (default GOMAXPROCS: one guest per core; each TCG guest is one
+// thread); each has its own server and directories.
+//
+//	AGENTISO_E2E_ARCHES  architectures to boot (default "ppc64le aarch64 s390x")
 
 // goArch is the install-config spelling of each architecture.
 var goArch = map[string]string{"aarch64": "arm64", "ppc64le": "ppc64le", "s390x": "s390x"}
@@ -30,11 +34,16 @@ var goArch = map[string]string{"aarch64": "arm64", "ppc64le": "ppc64le", "s390x"
 func TestBootArch(t *testing.T) {
 	arches := strings.Fields(os.Getenv("AGENTISO_E2E_ARCHES"))
 	if len(arches) == 0 {
-		arches = []string{"aarch64", "ppc64le", "s390x"}
+		arches = []string{"ppc64le", "aarch64", "s390x"}
 	}
 	bin := agentisoBin(t)
+	start := time.Now()
+	t.Cleanup(func() { t.Logf("all boots: %s, load %s", time.Since(start).Round(time.Second), loadAvg()) })
 	for _, a := range arches {
-		t.Run(a, func(t *testing.T) { testArch(t, bin, a) })
+		t.Run(a, func(t *testing.T) {
+			t.Parallel()
+			testArch(t, bin, a)
+		})
 	}
 }
 
@@ -71,27 +80,30 @@ func archFixture(t *testing.T, arch string) string {
 func testArch(t *testing.T, bin, arch string) {
 	q := requireArch(t, arch)
 	fixture := archFixture(t, arch)
-	srv, err := ServeArtifacts(t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, srv.Close()) })
 	rootfs := extractFile(t, fixture, "images/pxeboot/rootfs.img", filepath.Join(t.TempDir(), "rootfs.img"))
 	rootfsSHA := sha(rootfs)
 	cd := Mode{q.Firmware, CDROM}
 	isoName := "agent." + arch + ".iso"
+	server := func(t *testing.T) *ArtifactServer {
+		srv, err := ServeArtifacts(t.TempDir())
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, srv.Close()) })
+		return srv
+	}
 
 	t.Run("agent-iso", func(t *testing.T) {
-		dir, ign := buildArchExample(t, bin, fixture, srv, "sno", "iso", "image", exampleEdits{GoArch: goArch[arch]})
+		t.Parallel()
+		dir, ign := buildArchExample(t, bin, fixture, server(t), "sno", "iso", "image", exampleEdits{GoArch: goArch[arch]})
 		iso := filepath.Join(dir, isoName)
 		kargs := isoKargs(t, iso)
 		require.Contains(t, kargs, "coreos.liveiso=rhcos-9.6.20250523-0")
 		exp := Expect{IgnitionSHA256: sha(ign), Kargs: kargs}
-		consoles := bootAndCheck(t, q.QEMU, iso, exp, []Mode{cd})
-		require.Len(t, consoles, 1, "the agent ISO must boot")
 
 		// The negative control: the same ISO with another config put in its
 		// Ignition area after agentiso wrote it must fail the check.
 		t.Run("negative-ignition-changed", func(t *testing.T) {
 			bad := copyISO(t, iso)
+			t.Parallel()
 			other := []byte(string(ign) + " ") // another config: one more byte
 			archive, err := GzipNewc(WithParentDirs([]CpioEntry{File("config.ign", other)}))
 			require.NoError(t, err)
@@ -99,9 +111,13 @@ func testArch(t *testing.T, bin, arch string) {
 			err = bootExpectingFailure(t, q.QEMU, bad, exp, cd)
 			require.ErrorContains(t, err, "/config.ign sha256 is "+sha(other)+", want "+sha(ign))
 		})
+		consoles := bootAndCheck(t, q.QEMU, iso, exp, []Mode{cd})
+		require.Len(t, consoles, 1, "the agent ISO must boot")
 	})
 
 	t.Run("minimal-iso", func(t *testing.T) {
+		t.Parallel()
+		srv := server(t)
 		dir, ign := buildArchExample(t, bin, fixture, srv, "sno", "minimal", "image", exampleEdits{GoArch: goArch[arch], MinimalISO: true})
 		iso := filepath.Join(dir, isoName)
 		f, err := os.Open(iso)
@@ -114,12 +130,13 @@ func testArch(t *testing.T, bin, arch string) {
 		require.Contains(t, kargs, "coreos.live.rootfs_url="+srv.GuestURL(rootfsPath))
 		qn := q.QEMU
 		qn.Net = &UserNet{Model: q.NIC}
-		srv.Reset()
 		bootAndCheck(t, qn, iso, Expect{IgnitionSHA256: sha(ign), Kargs: kargs, RootfsSHA256: rootfsSHA}, []Mode{cd})
 		require.True(t, srv.Served(rootfsPath), "the guest fetched %s: %v", rootfsPath, srv.Requests())
 	})
 
 	t.Run("pxe", func(t *testing.T) {
+		t.Parallel()
+		srv := server(t)
 		dir, ign := buildArchExample(t, bin, fixture, srv, "sno", "pxe", "pxe-files", exampleEdits{GoArch: goArch[arch]})
 		arts := filepath.Join(dir, "boot-artifacts")
 		name := func(kind string) string { return filepath.Join(arts, "agent."+arch+"-"+kind) }
@@ -137,11 +154,31 @@ func testArch(t *testing.T, bin, arch string) {
 			require.Len(t, as, 16)
 			require.Equal(t, uint64(0x02000000), binary.BigEndian.Uint64(as[:8]), "initrd load address")
 			require.Equal(t, uint64(st.Size()), binary.BigEndian.Uint64(as[8:]), "initrd size")
+			// generic.ins (the fixture's has the current RHCOS layout's
+			// paths): each file it names is beside it, as an HMC load
+			// needs, at the ISO's addresses.
+			ins, err := os.ReadFile(name("generic.ins"))
+			require.NoError(t, err)
+			loads := map[string]string{}
+			for _, l := range strings.Split(string(ins), "\n") {
+				if f := strings.Fields(l); len(f) >= 2 && !strings.HasPrefix(f[0], "*") {
+					require.FileExists(t, filepath.Join(arts, f[0]), "named by agent.s390x-generic.ins:\n%s", ins)
+					loads[f[0]] = f[1]
+				}
+			}
+			require.Equal(t, map[string]string{"agent.s390x-vmlinuz": "0x00000000", "agent.s390x-initrd.img": "0x02000000",
+				"agent.s390x-generic.prm": "0x00010480", "agent.s390x-initrd.addrsize": "0x00010408"}, loads)
+			// The kernel boots with the parm file's arguments, what an
+			// LPAR's kernel gets: the iPXE script's, without initrd=.
+			prm, err := os.ReadFile(name("generic.prm"))
+			require.NoError(t, err)
+			require.Equal(t, kargs[1:], strings.Fields(string(prm)), "agent.s390x-generic.prm")
+			require.Equal(t, "initrd=main", kargs[0])
+			kargs = strings.Fields(string(prm))
 		}
 		qk := q.QEMU
 		qk.Net = &UserNet{Model: q.NIC}
 		qk.Direct = &DirectBoot{Kernel: name("vmlinuz"), Initrd: name("initrd.img"), Append: strings.Join(kargs, " ")}
-		srv.Reset()
 		bootAndCheck(t, qk, "", Expect{IgnitionSHA256: sha(ign), Kargs: kargs, RootfsSHA256: rootfsSHA}, []Mode{{q.Firmware, Kernel}})
 		require.True(t, srv.Served(rootfsPath), "the guest fetched %s: %v", rootfsPath, srv.Requests())
 	})

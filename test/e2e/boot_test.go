@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -87,14 +86,13 @@ func bootAndCheck(t *testing.T, q QEMU, iso string, exp Expect, modes []Mode) ma
 	t.Helper()
 	consoles := map[Mode][]byte{}
 	for _, m := range modes {
-		start := time.Now()
-		console, err := q.BootAndVerify(context.Background(), iso, m, exp, t.TempDir())
+		run, err := q.BootAndVerify(context.Background(), iso, m, exp, t.TempDir())
 		if err != nil {
-			t.Errorf("%v\n--- serial console (%s), last 4 KiB ---\n%s", err, m, tail(console, 4096))
+			t.Errorf("%v (after %s, load %s)\n--- serial console (%s), last 4 KiB ---\n%s", err, run.Cost(), loadAvg(), m, tail(run.Console, 4096))
 			continue
 		}
-		t.Logf("%s: ok in %s", m, time.Since(start).Round(100*time.Millisecond))
-		consoles[m] = console
+		t.Logf("%s: ok in %s, load %s", m, run.Cost(), loadAvg())
+		consoles[m] = run.Console
 	}
 	return consoles
 }
@@ -103,10 +101,20 @@ func bootAndCheck(t *testing.T, q QEMU, iso string, exp Expect, modes []Mode) ma
 // which must not be nil: the harness has to notice a broken ISO.
 func bootExpectingFailure(t *testing.T, q QEMU, iso string, exp Expect, mode Mode) error {
 	t.Helper()
-	console, err := q.BootAndVerify(context.Background(), iso, mode, exp, t.TempDir())
-	require.Error(t, err, "a broken ISO passed the boot check; console:\n%s", tail(console, 4096))
-	t.Logf("%s: detected as expected: %v", mode, err)
+	run, err := q.BootAndVerify(context.Background(), iso, mode, exp, t.TempDir())
+	require.Error(t, err, "a broken ISO passed the boot check; console:\n%s", tail(run.Console, 4096))
+	t.Logf("%s: detected as expected in %s, load %s: %v", mode, run.Cost(), loadAvg(), err)
 	return err
+}
+
+// loadAvg is the 1-minute load average ("?" when unknown): boot times
+// under TCG grow with it.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 func tail(b []byte, n int) []byte {

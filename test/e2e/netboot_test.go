@@ -274,7 +274,8 @@ func testNetworkBoots(t *testing.T, q QEMU, fixture string) {
 		qn := q
 		qn.Net = &UserNet{BootFile: srv.GuestURL("wrong-rootfs.ipxe")}
 		srv.Reset()
-		console, err := qn.BootAndVerify(context.Background(), "", Mode{BIOS, Network}, Expect{IgnitionSHA256: sha(a.ipxeIgn), RootfsSHA256: rootfsSHA}, t.TempDir())
+		run, err := qn.BootAndVerify(context.Background(), "", Mode{BIOS, Network}, Expect{IgnitionSHA256: sha(a.ipxeIgn), RootfsSHA256: rootfsSHA}, t.TempDir())
+		console := run.Console
 		require.Error(t, err, "a wrong rootfs URL passed the boot check; console:\n%s", tail(console, 4096))
 		t.Logf("detected as expected: %v", err)
 		require.ErrorContains(t, err, "could not fetch its rootfs")

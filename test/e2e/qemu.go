@@ -277,11 +277,24 @@ func (q QEMU) Args(iso string, mode Mode, varsPath string) ([]string, error) {
 	return args, nil
 }
 
+// BootRun is what one boot printed and what it cost.
+type BootRun struct {
+	Console []byte        // the serial console output
+	Wall    time.Duration // QEMU's start to its exit
+	CPU     time.Duration // QEMU's user + system CPU time (0 when it did not exit)
+}
+
+// Cost is "<wall> (CPU <cpu>)", for the logs: on a loaded machine the
+// wall time grows with the load, the CPU time much less.
+func (r BootRun) Cost() string {
+	return fmt.Sprintf("%s (CPU %s)", r.Wall.Round(100*time.Millisecond), r.CPU.Round(100*time.Millisecond))
+}
+
 // Boot boots iso in mode and returns the serial console output, which is
 // also written to workDir/console-<mode>.log. It fails when QEMU fails or
 // does not power off within q.Timeout; the console captured so far is
 // returned in every case.
-func (q QEMU) Boot(ctx context.Context, iso string, mode Mode, workDir string) ([]byte, error) {
+func (q QEMU) Boot(ctx context.Context, iso string, mode Mode, workDir string) (BootRun, error) {
 	absISO, what := "", "" // what: the boot's name in errors
 	switch {
 	case mode.Media == Network:
@@ -295,7 +308,7 @@ func (q QEMU) Boot(ctx context.Context, iso string, mode Mode, workDir string) (
 	default:
 		var err error
 		if absISO, err = filepath.Abs(iso); err != nil {
-			return nil, err
+			return BootRun{}, err
 		}
 		what = iso
 	}
@@ -303,20 +316,20 @@ func (q QEMU) Boot(ctx context.Context, iso string, mode Mode, workDir string) (
 	if mode.Firmware == UEFI || mode.Firmware == AAVMF {
 		b, err := os.ReadFile(q.OVMFVars)
 		if err != nil {
-			return nil, fmt.Errorf("read OVMF vars: %w", err)
+			return BootRun{}, fmt.Errorf("read OVMF vars: %w", err)
 		}
 		if err := os.WriteFile(vars, b, 0o600); err != nil {
-			return nil, fmt.Errorf("write OVMF vars copy: %w", err)
+			return BootRun{}, fmt.Errorf("write OVMF vars copy: %w", err)
 		}
 	}
 	args, err := q.Args(absISO, mode, vars)
 	if err != nil {
-		return nil, err
+		return BootRun{}, err
 	}
 	logPath := filepath.Join(workDir, "console-"+mode.String()+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
-		return nil, err
+		return BootRun{}, err
 	}
 	defer logFile.Close()
 
@@ -326,23 +339,29 @@ func (q QEMU) Boot(ctx context.Context, iso string, mode Mode, workDir string) (
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.WaitDelay = 10 * time.Second
+	start := time.Now()
 	runErr := cmd.Run()
-	console, readErr := os.ReadFile(logPath)
+	run := BootRun{Wall: time.Since(start)}
+	if cmd.ProcessState != nil {
+		run.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	var readErr error
+	run.Console, readErr = os.ReadFile(logPath)
 	switch {
 	case ctx.Err() != nil:
-		return console, fmt.Errorf("%s boot of %s did not power off within %s", mode, what, q.Timeout)
+		return run, fmt.Errorf("%s boot of %s did not power off within %s", mode, what, q.Timeout)
 	case runErr != nil:
-		return console, fmt.Errorf("qemu (%s) failed: %w", mode, runErr)
+		return run, fmt.Errorf("qemu (%s) failed: %w", mode, runErr)
 	case readErr != nil:
-		return console, readErr
+		return run, readErr
 	}
-	return console, nil
+	return run, nil
 }
 
 // BootAndVerify boots iso in mode and checks the guest's report against exp.
 // For a Network or Kernel boot iso is empty and the guest must not have a
 // coreos.liveiso= argument (there is no ISO volume to name).
-func (q QEMU) BootAndVerify(ctx context.Context, iso string, mode Mode, exp Expect, workDir string) ([]byte, error) {
+func (q QEMU) BootAndVerify(ctx context.Context, iso string, mode Mode, exp Expect, workDir string) (BootRun, error) {
 	volID, what := "", iso
 	switch {
 	case mode.Media == Network:
@@ -356,20 +375,20 @@ func (q QEMU) BootAndVerify(ctx context.Context, iso string, mode Mode, exp Expe
 	default:
 		f, err := os.Open(iso)
 		if err != nil {
-			return nil, err
+			return BootRun{}, err
 		}
 		volID, err = VolumeID(f)
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", iso, err)
+			return BootRun{}, fmt.Errorf("%s: %w", iso, err)
 		}
 	}
-	console, err := q.Boot(ctx, iso, mode, workDir)
+	run, err := q.Boot(ctx, iso, mode, workDir)
 	if err != nil {
-		return console, err
+		return run, err
 	}
-	if err := Verify(console, volID, exp); err != nil {
-		return console, fmt.Errorf("%s boot of %s: %w", mode, what, err)
+	if err := Verify(run.Console, volID, exp); err != nil {
+		return run, fmt.Errorf("%s boot of %s: %w", mode, what, err)
 	}
-	return console, nil
+	return run, nil
 }
