@@ -6,7 +6,8 @@
 # fetches those .debs with `apt-get download` into its cache and unpacks them.
 #
 # With the argument `arch` it also installs the other architectures' QEMU and
-# firmware for make e2e-arch (about 65 MB of .debs, 50 s; not in CI).
+# firmware for make e2e-arch and make e2e's TestBootArch (about 65 MB of
+# .debs, 50 s; .ci/run and make e2e under CI install them).
 set -euo pipefail
 
 pkgs=(
