@@ -99,7 +99,15 @@ type ClusterInfo struct {
 	FIPS          bool
 	// Chrony is the workers' /etc/chrony.conf, nil when the cluster has none.
 	Chrony []byte
-	// BootISO and BootISOSHA256 are the cluster's RHCOS live ISO for Arch.
+	// BootStream is the cluster's CoreOS stream JSON (configmap
+	// openshift-machine-config-operator/coreos-bootimages, data.stream),
+	// nil when the cluster has no such configmap. As upstream's node-joiner
+	// (openshift/installer pkg/asset/agent/joiner/clusterinfo.go
+	// retrieveOsImage, commit c1436495) it names the RHCOS of OS_IMAGES
+	// and of the base ISO; BootRelease, BootISO and BootISOSHA256 are its
+	// metal release and live ISO for Arch.
+	BootStream    []byte
+	BootRelease   string
 	BootISO       string
 	BootISOSHA256 string
 	// IgnitionEndpoint and IgnitionCA (PEM) are the secure machine-config

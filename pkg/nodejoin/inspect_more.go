@@ -106,23 +106,35 @@ func kubeapiForbiddenBoth(notes []string) bool {
 	return n == 2
 }
 
-// bootImage reads the cluster's own RHCOS stream: the live ISO the new
-// hosts boot is the one the cluster's machines were built from.
+// bootImage reads the cluster's own RHCOS stream, as upstream's
+// node-joiner does (openshift/installer
+// pkg/asset/agent/joiner/clusterinfo.go retrieveOsImage, commit c1436495):
+// OS_IMAGES and the live ISO the new hosts boot are the ones it names for
+// the new hosts' architecture. A denied read is an error naming the
+// permission, as upstream's is fatal. A cluster without the configmap is a
+// note, and the release payload's stream is used: upstream's node-joiner
+// goes on with no stream there and fails when it writes OS_IMAGES
+// (pkg/asset/agent/image/ignition.go getOSImagesInfo, commit ecc6a712).
 func (in *inspector) bootImage(ctx context.Context) error {
+	const cmName = "configmap openshift-machine-config-operator/coreos-bootimages"
 	var cm struct {
 		Data map[string]string `json:"data"`
 	}
 	err := in.get(ctx, rBootImages, "the cluster's RHCOS boot images", &cm)
 	if kubeapi.IsNotFound(err) {
-		in.ci.Notes = append(in.ci.Notes, "the cluster has no coreos-bootimages configmap: the base ISO is the release payload's")
+		in.ci.Notes = append(in.ci.Notes, "the cluster has no "+cmName+" (its RHCOS boot images): OS_IMAGES and the base ISO are taken from the release payload's RHCOS stream instead")
 		return nil
 	}
 	if err != nil {
 		return err
 	}
+	raw, ok := cm.Data["stream"]
+	if !ok || strings.TrimSpace(raw) == "" {
+		return fmt.Errorf("%s (the cluster's RHCOS boot images) has no data.stream: the cluster's machine-config operator writes it from the release; check that the operator is available (oc get clusteroperator machine-config)", cmName)
+	}
 	var st stream.Stream
-	if err := json.Unmarshal([]byte(cm.Data["stream"]), &st); err != nil {
-		return fmt.Errorf("configmap openshift-machine-config-operator/coreos-bootimages: data.stream: %w", err)
+	if err := json.Unmarshal([]byte(raw), &st); err != nil {
+		return fmt.Errorf("%s: data.stream is not CoreOS stream metadata: %w", cmName, err)
 	}
 	a, ok := st.Architectures[in.ci.Arch]
 	if !ok {
@@ -133,7 +145,8 @@ func (in *inspector) bootImage(ctx context.Context) error {
 	if !ok || !ok2 || iso.Disk == nil || iso.Disk.Location == "" {
 		return fmt.Errorf("the cluster's RHCOS stream (coreos-bootimages) has no metal ISO for %s", in.ci.Arch)
 	}
-	in.ci.BootISO, in.ci.BootISOSHA256 = iso.Disk.Location, iso.Disk.Sha256
+	in.ci.BootStream = []byte(raw)
+	in.ci.BootRelease, in.ci.BootISO, in.ci.BootISOSHA256 = metal.Release, iso.Disk.Location, iso.Disk.Sha256
 	return nil
 }
 

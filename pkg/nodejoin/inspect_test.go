@@ -2,6 +2,7 @@ package nodejoin_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -54,6 +55,12 @@ func TestInspectReadsTheCluster(t *testing.T) {
 	assert.Equal(t, o.Chrony, string(ci.Chrony))
 	assert.Equal(t, o.BootISO, ci.BootISO)
 	assert.Equal(t, o.BootISOSHA256, ci.BootISOSHA256)
+	assert.Equal(t, "9.6.20250925-0", ci.BootRelease)
+	var st struct {
+		Stream string `json:"stream"`
+	}
+	require.NoError(t, json.Unmarshal(ci.BootStream, &st), "the whole stream, as the configmap holds it")
+	assert.Equal(t, "rhcos-4.20.3", st.Stream)
 	assert.Equal(t, "https://api-int.ostest.example.com:22623/config/worker", ci.IgnitionEndpoint)
 	assert.Contains(t, ci.IgnitionCA, "BEGIN CERTIFICATE")
 	assert.Equal(t, []string{"192.168.111.0/24"}, ci.MachineNetworks)

@@ -385,6 +385,76 @@ func TestInspectAgainstTheRealAPIServer(t *testing.T) {
 		assert.Contains(t, err.Error(), `may not create secrets (API group "") in namespace openshift-config: grant it create on secrets in API group "" in namespace openshift-config`)
 	})
 
+	// The cluster's RHCOS stream, configmap
+	// openshift-machine-config-operator/coreos-bootimages, as upstream's
+	// node-joiner reads it (openshift/installer
+	// pkg/asset/agent/joiner/clusterinfo.go retrieveOsImage, commit
+	// c1436495): the whole stream is kept, for OS_IMAGES and the base ISO;
+	// a configmap without data.stream is an error naming it; no configmap
+	// is a note (the payload's stream is used); a user who may not read it
+	// gets the exact permission.
+	t.Run("coreos-bootimages", func(t *testing.T) {
+		ctx := t.Context()
+		cs, err := s.Clientset()
+		require.NoError(t, err)
+		cms := cs.CoreV1().ConfigMaps("openshift-machine-config-operator")
+		orig, err := cms.Get(ctx, "coreos-bootimages", metav1.GetOptions{})
+		require.NoError(t, err)
+		got, err := inspectWith(t, adminKubeconfig(t, s), "")
+		require.NoError(t, err)
+		assert.Equal(t, orig.Data["stream"], string(got.BootStream))
+		assert.Equal(t, "9.6.20250925-0", got.BootRelease)
+		assert.Equal(t, o.BootISO, got.BootISO)
+
+		noStream := orig.DeepCopy()
+		noStream.Data = map[string]string{"other": "x"}
+		_, err = cms.Update(ctx, noStream, metav1.UpdateOptions{})
+		require.NoError(t, err)
+		_, err = inspectWith(t, adminKubeconfig(t, s), "")
+		require.Error(t, err)
+		assert.Equal(t, "configmap openshift-machine-config-operator/coreos-bootimages (the cluster's RHCOS boot images) has no data.stream: the cluster's machine-config operator writes it from the release; check that the operator is available (oc get clusteroperator machine-config)", err.Error())
+
+		require.NoError(t, cms.Delete(ctx, "coreos-bootimages", metav1.DeleteOptions{}))
+		got, err = inspectWith(t, adminKubeconfig(t, s), "")
+		require.NoError(t, err)
+		assert.Nil(t, got.BootStream)
+		assert.Empty(t, got.BootISO)
+		assert.Contains(t, got.Notes, "the cluster has no configmap openshift-machine-config-operator/coreos-bootimages (its RHCOS boot images): OS_IMAGES and the base ISO are taken from the release payload's RHCOS stream instead")
+
+		restored := orig.DeepCopy()
+		restored.ResourceVersion, restored.UID = "", ""
+		_, err = cms.Create(ctx, restored, metav1.CreateOptions{})
+		require.NoError(t, err)
+
+		// Every read but the configmaps of the machine-config operator's
+		// namespace: the 403 names that read, and it is not a fallback.
+		tok, err := s.ServiceAccountToken(ctx, "day2", "nobootimages")
+		require.NoError(t, err)
+		_, err = cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "nobootimages"}, Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"config.openshift.io", "machineconfiguration.openshift.io", "metal3.io", "operator.openshift.io"}, Resources: []string{"*"}, Verbs: []string{"get", "list"}},
+			{APIGroups: []string{""}, Resources: []string{"nodes", "secrets"}, Verbs: []string{"get", "list"}},
+		}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		_, err = cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "nobootimages"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "nobootimages"},
+			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "nobootimages", Namespace: "day2"}}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		for _, ns := range []string{"openshift-config", "kube-system"} {
+			_, err = cs.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "configmaps"}, Rules: []rbacv1.PolicyRule{
+				{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}}}}, metav1.CreateOptions{})
+			require.NoError(t, err)
+			_, err = cs.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "nobootimages"},
+				RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "configmaps"},
+				Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "nobootimages", Namespace: "day2"}}}, metav1.CreateOptions{})
+			require.NoError(t, err)
+		}
+		kc, err := s.Kubeconfig(t.TempDir(), "kubeconfig", testapiserver.User{Token: tok})
+		require.NoError(t, err)
+		_, err = inspectWith(t, kc, "")
+		require.Error(t, err)
+		assert.Equal(t, `cannot read configmaps openshift-machine-config-operator/coreos-bootimages (the cluster's RHCOS boot images): the kubeconfig's user "system:serviceaccount:day2:nobootimages" may not get configmaps coreos-bootimages (API group "") in namespace openshift-machine-config-operator: grant it get on configmaps in API group "" in namespace openshift-machine-config-operator, or use a cluster-admin kubeconfig`, err.Error())
+	})
+
 	t.Run("refused credentials", func(t *testing.T) {
 		kc, err := s.Kubeconfig(t.TempDir(), "kubeconfig", testapiserver.User{Token: "sha256~wrong"})
 		require.NoError(t, err)

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path"
@@ -27,6 +28,7 @@ const nodeZeroIP = "127.0.0.1"
 // NodeIgnition is the node ISO's Ignition config: the agent ISO's, in the
 // add-nodes mode, from the installed cluster and the hosts to add.
 type NodeIgnition struct {
+	Warnings
 	Config []byte        `json:"-"`
 	Size   ignition.Size `json:"-"`
 	Arch   string        `json:"-"`
@@ -60,13 +62,17 @@ func (a *NodeIgnition) Generate(_ context.Context, p asset.Parents) error {
 		}
 		hosts[i] = manifests.Host{AgentHost: h, File: nodesConfigFile, Path: fmt.Sprintf("hosts[%d]", i)}
 	}
-	st, err := baseiso.ParseStream(rel.StreamJSON())
+	streamJSON, from := nodeStream(ci, &rel.ReleasePayload)
+	st, err := baseiso.ParseStream(streamJSON)
 	if err != nil {
-		return fmt.Errorf("RHCOS stream metadata of release %s: %w", rel.PullSpec, err)
+		return fmt.Errorf("RHCOS stream metadata of %s: %w", from, err)
 	}
 	art, err := baseiso.LiveISO(st, ci.Arch)
 	if err != nil {
-		return fmt.Errorf("release %s: %w", rel.PullSpec, err)
+		return fmt.Errorf("%s: %w", from, err)
+	}
+	if w := nodeStreamDiffers(ci, &rel.ReleasePayload); w != "" {
+		a.Warn = append(a.Warn, w)
 	}
 	pub, err := auth.PublicKeyPEM()
 	if err != nil {
@@ -153,9 +159,47 @@ func nodeZTPManifests(ic *manifests.InstallConfig, hosts []manifests.Host) ([]ig
 	}, manifests.GenerateNMStateConfigs(ic, hosts))
 }
 
-// NodeBaseISO is the RHCOS live ISO of the cluster's release, found as
-// the agent ISO's base (ImageOptions: --base-iso, the cache, the stream,
-// the payload in a mirror).
+// nodeStream is the CoreOS stream that names the node ISO's RHCOS, in
+// OS_IMAGES and as its base ISO, and what it is (for messages): the
+// cluster's own (configmap coreos-bootimages), as upstream's node-joiner
+// takes it (openshift/installer pkg/asset/agent/joiner/clusterinfo.go
+// retrieveOsImage, commit c1436495; pkg/asset/agent/image/ignition.go, the
+// addnodes case, commit ecc6a712), else, on a cluster without that
+// configmap, the release payload's.
+func nodeStream(ci *nodejoin.ClusterInfo, rel *ReleasePayload) ([]byte, string) {
+	if len(ci.BootStream) > 0 {
+		return ci.BootStream, "the cluster's RHCOS stream (configmap openshift-machine-config-operator/coreos-bootimages)"
+	}
+	return rel.StreamJSON(), "the RHCOS stream of release " + rel.PullSpec
+}
+
+// nodeStreamDiffers says, when the cluster's stream and its release
+// payload's name different RHCOS releases for the new hosts'
+// architecture, which one the node ISO takes ("" when they agree, or one
+// is unknown). Upstream's node-joiner warns of the same difference
+// (pkg/asset/agent/image/baseiso.go checkReleasePayloadBaseISOVersion,
+// commit 41ac01a1).
+func nodeStreamDiffers(ci *nodejoin.ClusterInfo, rel *ReleasePayload) string {
+	if len(ci.BootStream) == 0 || len(rel.Stream) == 0 {
+		return ""
+	}
+	st, err := baseiso.ParseStream(rel.Stream)
+	if err != nil {
+		return ""
+	}
+	art, err := baseiso.LiveISO(st, ci.Arch)
+	if err != nil || art.Release == ci.BootRelease {
+		return ""
+	}
+	return fmt.Sprintf("the cluster's RHCOS stream (configmap openshift-machine-config-operator/coreos-bootimages) names RHCOS %s for %s, its release payload's stream %s: the node ISO boots and names the cluster's, as upstream's node-joiner names it",
+		ci.BootRelease, ci.Arch, art.Release)
+}
+
+// NodeBaseISO is the RHCOS live ISO the new hosts boot: the one the
+// cluster's stream names (nodeStream), found as the agent ISO's base
+// (ImageOptions: --base-iso, the cache, a download checked by the
+// stream's sha256, the payload's machine-os-images when it holds that same
+// ISO).
 type NodeBaseISO struct {
 	BaseISO
 }
@@ -171,8 +215,36 @@ func (*NodeBaseISO) Dependencies() []asset.Asset {
 // Generate implements asset.Asset.
 func (a *NodeBaseISO) Generate(ctx context.Context, p asset.Parents) error {
 	ci := asset.Get[*ClusterInfo](p)
-	return a.resolve(ctx, &asset.Get[*NodeRelease](p).ReleasePayload, ci.Info.Arch, asset.Get[*ImageOptions](p),
+	rel := asset.Get[*NodeRelease](p).ReleasePayload
+	if st, _ := nodeStream(ci.Info, &rel); !bytes.Equal(st, rel.Stream) {
+		// The cluster's stream names the ISO. The payload's
+		// machine-os-images holds the payload's: it serves only when that
+		// is the same file.
+		if !sameLiveISO(st, rel.Stream, ci.Info.Arch) {
+			rel.MachineOSImages = ""
+		}
+		rel.Stream = st
+	}
+	return a.resolve(ctx, &rel, ci.Info.Arch, asset.Get[*ImageOptions](p),
 		func() (*release.Client, error) { return ci.releaseClient() })
+}
+
+// sameLiveISO reports whether two CoreOS streams name the same live ISO
+// (by sha256) for cpu.
+func sameLiveISO(a, b []byte, cpu string) bool {
+	iso := func(raw []byte) string {
+		st, err := baseiso.ParseStream(raw)
+		if err != nil {
+			return ""
+		}
+		art, err := baseiso.LiveISO(st, cpu)
+		if err != nil {
+			return ""
+		}
+		return art.SHA256
+	}
+	x := iso(a)
+	return x != "" && x == iso(b)
 }
 
 // NodeISO is node.<arch>.iso (or -o's name): the base ISO with the node

@@ -3,14 +3,19 @@ package agent_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +28,7 @@ import (
 	"github.com/seed-a052040e/agentiso/internal/fake/testrelease"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 	"github.com/seed-a052040e/agentiso/pkg/kubeapi"
@@ -415,4 +421,81 @@ func TestNodeImagePXE(t *testing.T) {
 	err = buildNodeImage(s)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "bootArtifactsBaseURL is where the PXE files are served from")
+}
+
+// The node ISO names and boots the RHCOS of the cluster's own stream
+// (configmap openshift-machine-config-operator/coreos-bootimages), as
+// upstream's node-joiner takes OS_IMAGES from it (openshift/installer
+// pkg/asset/agent/image/ignition.go, the addnodes case, commit ecc6a712),
+// not the release payload's stream when the two differ: OS_IMAGES has
+// the cluster stream's metal release and ISO URL, and with no --base-iso
+// the ISO downloaded is the one the cluster's stream names (checked by its
+// sha256). The difference is said.
+func TestNodeImageRHCOSFromTheClusterStream(t *testing.T) {
+	iso := filepath.Join(t.TempDir(), "cluster.iso")
+	_, err := testiso.WriteFile(iso, testiso.Options{Size: 4 << 20, VolumeID: "rhcos-9.6.20250925-0"})
+	require.NoError(t, err)
+	b, err := os.ReadFile(iso)
+	require.NoError(t, err)
+	sum := sha256.Sum256(b)
+	var mu sync.Mutex
+	var served []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		served = append(served, r.URL.Path)
+		mu.Unlock()
+		http.ServeContent(w, r, "iso", time.Time{}, bytes.NewReader(b))
+	}))
+	t.Cleanup(srv.Close)
+	// The payload's stream (testrelease) names 9.6.20260101-0 at
+	// rhcos.example.com; the cluster's names 9.6.20250925-0 here.
+	clusterISO := srv.URL + "/9.6.20250925-0/rhcos-9.6.20250925-0-live-iso.x86_64.iso"
+	_, api, _ := nodeImageEnv(t, func(o *testcluster.Options) {
+		o.BootISO, o.BootISOSHA256 = clusterISO, hex.EncodeToString(sum[:])
+	})
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "nodes-config.yaml"), []byte(nodesConfig), 0o644))
+	s, err := asset.NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	require.NoError(t, s.Provide(&agent.NodeImageOptions{Cluster: api}))
+	require.NoError(t, s.Provide(&agent.ImageOptions{CacheDir: t.TempDir()}))
+	require.NoError(t, buildNodeImage(s))
+
+	ign, err := asset.Fetch[*agent.NodeIgnition](context.Background(), s)
+	require.NoError(t, err)
+	var cfg types.Config
+	require.NoError(t, json.Unmarshal(ign.Config, &cfg))
+	var osImages []map[string]string
+	require.NoError(t, json.Unmarshal([]byte(ignitionEnvValue(t, string(ignitionFile(t, cfg, "/usr/local/share/assisted-service/images.env")), "OS_IMAGES")), &osImages))
+	assert.Equal(t, []map[string]string{{"openshift_version": "4.20.3", "cpu_architecture": "x86_64", "url": clusterISO, "version": "9.6.20250925-0"}}, osImages)
+
+	base, err := asset.Fetch[*agent.NodeBaseISO](context.Background(), s)
+	require.NoError(t, err)
+	assert.Equal(t, baseiso.SourceDownload, base.Source)
+	mu.Lock()
+	assert.Contains(t, served, "/9.6.20250925-0/rhcos-9.6.20250925-0-live-iso.x86_64.iso")
+	mu.Unlock()
+	assert.Contains(t, ign.Warn, "the cluster's RHCOS stream (configmap openshift-machine-config-operator/coreos-bootimages) names RHCOS 9.6.20250925-0 for x86_64, its release payload's stream 9.6.20260101-0: the node ISO boots and names the cluster's, as upstream's node-joiner names it")
+}
+
+// A cluster without the coreos-bootimages configmap: the release
+// payload's stream names the RHCOS instead, and a note says so (upstream's
+// node-joiner reads no stream then and fails writing OS_IMAGES).
+func TestNodeImageWithoutClusterStreamUsesThePayloads(t *testing.T) {
+	c, api, base := nodeImageEnv(t, nil)
+	c.Remove(testcluster.BootImages)
+	s, _ := nodeStore(t, api, base, map[string]string{"nodes-config.yaml": nodesConfig}, agent.NodeImageOptions{})
+	require.NoError(t, buildNodeImage(s))
+	ign, err := asset.Fetch[*agent.NodeIgnition](context.Background(), s)
+	require.NoError(t, err)
+	var cfg types.Config
+	require.NoError(t, json.Unmarshal(ign.Config, &cfg))
+	var osImages []map[string]string
+	require.NoError(t, json.Unmarshal([]byte(ignitionEnvValue(t, string(ignitionFile(t, cfg, "/usr/local/share/assisted-service/images.env")), "OS_IMAGES")), &osImages))
+	assert.Equal(t, []map[string]string{{"openshift_version": "4.20.3", "cpu_architecture": "x86_64",
+		"url": "https://rhcos.example.com/9.6.20260101-0/rhcos-9.6.20260101-0-live-iso.x86_64.iso", "version": "9.6.20260101-0"}}, osImages)
+	assert.Empty(t, ign.Warn)
+	ci, err := asset.Fetch[*agent.ClusterInfo](context.Background(), s)
+	require.NoError(t, err)
+	assert.Contains(t, ci.Warn, "the cluster has no configmap openshift-machine-config-operator/coreos-bootimages (its RHCOS boot images): OS_IMAGES and the base ISO are taken from the release payload's RHCOS stream instead")
 }
