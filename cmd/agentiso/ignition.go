@@ -7,12 +7,25 @@ import (
 
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
+	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 )
 
 type ignitionOptions struct {
 	release     releaseFlags
 	regenerate  bool
 	interactive bool // create unconfigured-ignition only: refused
+	baseISO     string
+}
+
+// addBaseISOFlag declares the Ignition-only commands' --base-iso: nothing
+// is built from it; it names the hosts' RHCOS when the release's stream is
+// unknown.
+func (o *ignitionOptions) addBaseISOFlag(c *cobra.Command) {
+	c.Flags().StringVar(&o.baseISO, "base-iso", "", "the RHCOS live ISO the hosts boot (a local path): with --offline, OS_IMAGES names its RHCOS (volume ID rhcos-<release>) (env "+baseiso.EnvBaseISO+")")
+}
+
+func (o *ignitionOptions) imageOptions() *agent.ImageOptions {
+	return &agent.ImageOptions{BaseISO: o.baseISO, Offline: o.release.Offline}
 }
 
 func newCreateIgnitionCmd(g *globals) *cobra.Command {
@@ -23,12 +36,13 @@ func newCreateIgnitionCmd(g *globals) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return g.create(cmd, o.release, true, func(ctx context.Context, s *asset.Store) error {
-				return agent.CreateIgnition(ctx, s, g.log, o.regenerate)
+				return agent.CreateIgnition(ctx, s, g.log, o.imageOptions(), o.regenerate)
 			})
 		},
 	}
 	addReleaseFlags(c.Flags(), &o.release, true)
 	c.Flags().BoolVar(&o.regenerate, regenerateCredentialsFlag, false, "generate new keys, tokens, CAs and password, replacing those in auth/ and the state")
+	o.addBaseISOFlag(c)
 	return c
 }
 
@@ -60,11 +74,12 @@ func newCreateUnconfiguredIgnitionCmd(g *globals) *cobra.Command {
 				return agent.ErrInteractiveUnsupported
 			}
 			return g.create(cmd, o.release, false, func(ctx context.Context, s *asset.Store) error {
-				return agent.CreateUnconfiguredIgnition(ctx, s, g.log)
+				return agent.CreateUnconfiguredIgnition(ctx, s, g.log, o.imageOptions())
 			})
 		},
 	}
 	addReleaseFlags(c.Flags(), &o.release, true)
+	o.addBaseISOFlag(c)
 	c.Flags().BoolVar(&o.interactive, "interactive", false, "not supported: upstream's interactive flow (agent TUI, web UI); refused with the reason")
 	return c
 }

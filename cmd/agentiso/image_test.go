@@ -33,7 +33,7 @@ func TestCreateImageChangesOnlyEmbedAreas(t *testing.T) {
 	dir, base := makeImageDir(t)
 	var stderr bytes.Buffer
 	require.Equal(t, 0, run(withTestRelease("create", "image", "--dir", dir, "--base-iso", base), nil, &bytes.Buffer{}, &stderr), stderr.String())
-	require.Equal(t, 0, run(withTestRelease("create", "ignition", "--dir", dir), nil, &bytes.Buffer{}, &stderr), stderr.String())
+	require.Equal(t, 0, run(withTestRelease("create", "ignition", "--dir", dir, "--base-iso", base), nil, &bytes.Buffer{}, &stderr), stderr.String())
 
 	out := filepath.Join(dir, "agent.x86_64.iso")
 	fi, err := os.Stat(out)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -73,11 +74,21 @@ func baseScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args 
 				if f.Path != args[0] {
 					continue
 				}
-				b64, ok := strings.CutPrefix(f.Contents.Source, "data:;base64,")
-				if !ok {
-					ts.Fatalf("%s: source is not a base64 data URL", args[0])
+				// data:[<media type>][;base64],<data>
+				rest, ok := strings.CutPrefix(f.Contents.Source, "data:")
+				head, data, ok2 := strings.Cut(rest, ",")
+				if !ok || !ok2 {
+					ts.Fatalf("%s: source is not a data URL", args[0])
 				}
-				b, err := base64.StdEncoding.DecodeString(b64)
+				var b []byte
+				var err error
+				if strings.HasSuffix(head, ";base64") {
+					b, err = base64.StdEncoding.DecodeString(data)
+				} else {
+					var u string
+					u, err = url.PathUnescape(data)
+					b = []byte(u)
+				}
 				ts.Check(err)
 				if f.Contents.Compression == "gzip" {
 					zr, err := gzip.NewReader(bytes.NewReader(b))

@@ -340,6 +340,11 @@ func localPath(v string) (string, bool, error) {
 	return v, true, nil
 }
 
+// LocalPath is the local file an explicit base ISO value names (a plain
+// path or a file:// URL), ok false for an http(s) URL; another scheme is
+// an error.
+func LocalPath(v string) (path string, ok bool, err error) { return localPath(v) }
+
 // resolvePath checks an explicit local ISO and uses it in place.
 func (r *resolver) resolvePath(p string) (Result, error) {
 	abs, err := filepath.Abs(p)

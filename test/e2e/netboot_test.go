@@ -141,7 +141,9 @@ func buildArchExample(t *testing.T, bin, fixture string, srv *ArtifactServer, ex
 		require.NoError(t, err)
 		require.NoError(t, f.Close())
 	}
-	runAgentiso(t, bin, append([]string{"create", "ignition", "--dir", dir, "--log-level", "warn"}, offlineRelease...)...)
+	// --base-iso for create ignition too: offline, OS_IMAGES names the
+	// base ISO's RHCOS, so the config is the one the image carries.
+	runAgentiso(t, bin, append([]string{"create", "ignition", "--dir", dir, "--base-iso", fixture, "--log-level", "warn"}, offlineRelease...)...)
 	runAgentiso(t, bin, append([]string{"create", what, "--dir", dir, "--base-iso", fixture, "--log-level", "warn"}, offlineRelease...)...)
 	ign, err := os.ReadFile(filepath.Join(dir, "agent.ign"))
 	require.NoError(t, err)

@@ -91,7 +91,10 @@ func CreateClusterManifests(ctx context.Context, s *asset.Store, log *slog.Logge
 
 // CreateIgnition writes agent.ign with auth/ and rendezvousIP (create
 // ignition), the credentials guarded (GuardCredentials).
-func CreateIgnition(ctx context.Context, s *asset.Store, log *slog.Logger, regenerate bool) error {
+func CreateIgnition(ctx context.Context, s *asset.Store, log *slog.Logger, opts *ImageOptions, regenerate bool) error {
+	if err := provideImageOptions(s, opts); err != nil {
+		return err
+	}
 	if err := GuardCredentials(s, regenerate); err != nil {
 		return err
 	}
@@ -196,7 +199,10 @@ func CreateConfigImage(ctx context.Context, s *asset.Store, log *slog.Logger, re
 
 // CreateUnconfiguredIgnition writes the Ignition config of the generic ISO
 // (create unconfigured-ignition).
-func CreateUnconfiguredIgnition(ctx context.Context, s *asset.Store, log *slog.Logger) error {
+func CreateUnconfiguredIgnition(ctx context.Context, s *asset.Store, log *slog.Logger, opts *ImageOptions) error {
+	if err := provideImageOptions(s, opts); err != nil {
+		return err
+	}
 	if err := s.Provide(&Workflow{Unconfigured: true}); err != nil {
 		return err
 	}
@@ -250,4 +256,14 @@ func resolveUnconfiguredIgnition(ctx context.Context, s *asset.Store, log *slog.
 	}
 	log.Info("Ignition: " + ign.Size.String())
 	return nil
+}
+
+// provideImageOptions gives the Ignition-only commands their --base-iso:
+// with the release's RHCOS stream unknown (--offline), it says which RHCOS
+// OS_IMAGES names (OSImage). nil provides nothing.
+func provideImageOptions(s *asset.Store, opts *ImageOptions) error {
+	if opts == nil {
+		return nil
+	}
+	return s.Provide(opts)
 }

@@ -36,7 +36,7 @@ func createStore(t *testing.T, dir string) (*asset.Store, *slog.Logger, *bytes.B
 func TestCreateIgnition(t *testing.T) {
 	dir, _ := newImageDir(t)
 	s, log, logged := createStore(t, dir)
-	require.NoError(t, agent.CreateIgnition(context.Background(), s, log, false))
+	require.NoError(t, agent.CreateIgnition(context.Background(), s, log, nil, false))
 	fi, err := os.Stat(filepath.Join(dir, assetdir.AgentIgnition))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
@@ -47,7 +47,7 @@ func TestCreateIgnition(t *testing.T) {
 
 	require.NoError(t, os.Remove(filepath.Join(dir, assetdir.State)))
 	s, log, _ = createStore(t, dir)
-	err = agent.CreateIgnition(context.Background(), s, log, false)
+	err = agent.CreateIgnition(context.Background(), s, log, nil, false)
 	assert.ErrorContains(t, err, "auth/ holds the credentials of an earlier run")
 }
 

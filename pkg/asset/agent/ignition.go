@@ -3,18 +3,23 @@ package agent
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"path"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/seed-a052040e/agentiso/internal/redact"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/baseiso"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 	"github.com/seed-a052040e/agentiso/pkg/extiso"
 	"github.com/seed-a052040e/agentiso/pkg/ignition"
+	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
 	"github.com/seed-a052040e/agentiso/pkg/nmstate"
 	"github.com/seed-a052040e/agentiso/pkg/ocmirror"
@@ -303,9 +308,14 @@ func manifestFiles(objs map[string]any, nm []manifests.NMStateConfig) ([]ignitio
 }
 
 // OSImage is the RHCOS live ISO assisted-service advertises (OS_IMAGES),
-// named by the release payload's own CoreOS stream (when the payload was not
-// read, the stream embedded in this build, with a warning) for the
-// cluster's architecture.
+// named by the release payload's own CoreOS stream for the cluster's
+// architecture. When the payload was not read (--offline), the base ISO
+// given (--base-iso, a local file) says which RHCOS the hosts boot: its
+// volume ID (rhcos-<release>) is the entry's version, a file: URL of its
+// path the entry's url (assisted-service requires one and fetches nothing
+// from it in the agent's flows; no download URL is made up). Only when
+// nothing says which RHCOS it is, the stream embedded in this build names
+// it, with a warning.
 type OSImage struct {
 	Warnings
 	Image ignition.OSImage `json:"image"`
@@ -319,13 +329,22 @@ func (*OSImage) Doing() string { return "determine the RHCOS image the hosts ins
 
 // Dependencies implements asset.Asset.
 func (*OSImage) Dependencies() []asset.Asset {
-	return []asset.Asset{&ReleasePayload{}, &Architecture{}}
+	return []asset.Asset{&ReleasePayload{}, &Architecture{}, &ImageOptions{}}
 }
 
 // Generate implements asset.Asset.
 func (a *OSImage) Generate(_ context.Context, p asset.Parents) error {
 	arch := asset.Get[*Architecture](p).Arch
 	rel := asset.Get[*ReleasePayload](p)
+	var why string
+	if len(rel.Stream) == 0 {
+		var release, url string
+		release, url, why = baseISORHCOS(asset.Get[*ImageOptions](p).BaseISO)
+		if release != "" {
+			a.Image = ignition.OSImage{CPUArchitecture: arch, URL: url, Version: release, OpenshiftVersion: rel.Version}
+			return nil
+		}
+	}
 	st, err := baseiso.ParseStream(rel.StreamJSON())
 	if err != nil {
 		return fmt.Errorf("RHCOS stream metadata of release %s: %w", rel.PullSpec, err)
@@ -335,11 +354,46 @@ func (a *OSImage) Generate(_ context.Context, p asset.Parents) error {
 		return fmt.Errorf("release %s: %w", rel.PullSpec, err)
 	}
 	if len(rel.Stream) == 0 {
-		a.Warn = append(a.Warn, fmt.Sprintf("the RHCOS stream of release %s is unknown (%s), so OS_IMAGES (the live ISOs assisted-service is told of; none is fetched from it) names the RHCOS embedded in this build, %s of stream %s",
-			rel.PullSpec, rel.streamUnknownWhy(), art.Release, st.Stream))
+		a.Warn = append(a.Warn, fmt.Sprintf("the RHCOS stream of release %s is unknown (%s) and %s, so OS_IMAGES (the live ISOs assisted-service is told of; none is fetched from it) names the RHCOS embedded in this build, %s of stream %s",
+			rel.PullSpec, rel.streamUnknownWhy(), why, art.Release, st.Stream))
 	}
 	a.Image = ignition.OSImage{CPUArchitecture: art.Arch, URL: art.URL, Version: art.Release, OpenshiftVersion: rel.Version}
 	return nil
+}
+
+// rhcosRelease is an RHCOS release as a live ISO's volume ID names it
+// (rhcos-9.6.20250925-0, rhcos-418.94.202501221327-0).
+var rhcosRelease = regexp.MustCompile(`^[0-9]+(\.[0-9]+)+-[0-9]+$`)
+
+// baseISORHCOS reads which RHCOS the base ISO given is, without the
+// release's stream: its release (from the volume ID) and a file: URL of
+// its path; else why it is not known. An http(s) URL is not read here.
+func baseISORHCOS(given string) (release, fileURL, why string) {
+	if given == "" {
+		return "", "", "no --base-iso names the hosts' RHCOS"
+	}
+	path, local, err := baseiso.LocalPath(given)
+	if err != nil {
+		return "", "", err.Error()
+	}
+	if !local {
+		return "", "", fmt.Sprintf("base ISO %s is not read offline", redact.URL(given))
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", "", fmt.Sprintf("base ISO %s: %v", path, err)
+	}
+	iso, f, err := isoeditor.OpenFile(abs)
+	if err != nil {
+		return "", "", fmt.Sprintf("base ISO %s cannot be read (%v)", abs, err)
+	}
+	f.Close()
+	v := iso.VolumeID()
+	r, ok := strings.CutPrefix(v, "rhcos-")
+	if !ok || !rhcosRelease.MatchString(r) {
+		return "", "", fmt.Sprintf("base ISO %s does not say which RHCOS it is (its volume ID is %q, not rhcos-<release>)", abs, v)
+	}
+	return r, (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String(), ""
 }
 
 // applyOCMirror adds oc-mirror's cluster resources to the install: its
