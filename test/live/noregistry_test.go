@@ -155,7 +155,8 @@ func corruptAgentConfig(iso string, m *mirror.Mirror) (string, int64, error) {
 // checkLocalPulls: each host's node-local registry (its access log in the
 // host's journal) served the release image and the images the units run,
 // by digest, from the repositories upstream names, and every manifest
-// request was answered; the lab's mirror was asked for nothing.
+// request was answered; the lab's mirror was asked for nothing after the
+// build (mirrorPulls: its requests since it was stopped).
 func checkLocalPulls(reqs map[string][]RegistryRequest, mirrorPulls []mirror.Pull, m *mirror.Mirror, bootOnly bool) error {
 	if len(mirrorPulls) > 0 {
 		return fmt.Errorf("the lab's mirror, stopped before the boot, was asked for %s", mirrorPulls[0])
