@@ -109,20 +109,26 @@ func repoRoot() (string, error) {
 
 // Start runs etcd and kube-apiserver from the build in bin (Find) with
 // their files in dir, and waits until the API server is ready.
-func Start(bin, dir string) (s *Server, err error) {
-	s = &Server{Dir: dir, CRDDir: filepath.Join(bin, "crds")}
-	defer func() {
-		if err != nil {
-			s.Stop()
-		}
-	}()
+func Start(bin, dir string) (*Server, error) {
+	s := &Server{Dir: dir, CRDDir: filepath.Join(bin, "crds")}
+	if err := s.start(bin, dir); err != nil {
+		// What did start (etcd, before a kube-apiserver that never became
+		// ready) is stopped here: the error paths return no Server to Stop.
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// start starts etcd and kube-apiserver into s and waits for the API.
+func (s *Server) start(bin, dir string) error {
 	t0 := time.Now()
 	if err := s.writeCerts(); err != nil {
-		return nil, err
+		return err
 	}
 	ports, err := freePorts(3)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", ports[0])
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", ports[1])
@@ -132,7 +138,7 @@ func Start(bin, dir string) (s *Server, err error) {
 		"--listen-peer-urls="+peerURL, "--initial-advertise-peer-urls="+peerURL,
 		"--initial-cluster=default="+peerURL, "--unsafe-no-fsync", "--log-level=warn")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	f := func(n string) string { return filepath.Join(dir, n) }
 	s.URL = fmt.Sprintf("https://127.0.0.1:%d", ports[2])
@@ -148,15 +154,15 @@ func Start(bin, dir string) (s *Server, err error) {
 		"--service-cluster-ip-range=10.96.0.0/24", "--endpoint-reconciler-type=none",
 		"--profiling=false", "--v=1")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.admin = &rest.Config{Host: s.URL, BearerToken: s.AdminToken, TLSClientConfig: rest.TLSClientConfig{CAData: s.CAPEM},
 		Timeout: 30 * time.Second, QPS: 200, Burst: 400, WarningHandler: rest.NoWarnings{}}
 	if err := s.waitReady(90 * time.Second); err != nil {
-		return nil, err
+		return err
 	}
 	s.StartTime = time.Since(t0)
-	return s, nil
+	return nil
 }
 
 // proc is a started process; done is closed when it has exited.

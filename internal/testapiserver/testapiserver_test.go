@@ -2,8 +2,12 @@ package testapiserver_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -82,4 +86,27 @@ func unstructuredString(m map[string]any, path ...string) (string, bool, error) 
 	}
 	s, ok := cur.(string)
 	return s, ok, nil
+}
+
+// A server that never becomes ready makes Start return its error, with the
+// log named, and stop what it had started: no panic on the way out and no
+// etcd left running. The build here is two scripts: an etcd that records
+// its pid and waits, and a kube-apiserver that exits at once.
+func TestStartFailureStopsWhatItStarted(t *testing.T) {
+	bin := t.TempDir()
+	pidFile := filepath.Join(bin, "etcd.pid")
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "etcd"), []byte("#!/bin/sh\necho $$ >'"+pidFile+"'\nexec sleep 600\n"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "kube-apiserver"), []byte("#!/bin/sh\necho 'no etcd for me' >&2\nexit 3\n"), 0o755))
+	var s *testapiserver.Server
+	var err error
+	require.NotPanics(t, func() { s, err = testapiserver.Start(bin, t.TempDir()) })
+	require.Error(t, err)
+	assert.Nil(t, s)
+	assert.Contains(t, err.Error(), "kube-apiserver exited")
+	assert.Contains(t, err.Error(), "no etcd for me", "the error carries the log's tail")
+	b, rerr := os.ReadFile(pidFile)
+	require.NoError(t, rerr, "etcd was started")
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+	require.NoError(t, perr)
+	assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "etcd (pid %d) was stopped and reaped", pid)
 }
