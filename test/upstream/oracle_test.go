@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/seed-a052040e/agentiso/internal/fake/testiso"
 	"github.com/seed-a052040e/agentiso/pkg/releasepolicy"
 )
 
@@ -32,8 +34,11 @@ import (
 // host, configured by the env files and units of an Ignition config agentiso
 // writes, and asserts that the service starts and accepts the ISO's user
 // token and that the client registers the cluster and the infra-env from
-// the ISO's ZTP manifests. What is adjusted for the host is logged (and
-// listed in docs/e2e.md).
+// the ISO's ZTP manifests. It runs twice: an offline build (OS_IMAGES names
+// the RHCOS embedded in agentiso) and an offline build with --base-iso (the
+// given ISO's RHCOS at a file: URL), with a negative control of the
+// service's own check of OS_IMAGES. What is adjusted for the host is logged
+// (and listed in docs/e2e.md).
 func TestOracle(t *testing.T) {
 	branch := envOr("AGENTISO_UPSTREAM_BRANCH", "release-4.20")
 	version, err := releaseFor(branch)
@@ -53,7 +58,34 @@ func TestOracle(t *testing.T) {
 		_, err := os.Stat(filepath.Join(dir, f))
 		require.NoError(t, err, "%s was not built for %s (BUILDINFO: %v)", f, branch, bi["failed"])
 	}
+	agentiso := agentisoBinary(t, ctx, root, t.TempDir())
 
+	// Offline, the payload is not read: OS_IMAGES names the RHCOS stream
+	// embedded in agentiso (an https URL of its live ISO) ...
+	t.Run("offline", func(t *testing.T) {
+		oracle(t, ctx, oracleRun{branch: branch, version: version, root: root, dir: dir, agentiso: agentiso})
+	})
+	// ... or, with --base-iso, the RHCOS of the ISO given: its volume ID's
+	// release and a file: URL of its path (issue 37 item 2).
+	t.Run("offline-base-iso", func(t *testing.T) {
+		oracle(t, ctx, oracleRun{branch: branch, version: version, root: root, dir: dir, agentiso: agentiso,
+			baseISOVolumeID: "rhcos-9.6.20260101-0"})
+	})
+}
+
+// oracleRun is one ISO agentiso writes for the oracle: the branch's
+// binaries (dir), the release version, and how the ISO is built.
+type oracleRun struct {
+	branch, version, root, dir, agentiso string
+	// baseISOVolumeID, when set, builds with --base-iso: a test live ISO
+	// with this volume ID, written in the run's temp dir.
+	baseISOVolumeID string
+}
+
+// oracle runs the service and the client of o.branch with the ISO agentiso
+// writes for o, as TestOracle says.
+func oracle(t *testing.T, ctx context.Context, o oracleRun) {
+	branch, version, root, dir, agentiso := o.branch, o.version, o.root, o.dir, o.agentiso
 	cred, err := Unprivileged()
 	require.NoError(t, err)
 	work, err := os.MkdirTemp("", "agentiso-upstream-")
@@ -83,13 +115,20 @@ func TestOracle(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(assets, f), b, 0o600))
 	}
-	agentiso := agentisoBinary(t, ctx, root, work)
 	image := func(v string) string {
 		return fmt.Sprintf("quay.io/openshift-release-dev/ocp-release@sha256:%x", sha256.Sum256([]byte("agentiso upstream oracle "+v)))
 	}
+	var extra []string
+	baseISO := ""
+	if o.baseISOVolumeID != "" {
+		baseISO = filepath.Join(work, "rhcos-live.x86_64.iso")
+		_, err := testiso.WriteFile(baseISO, testiso.Options{VolumeID: o.baseISOVolumeID})
+		require.NoError(t, err)
+		extra = append(extra, "--base-iso", baseISO)
+	}
 	createIgnition := func(v string) ([]byte, error) {
-		return Run(ctx, 2*time.Minute, exec.Command(agentiso, "create", "ignition", "--dir", assets, "--offline",
-			"--release-image", image(v), "--release-version", v))
+		return Run(ctx, 2*time.Minute, exec.Command(agentiso, append([]string{"create", "ignition", "--dir", assets, "--offline",
+			"--release-image", image(v), "--release-version", v}, extra...)...))
 	}
 	out, err := createIgnition(version)
 	_, below := belowFloor[branch]
@@ -201,6 +240,30 @@ func TestOracle(t *testing.T) {
 	senv.Set("HOME", work)
 	require.NoError(t, os.MkdirAll(filepath.Join(work, "data"), 0o755))
 	require.NoError(t, Chown(work, cred))
+	if baseISO != "" {
+		// agentiso names the given ISO's RHCOS (its volume ID) at a file:
+		// URL of its path, and the service below starts with it.
+		raw, _ := senv.Get("OS_IMAGES")
+		var images []map[string]string
+		require.NoError(t, json.Unmarshal([]byte(raw), &images), "OS_IMAGES=%s", raw)
+		require.Equal(t, []map[string]string{{"openshift_version": version, "cpu_architecture": "x86_64",
+			"url": (&url.URL{Scheme: "file", Path: baseISO}).String(), "version": strings.TrimPrefix(o.baseISOVolumeID, "rhcos-")}},
+			images, "OS_IMAGES of an offline build with --base-iso %s", baseISO)
+		// The negative control: the same service and env with the entry's
+		// url emptied stops at start, refused by the service's own check of
+		// OS_IMAGES (versions.NewOSImages), the check the run below passes.
+		for _, im := range images {
+			im["url"] = ""
+		}
+		bad, err := json.Marshal(images)
+		require.NoError(t, err)
+		var benv Env
+		benv.Merge(senv)
+		benv.Set("OS_IMAGES", string(bad))
+		out := serviceRefuses(t, filepath.Join(bins, "assisted-service"), work, cred, benv, time.Minute)
+		require.Contains(t, out, "Missing value in OSImage for 'url' field", "the service refused OS_IMAGES with an empty url, but not for that")
+		t.Logf("negative control: with an empty url in OS_IMAGES the service stops at start: %s", tail(out, 1))
+	}
 
 	svcCmd := exec.Command(filepath.Join(bins, "assisted-service"), "-port", strconv.Itoa(port))
 	svcCmd.Env = senv.Environ()
@@ -359,6 +422,35 @@ func TestOracle(t *testing.T) {
 	role, err := os.ReadFile(roles[0])
 	require.NoError(t, err)
 	require.Equal(t, strings.TrimSpace(string(role)), fmt.Sprint(hosts[0]["suggested_role"]), "the host has the role its hostconfig names")
+}
+
+// serviceRefuses starts the assisted-service bin with env and returns what
+// it printed when it exits with an error; the test fails if it exits 0 or
+// still runs after limit.
+func serviceRefuses(t *testing.T, bin, work string, cred *syscall.Credential, env Env, limit time.Duration) string {
+	t.Helper()
+	port, err := FreePort()
+	require.NoError(t, err)
+	cmd := exec.Command(bin, "-port", strconv.Itoa(port))
+	cmd.Env = env.Environ()
+	cmd.Dir = work
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
+	p, err := Start("assisted-service (negative control)", cmd)
+	require.NoError(t, err)
+	defer p.Stop(5 * time.Second)
+	deadline := time.Now().Add(limit)
+	for {
+		if done, err := p.Exited(); done {
+			require.Error(t, err, "the service exited 0; it printed:\n%s", tail(p.Output(), 20))
+			return p.Output()
+		}
+		if time.Now().After(deadline) {
+			require.FailNow(t, "the service still runs", "after %s; it printed:\n%s", limit, tail(p.Output(), 20))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // floorRelease is the oldest release agentiso supports (its release policy):
