@@ -194,6 +194,8 @@ type progressConn struct {
 	// that does not read (a plain close would keep it, orphaned, for
 	// minutes).
 	stalled atomic.Bool
+	// sendfiles counts the sendfile calls of ReadFrom (on Linux).
+	sendfiles int
 }
 
 // progressed notes a write's error: a missed deadline is a stall.
@@ -221,9 +223,14 @@ func (c *progressConn) Write(b []byte) (int, error) {
 	return n, nil
 }
 
-// ReadFrom keeps the kernel copy (sendfile) of a TCP connection, piece
-// by piece, each with its deadline.
+// ReadFrom keeps the kernel copy (sendfile) of a TCP connection. From a
+// file on Linux, sendFile hands the kernel as much as the socket takes per
+// call and renews the deadline each time Progress bytes were taken;
+// otherwise the copy goes piece by piece, each with its deadline.
 func (c *progressConn) ReadFrom(r io.Reader) (int64, error) {
+	if n, handled, err := c.sendFile(r); handled {
+		return n, c.progressed(err)
+	}
 	rf, ok := c.Conn.(io.ReaderFrom)
 	if !ok {
 		return io.Copy(struct{ io.Writer }{c}, r)
