@@ -113,9 +113,10 @@ bench:
 ## e2e: boot ISOs under QEMU (BIOS and UEFI) and check what the kernel received
 ## (docs/e2e.md). Installs its Debian packages, builds the cached boot fixture,
 ## then runs test/e2e with the e2e build tag. E2E_CASES=file.json adds ISOs.
-## Then the other architectures (TestBootArch, as make e2e-arch): where their
-## QEMU is not installed they are skipped, except in CI, which installs it
-## (hack/install-e2e-deps.sh arch) and fails without it.
+## The other architectures (TestBootArch, as make e2e-arch) run in the same
+## go test: every boot of both is a parallel subtest, one guest per core.
+## Where their QEMU is not installed they are skipped, except in CI, which
+## installs it (hack/install-e2e-deps.sh arch) and fails without it.
 E2E_FIXTURE ?= .cache/boot-fixture/fixture.iso
 E2E_CASES ?= .cache/e2e-cases.json
 E2E_TIMEOUT ?= 60m
@@ -124,8 +125,8 @@ e2e: e2e-deps build
 	$(MAKE) e2e-fixture
 	bash hack/e2e-examples.sh $(BIN) $(E2E_FIXTURE) $(E2E_CASES)
 	AGENTISO_E2E_FIXTURE=$(abspath $(E2E_FIXTURE)) AGENTISO_E2E_CASES=$(if $(E2E_CASES),$(abspath $(E2E_CASES))) \
-		AGENTISO_E2E_BIN=$(abspath $(BIN)) $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v -run '^TestBoot$$' ./test/e2e/
-	$(E2E_ARCH_TEST)
+		AGENTISO_E2E_ARCHES='$(ARCHES)' AGENTISO_E2E_BIN=$(abspath $(BIN)) \
+		$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -v -run '^TestBoot(Arch)?$$' ./test/e2e/
 
 e2e-deps:
 	bash hack/install-e2e-deps.sh $(if $(CI),arch)

@@ -30,7 +30,7 @@ for ex in examples/*/; do
 	dir="$work/$name"
 	mkdir -p "$dir"
 	cp -r "$ex". "$dir"/
-	"$bin" create ignition --dir "$dir" --log-level warn "${release[@]}"
+	"$bin" create ignition --dir "$dir" --base-iso "$fixture" --log-level warn "${release[@]}"
 	"$bin" create image --dir "$dir" --base-iso "$fixture" --log-level warn "${release[@]}"
 	args+=("$name" "$dir/agent.x86_64.iso" "$dir/agent.ign")
 done

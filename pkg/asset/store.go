@@ -84,7 +84,15 @@ type Store struct {
 	stack        []string
 	// outputs are what Persist wrote (Outputs).
 	outputs []Output
+	// writerOf names the command that writes an asset's files, for the
+	// hint on stale outputs; nil or "" when unknown (SetWriterOf).
+	writerOf func(Asset) string
 }
+
+// SetWriterOf tells the store which command writes each asset's files
+// ("create ignition"), so that a note on a stale output names the command
+// that refreshes it.
+func (s *Store) SetWriterOf(f func(Asset) string) { s.writerOf = f }
 
 // NewStore opens the asset directory dir (created if missing) and loads
 // its state.
@@ -379,7 +387,7 @@ func (s *Store) noteStaleOutputs(targets []Asset) {
 	for _, t := range targets {
 		isTarget[reflect.TypeOf(t)] = true
 	}
-	var stale []string
+	stale := map[string][]string{} // command that writes them -> paths
 	for t, r := range s.done {
 		w, ok := r.asset.(Writable)
 		if !ok || isTarget[t] || r.source == FromUser {
@@ -393,21 +401,34 @@ func (s *Store) noteStaleOutputs(targets []Asset) {
 		if err != nil {
 			continue
 		}
+		by := ""
+		if s.writerOf != nil {
+			by = s.writerOf(r.asset)
+		}
 		for _, f := range out {
 			rec, ok := st.Files[f.Path]
 			if !ok || rec.User || rec.SHA256 == hashBytes(f.Data) {
 				continue
 			}
 			if b, err := s.ReadFile(f.Path); err == nil && hashBytes(b) == rec.SHA256 {
-				stale = append(stale, f.Path)
+				stale[by] = append(stale[by], f.Path)
 			}
 		}
 	}
-	if len(stale) == 0 {
-		return
+	cmds := make([]string, 0, len(stale))
+	for by := range stale {
+		cmds = append(cmds, by)
 	}
-	sort.Strings(stale)
-	s.log.Info(strings.Join(stale, ", ") + " on disk is out of date: the inputs changed since it was written, and what this command built follows the inputs; run the command that wrote it (create cluster-manifests) to refresh it")
+	sort.Strings(cmds)
+	for _, by := range cmds {
+		paths := stale[by]
+		sort.Strings(paths)
+		how := "run the create command that wrote it again, with this command's options, to refresh it"
+		if by != "" {
+			how = "run the command that wrote it (" + by + ") with this command's options to refresh it"
+		}
+		s.log.Info(strings.Join(paths, ", ") + " on disk is out of date: the inputs changed since it was written, and what this command built follows the inputs; " + how)
+	}
 }
 
 // isOurUnchangedOutput reports whether every file of a writable asset on

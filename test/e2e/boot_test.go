@@ -124,6 +124,11 @@ func tail(b []byte, n int) []byte {
 	return b
 }
 
+// TestBoot boots the x86_64 fixture and the agent ISOs of the cases file.
+// Every top-level subtest is parallel (each has its own ISO copy and, for
+// the network boots, its own server; those boots share it and run in
+// order), so go test runs -parallel guests at once: one per core, each TCG
+// guest being one thread.
 func TestBoot(t *testing.T) {
 	q := requireTools(t)
 	fixture := fixtureISO(t)
@@ -133,6 +138,7 @@ func TestBoot(t *testing.T) {
 	manifest := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: e2e\n")
 
 	t.Run("fixture/pristine", func(t *testing.T) {
+		t.Parallel()
 		// The unmodified fixture boots every way and carries no config.
 		bootAndCheck(t, q, fixture, Expect{
 			Kargs:       strings.Fields(defaultKargs),
@@ -141,6 +147,7 @@ func TestBoot(t *testing.T) {
 	})
 
 	t.Run("fixture/gzip-ignition-network-kargs", func(t *testing.T) {
+		t.Parallel()
 		iso := copyISO(t, fixture)
 		archive, err := GzipNewc(WithParentDirs([]CpioEntry{
 			File("config.ign", config),
@@ -184,6 +191,7 @@ func TestBoot(t *testing.T) {
 	})
 
 	t.Run("fixture/negative-nested-file-without-dirs", func(t *testing.T) {
+		t.Parallel()
 		// Linux drops a file whose parent directory does not exist: an
 		// archive without directory entries loses etc/assisted/x.
 		iso := copyISO(t, fixture)
@@ -200,6 +208,7 @@ func TestBoot(t *testing.T) {
 	})
 
 	t.Run("fixture/negative-corrupt-gzip", func(t *testing.T) {
+		t.Parallel()
 		iso := copyISO(t, fixture)
 		archive, err := GzipNewc(WithParentDirs([]CpioEntry{File("config.ign", config)}))
 		require.NoError(t, err)
@@ -232,12 +241,14 @@ func TestBoot(t *testing.T) {
 	}
 
 	t.Run("fixture/xz-crc32-ignition", func(t *testing.T) {
+		t.Parallel()
 		iso := copyISO(t, fixture)
 		require.NoError(t, EmbedIgnitionArchive(iso, xzArchive(t, "crc32")))
 		bootAndCheck(t, q, iso, Expect{IgnitionSHA256: sha(config)}, []Mode{bios})
 	})
 
 	t.Run("fixture/negative-xz-crc64", func(t *testing.T) {
+		t.Parallel()
 		iso := copyISO(t, fixture)
 		require.NoError(t, EmbedIgnitionArchive(iso, xzArchive(t, "crc64")))
 		err := bootExpectingFailure(t, q, iso, Expect{IgnitionSHA256: sha(config)}, bios)
@@ -246,6 +257,7 @@ func TestBoot(t *testing.T) {
 	})
 
 	t.Run("network", func(t *testing.T) {
+		t.Parallel()
 		// Minimal ISO and iPXE: the guest fetches its rootfs over HTTP.
 		testNetworkBoots(t, q, fixture)
 	})
@@ -258,6 +270,7 @@ func TestBoot(t *testing.T) {
 	require.NoError(t, err, CasesEnv)
 	for _, c := range loaded {
 		t.Run("case/"+c.Name, func(t *testing.T) {
+			t.Parallel()
 			f, err := os.Open(c.ISO)
 			require.NoError(t, err)
 			kargs, err := Kargs(f)

@@ -48,6 +48,7 @@ func OpenStore(dir string, log *slog.Logger, r ReleaseRequest) (*asset.Store, er
 	if err != nil {
 		return nil, err
 	}
+	s.SetWriterOf(WriterOf)
 	if r.MirrorFrom != "" {
 		if err := s.Provide(&MirrorFrom{Dir: r.MirrorFrom}); err != nil {
 			return nil, err

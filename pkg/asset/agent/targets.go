@@ -1,6 +1,10 @@
 package agent
 
-import "github.com/seed-a052040e/agentiso/pkg/asset"
+import (
+	"reflect"
+
+	"github.com/seed-a052040e/agentiso/pkg/asset"
+)
 
 // The targets of each create command: what it writes into the asset
 // directory (asset.Store.Persist), resolved through the graph.
@@ -57,4 +61,30 @@ func AllTargets() []asset.Asset {
 	return []asset.Asset{&AgentManifests{}, &RegistriesConf{}, &CABundle{}, &ExtraManifests{},
 		&AgentIgnition{}, &AgentISO{}, &PXEFiles{}, &AdminKubeconfig{}, &KubeadminPassword{}, &RendezvousIP{},
 		&UnconfiguredIgnition{}, &UnconfiguredISO{}, &ConfigImage{}}
+}
+
+// WriterOf names the command that writes a's files ("create ignition"),
+// or "" for an asset no command writes as a target: the first command, in
+// the order a user runs them, whose targets include it.
+func WriterOf(a asset.Asset) string {
+	t := reflect.TypeOf(a)
+	for _, c := range []struct {
+		name    string
+		targets []asset.Asset
+	}{
+		{"create cluster-manifests", append(ClusterManifestsTargets(), HubTargets()...)},
+		{"create ignition", IgnitionTargets()},
+		{"create image", ImageTargets()},
+		{"create pxe-files", PXETargets()},
+		{"create config-image", ConfigImageTargets()},
+		{"create unconfigured-ignition", UnconfiguredIgnitionTargets()},
+		{"create unconfigured-image", UnconfiguredImageTargets()},
+	} {
+		for _, x := range c.targets {
+			if reflect.TypeOf(x) == t {
+				return c.name
+			}
+		}
+	}
+	return ""
 }
