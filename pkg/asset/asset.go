@@ -45,6 +45,19 @@ type Loader interface {
 	Load(dir Dir) (found bool, err error)
 }
 
+// Viewer is a Loader of the files another asset writes, read without that
+// asset's parents: what a part of the graph needs of a user's copy before,
+// or without, the asset itself can be made. As for that asset, a copy
+// agentiso wrote for it that nobody changed since is not the user's: Load's
+// result is then dropped, and the viewer generated.
+type Viewer interface {
+	Loader
+	// Views names the asset whose files Load reads (a zero value of it),
+	// and ViewedPaths those files, relative to the asset directory.
+	Views() Asset
+	ViewedPaths() []string
+}
+
 // Writable is an asset that writes files into the asset directory.
 type Writable interface {
 	Asset

@@ -434,25 +434,42 @@ func (s *Store) noteStaleOutputs(targets []Asset) {
 // isOurUnchangedOutput reports whether every file of a writable asset on
 // disk is byte-identical to what agentiso itself last wrote.
 func (s *Store) isOurUnchangedOutput(inst Asset, st *assetState) (bool, error) {
+	if v, ok := inst.(Viewer); ok {
+		// The files are the viewed asset's: so is their record.
+		return s.unchangedFiles(v.ViewedPaths(), s.state.Assets[v.Views().Name()]), nil
+	}
 	w, ok := inst.(Writable)
-	if !ok || st == nil || len(st.Files) == 0 {
+	if !ok {
 		return false, nil
 	}
 	files, err := files(w)
 	if err != nil {
 		return false, err
 	}
+	paths := make([]string, 0, len(files))
 	for _, f := range files {
-		rec, ok := st.Files[f.Path]
+		paths = append(paths, f.Path)
+	}
+	return s.unchangedFiles(paths, st), nil
+}
+
+// unchangedFiles reports whether st records every one of paths as written
+// by agentiso (not the user's) and each is on disk as written.
+func (s *Store) unchangedFiles(paths []string, st *assetState) bool {
+	if st == nil || len(st.Files) == 0 {
+		return false
+	}
+	for _, p := range paths {
+		rec, ok := st.Files[p]
 		if !ok || rec.User {
-			return false, nil
+			return false
 		}
-		b, err := s.ReadFile(f.Path)
+		b, err := s.ReadFile(p)
 		if err != nil || hashBytes(b) != rec.SHA256 {
-			return false, nil
+			return false
 		}
 	}
-	return true, nil
+	return true
 }
 
 // userFiles records the on-disk hashes of a user-supplied asset's files.

@@ -623,3 +623,61 @@ func TestStoreOutputsListWhatPersistWrote(t *testing.T) {
 	require.Error(t, s.Persist(context.Background(), &upper{}, b))
 	assert.Empty(t, s.Outputs())
 }
+
+// upperView reads out/upper.txt, upper's file, without upper's parents.
+type upperView struct{ Text string }
+
+func (*upperView) Name() string                            { return "Upper View" }
+func (*upperView) Dependencies() []Asset                   { return nil }
+func (*upperView) Volatile()                               {}
+func (*upperView) Views() Asset                            { return &upper{} }
+func (*upperView) ViewedPaths() []string                   { return []string{"out/upper.txt"} }
+func (*upperView) Generate(context.Context, Parents) error { return nil }
+func (v *upperView) Load(d Dir) (bool, error) {
+	var u upper
+	found, err := u.Load(d)
+	v.Text = u.Text
+	return found, err
+}
+
+func TestStoreViewerSeesOnlyTheUsersCopy(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "input.txt")
+	out := filepath.Join(dir, "out/upper.txt")
+	view := func() (string, Source) {
+		t.Helper()
+		s, err := NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		require.NoError(t, err)
+		v, err := Fetch[*upperView](context.Background(), s)
+		require.NoError(t, err)
+		return v.Text, s.SourceOf(v)
+	}
+	require.NoError(t, os.WriteFile(in, []byte("a"), 0o644))
+	text, src := view()
+	assert.Equal(t, "", text, "no file: nothing to view")
+	assert.Equal(t, FromGenerator, src)
+
+	// agentiso's own output, unchanged: not the user's, even after the
+	// input changed (it is stale, and upper regenerates it)
+	runOnce(t, dir)
+	require.NoError(t, os.WriteFile(in, []byte("b"), 0o644))
+	text, src = view()
+	assert.Equal(t, "", text, "agentiso's own unchanged output is no user's copy")
+	assert.Equal(t, FromGenerator, src)
+
+	// edited: the user's
+	require.NoError(t, os.WriteFile(out, []byte("edited"), 0o644))
+	text, src = view()
+	assert.Equal(t, "edited", text)
+	assert.Equal(t, FromUser, src)
+
+	// a file the user supplied from the start
+	dir = t.TempDir()
+	in, out = filepath.Join(dir, "input.txt"), filepath.Join(dir, "out/upper.txt")
+	require.NoError(t, os.WriteFile(in, []byte("a"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Dir(out), 0o755))
+	require.NoError(t, os.WriteFile(out, []byte("mine"), 0o644))
+	text, src = view()
+	assert.Equal(t, "mine", text)
+	assert.Equal(t, FromUser, src)
+}
