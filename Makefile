@@ -102,13 +102,16 @@ demo: build build-dev
 ## image, the same rebuilt, create pxe-files, a minimal ISO with its root file
 ## system; cold and warm, 1 GiB dense base, against cp + fsync) on TMPDIR's
 ## file system and, as root, on an XFS loop mount with reflinks
-## (hack/bench-xfs.sh). BENCHTIME sets their iterations.
+## (hack/bench-xfs.sh). BENCHTIME sets their iterations. Last, agentiso serve
+## against Debian's nginx on the same 1 GiB file over loopback, HTTP and HTTPS
+## (hack/bench-serve.sh, issue 39; about 7 minutes; docs/serve-boot.md).
 BENCHTIME ?= 5x
 bench:
 	$(GO) test -run '^$$' -bench . -skip 'Artifact' -benchmem $(PKGS)
 	@echo "bench: artifacts on $$(df -T "$${TMPDIR:-/tmp}" | awk 'NR==2{print $$2}') ($${TMPDIR:-/tmp}); load average: $$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 	$(GO) test -run '^$$' -bench 'Artifact' -benchtime $(BENCHTIME) ./pkg/isoeditor/
 	bash hack/bench-xfs.sh $(GO) $(BENCHTIME)
+	bash hack/bench-serve.sh $(GO)
 
 ## e2e: boot ISOs under QEMU (BIOS and UEFI) and check what the kernel received
 ## (docs/e2e.md). Installs its Debian packages, builds the cached boot fixture,

@@ -84,7 +84,10 @@ func TestVerdict(t *testing.T) {
 	r := row{proto: "http", mode: "range", clients: 50, ag: []result{ok(96, 10*time.Millisecond, 30<<20)}, ng: []result{ok(100, 10*time.Millisecond, 0)}}
 	assert.Empty(t, r.verdict())
 	r.ag[0] = ok(90, 16*time.Millisecond, 70<<20)
-	assert.Equal(t, []string{"throughput 0.90x < 0.95x", "p99 1.60x > 1.5x", "RSS 70 MiB >= 64"}, r.verdict())
+	assert.Equal(t, []string{"throughput 0.900x < 0.95x", "p99 1.60x > 1.5x", "RSS 70 MiB >= 64"}, r.verdict())
 	w := row{proto: "https", mode: "whole", clients: 1, ag: []result{ok(99, 0, 0)}, ng: []result{ok(100, 0, 0)}}
-	assert.Equal(t, []string{"throughput 0.99x < 1.00x"}, w.verdict())
+	assert.Equal(t, []string{"throughput 0.990x < 1.00x"}, w.verdict())
+	// Just under the goal: not rounded up to it.
+	r.ag[0] = ok(94.97, 10*time.Millisecond, 30<<20)
+	assert.Equal(t, []string{"throughput 0.949x < 0.95x"}, r.verdict())
 }

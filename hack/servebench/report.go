@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -103,7 +104,8 @@ func (r row) verdict() []string {
 		goal = goalRange
 	}
 	if m := median(r.ratios()); m < goal {
-		miss = append(miss, fmt.Sprintf("throughput %.2fx < %.2fx", m, goal))
+		// Truncated, not rounded: 0.9497 is below 0.95.
+		miss = append(miss, fmt.Sprintf("throughput %.3fx < %.2fx", math.Floor(m*1000)/1000, goal))
 	}
 	if r.mode == "range" {
 		a, n := percentile(pooled(r.ag), 0.99), percentile(pooled(r.ng), 0.99)
