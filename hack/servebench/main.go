@@ -234,9 +234,9 @@ func run(c config) error {
 						if s.rss {
 							resetPeak(s.pid)
 						}
-						cpu0 := cpuTime(s.pid)
+						cpu0, self0 := cpuTime(s.pid), cpuTime(os.Getpid())
 						res := trial(s.base[proto], m, n, c.duration, pool, file, c.size, uint64(rep+1))
-						res.cpu = cpuTime(s.pid) - cpu0
+						res.cpu, res.clientCPU = cpuTime(s.pid)-cpu0, cpuTime(os.Getpid())-self0
 						if s.rss {
 							res.peakRSS = peakRSS(s.pid)
 						}
@@ -488,14 +488,21 @@ type result struct {
 	peakRSS  int64
 	// cpu is the server's CPU time (user and system) during the trial.
 	cpu time.Duration
+	// clientCPU is this load generator's.
+	clientCPU time.Duration
 }
 
 // cpuPerGiB is the server's CPU seconds per GiB sent.
-func (r result) cpuPerGiB() float64 {
-	if r.bytes == 0 {
+func (r result) cpuPerGiB() float64 { return perGiB(r.cpu, r.bytes) }
+
+// clientPerGiB is the load generator's CPU seconds per GiB received.
+func (r result) clientPerGiB() float64 { return perGiB(r.clientCPU, r.bytes) }
+
+func perGiB(d time.Duration, bytes int64) float64 {
+	if bytes == 0 {
 		return 0
 	}
-	return r.cpu.Seconds() / (float64(r.bytes) / float64(1<<30))
+	return d.Seconds() / (float64(bytes) / float64(1<<30))
 }
 
 func (r result) mibps() float64 {

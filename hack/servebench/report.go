@@ -57,6 +57,14 @@ func cpus(rs []result) []float64 {
 	return out
 }
 
+func clientCPUs(rs []result) []float64 {
+	var out []float64
+	for _, r := range rs {
+		out = append(out, r.clientPerGiB())
+	}
+	return out
+}
+
 func throughputs(rs []result) []float64 {
 	var out []float64
 	for _, r := range rs {
@@ -129,7 +137,7 @@ func (r row) verdict() []string {
 // as the median of the pairs' ratios with their range.
 func render(rows []row) string {
 	var b strings.Builder
-	b.WriteString("| protocol | GETs | clients | agentiso MiB/s | nginx MiB/s | agentiso/nginx (min-max) | p99 range GET ms, agentiso / nginx | server CPU s/GiB, agentiso / nginx | agentiso peak RSS MiB | load before, after | goals |\n")
+	b.WriteString("| protocol | GETs | clients | agentiso MiB/s | nginx MiB/s | agentiso/nginx (min-max) | p99 range GET ms, agentiso / nginx | CPU s/GiB, agentiso / nginx (client's with each) | agentiso peak RSS MiB | load before, after | goals |\n")
 	b.WriteString("| --- | --- | ---: | ---: | ---: | --- | --- | --- | ---: | --- | --- |\n")
 	var ciphers []string
 	var notes []string
@@ -151,10 +159,10 @@ func render(rows []row) string {
 		if miss := r.verdict(); len(miss) > 0 {
 			v = "**missed**: " + strings.Join(miss, ", ")
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %.0f | %.2fx (%.2f-%.2f) | %s | %.2f / %.2f | %d | %s; %s | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %.0f | %.2fx (%.2f-%.2f) | %s | %.2f / %.2f (%.2f / %.2f) | %d | %s; %s | %s |\n",
 			strings.ToUpper(r.proto), mode, r.clients, median(throughputs(r.ag)), median(throughputs(r.ng)),
 			median(rat), lo, hi,
-			p99, median(cpus(r.ag)), median(cpus(r.ng)), peak(r.ag)>>20, r.loadBefore, r.loadAfter, v)
+			p99, median(cpus(r.ag)), median(cpus(r.ng)), median(clientCPUs(r.ag)), median(clientCPUs(r.ng)), peak(r.ag)>>20, r.loadBefore, r.loadAfter, v)
 		for _, side := range []struct {
 			name string
 			rs   []result

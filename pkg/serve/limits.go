@@ -100,8 +100,9 @@ func peerOf(a string) netip.Addr {
 // connLimiter accepts connections within the limits and counts them.
 type connLimiter struct {
 	net.Listener
-	lim Limits
-	log *slog.Logger
+	lim   Limits
+	log   *slog.Logger
+	pools *bufPools
 
 	mu      sync.Mutex
 	open    int
@@ -113,7 +114,7 @@ type connLimiter struct {
 }
 
 func newConnLimiter(ln net.Listener, lim Limits, log *slog.Logger) *connLimiter {
-	return &connLimiter{Listener: ln, lim: lim, log: log, perPeer: map[netip.Addr]int{}}
+	return &connLimiter{Listener: ln, lim: lim, log: log, pools: newBufPools(), perPeer: map[netip.Addr]int{}}
 }
 
 // Accept returns the next connection within the limits; the others are
@@ -140,7 +141,7 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 			if tc, ok := c.(*net.TCPConn); ok {
 				_ = tc.SetWriteBuffer(l.lim.SendBuffer)
 			}
-			return &progressConn{Conn: c, lim: l.lim, release: func() { l.release(peer) }}, nil
+			return &progressConn{Conn: c, lim: l.lim, pools: l.pools, release: func() { l.release(peer) }}, nil
 		}
 		l.refused++
 		l.refusedTotal++
@@ -196,6 +197,59 @@ type progressConn struct {
 	stalled atomic.Bool
 	// sendfiles counts the sendfile calls of ReadFrom (on Linux).
 	sendfiles int
+	// writes counts the writes to the connection.
+	writes int
+
+	// batchMu guards batching and batch: between beginBatch and
+	// endBatch, writes are gathered in batch (from batchBufs) and then
+	// written together.
+	batchMu  sync.Mutex
+	batching bool
+	batch    *[]byte
+	pools    *bufPools
+}
+
+// bufPools are the buffers of the TLS responses being copied, shared by
+// the connections of a server: only a response being copied holds one.
+type bufPools struct {
+	// chunks hold what copyBatched reads from the file, copyChunk.
+	chunks sync.Pool
+	// batches hold the gathered writes of a batch: the TLS records of
+	// one chunk, with their headers and tags.
+	batches sync.Pool
+}
+
+func newBufPools() *bufPools {
+	p := &bufPools{}
+	p.chunks.New = func() any { b := make([]byte, copyChunk); return &b }
+	p.batches.New = func() any { b := make([]byte, 0, copyChunk+4<<10); return &b }
+	return p
+}
+
+// beginBatch gathers the writes that follow, until endBatch: crypto/tls
+// writes each 16 KiB record with a system call of its own, and a TCP
+// push each; gathered, a chunk's records go to the kernel in one write.
+func (c *progressConn) beginBatch() {
+	c.batchMu.Lock()
+	c.batching = true
+	c.batchMu.Unlock()
+}
+
+// endBatch writes what was gathered since beginBatch, under the same
+// progress bound as any write.
+func (c *progressConn) endBatch() error {
+	c.batchMu.Lock()
+	c.batching = false
+	bp := c.batch
+	c.batch = nil
+	c.batchMu.Unlock()
+	if bp == nil {
+		return nil
+	}
+	_, err := c.write(*bp)
+	*bp = (*bp)[:0]
+	c.pools.batches.Put(bp)
+	return err
 }
 
 // progressed notes a write's error: a missed deadline is a stall.
@@ -207,7 +261,24 @@ func (c *progressConn) progressed(err error) error {
 	return err
 }
 
+// Write writes b, or gathers it in a batch (beginBatch).
 func (c *progressConn) Write(b []byte) (int, error) {
+	c.batchMu.Lock()
+	if c.batching {
+		if c.batch == nil {
+			c.batch = c.pools.batches.Get().(*[]byte)
+		}
+		*c.batch = append(*c.batch, b...)
+		c.batchMu.Unlock()
+		return len(b), nil
+	}
+	c.batchMu.Unlock()
+	return c.write(b)
+}
+
+// write writes b in pieces of at most Progress bytes, each with its
+// deadline.
+func (c *progressConn) write(b []byte) (int, error) {
 	n := 0
 	for n < len(b) {
 		end := min(len(b), n+c.lim.Progress)
@@ -215,6 +286,7 @@ func (c *progressConn) Write(b []byte) (int, error) {
 			return n, err
 		}
 		m, err := c.Conn.Write(b[n:end])
+		c.writes++
 		n += m
 		if err != nil {
 			return n, c.progressed(err)

@@ -38,7 +38,7 @@ func connPair(t *testing.T, lim Limits, dial net.Dialer) (*progressConn, net.Con
 	sc, ok := <-accepted
 	require.True(t, ok)
 	t.Cleanup(func() { sc.Close() })
-	return &progressConn{Conn: sc, lim: lim.withDefaults(), release: func() {}}, cc
+	return &progressConn{Conn: sc, lim: lim.withDefaults(), pools: newBufPools(), release: func() {}}, cc
 }
 
 // sourceFile writes data to a file and returns it opened.

@@ -157,6 +157,7 @@ func (s *Server) Skipped() []Skipped { return s.skipped }
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rw := &recorder{ResponseWriter: w, status: http.StatusOK}
+	rw.tls, _ = r.Context().Value(tlsConnKey{}).(*progressConn)
 	defer func() { s.logRequest(r, rw, time.Since(start)) }()
 	if s.user != nil && !s.authenticate(rw, r) {
 		return
@@ -408,6 +409,8 @@ func truncate(s string, n int) string {
 
 type recorder struct {
 	http.ResponseWriter
+	// tls is the connection under a TLS one (nil for HTTP).
+	tls     *progressConn
 	status  int
 	n       int64
 	written bool
@@ -438,8 +441,16 @@ func (r *recorder) Write(b []byte) (int, error) {
 }
 
 // ReadFrom keeps the kernel copy (sendfile) of the underlying writer.
+// Over TLS, where the kernel cannot copy, it copies copyChunk at a time,
+// each chunk's records written together (copyBatched).
 func (r *recorder) ReadFrom(src io.Reader) (int64, error) {
 	r.written = true
+	if r.tls != nil {
+		n, err := r.copyBatched(src)
+		r.n += n
+		r.failed(err)
+		return n, err
+	}
 	if rf, ok := r.ResponseWriter.(io.ReaderFrom); ok {
 		n, err := rf.ReadFrom(src)
 		r.n += n
@@ -463,6 +474,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConf *tls.Config
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 		BaseContext:       func(net.Listener) context.Context { return ctx },
+		// A TLS connection's requests know the connection under it, to
+		// gather the records of what they copy (recorder.copyBatched).
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			if tc, ok := c.(*tls.Conn); ok {
+				if pc, ok := tc.NetConn().(*progressConn); ok {
+					return context.WithValue(ctx, tlsConnKey{}, pc)
+				}
+			}
+			return ctx
+		},
 	}
 	s.mu.Lock()
 	s.conns = newConnLimiter(ln, s.lim, s.log)
@@ -506,4 +527,42 @@ func ETag(sha256hex string) string { return `"` + sha256hex + `"` }
 func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// tlsConnKey is the context key of the connection under a TLS one.
+type tlsConnKey struct{}
+
+// copyChunk is what a TLS response copies at a time: four records (three
+// of 16 KiB and one of 12 KiB), which with their headers and tags make
+// one write of less than the 64 KiB of Limits.Progress.
+const copyChunk = 60 << 10
+
+// copyBatched copies src to the response copyChunk at a time; the TLS
+// records of each chunk are gathered under the TLS connection and
+// written together.
+func (r *recorder) copyBatched(src io.Reader) (int64, error) {
+	bp := r.tls.pools.chunks.Get().(*[]byte)
+	defer r.tls.pools.chunks.Put(bp)
+	buf := *bp
+	var total int64
+	for {
+		n, rerr := src.Read(buf)
+		if n > 0 {
+			r.tls.beginBatch()
+			m, werr := r.ResponseWriter.Write(buf[:n])
+			if ferr := r.tls.endBatch(); werr == nil {
+				werr = ferr
+			}
+			total += int64(m)
+			if werr != nil {
+				return total, werr
+			}
+		}
+		if errors.Is(rerr, io.EOF) {
+			return total, nil
+		}
+		if rerr != nil {
+			return total, rerr
+		}
+	}
 }
