@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -71,36 +72,71 @@ func cpuTime() time.Duration {
 // (cpu-x-copy: the process's user + system time, which a loaded machine
 // does not inflate as it does wall time).
 func compare(b *testing.B, dir string, bytes int64, ext, cp func(out string)) {
-	var ratios, cpus []float64
+	compareN(b, dir, bytes, ext, map[string]func(string){"copy": cp})
+}
+
+// compareN runs ext and each baseline b.N times, ext first in even
+// iterations and last in odd ones, and reports for each baseline the
+// median of the per-iteration ratios of wall time (x-<name>) and of CPU
+// time (cpu-x-<name>).
+func compareN(b *testing.B, dir string, bytes int64, ext func(out string), baselines map[string]func(out string)) {
+	names := make([]string, 0, len(baselines))
+	for n := range baselines {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	ratios, cpus := map[string][]float64{}, map[string][]float64{}
+	run := func(f func(string), name string) (time.Duration, time.Duration) {
+		out := filepath.Join(dir, name+".iso")
+		c0, t0 := cpuTime(), time.Now()
+		f(out)
+		d, c := time.Since(t0), cpuTime()-c0
+		os.Remove(out)
+		os.Remove(out + ".sha256")
+		return d, c
+	}
 	b.SetBytes(bytes)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		run := func(f func(string), name string) (time.Duration, time.Duration) {
-			out := filepath.Join(dir, name)
-			c0, t0 := cpuTime(), time.Now()
-			f(out)
-			d, c := time.Since(t0), cpuTime()-c0
-			os.Remove(out)
-			os.Remove(out + ".sha256")
-			return d, c
+		wall, cpu := map[string]time.Duration{}, map[string]time.Duration{}
+		order := append([]string{"extended"}, names...)
+		if i%2 == 1 {
+			order = append(append([]string(nil), names...), "extended")
 		}
-		var te, tc, ce, cc time.Duration
-		if i%2 == 0 {
-			te, ce = run(ext, "ext.iso")
-			tc, cc = run(cp, "cp.iso")
-		} else {
-			tc, cc = run(cp, "cp.iso")
-			te, ce = run(ext, "ext.iso")
+		for _, n := range order {
+			f := ext
+			if n != "extended" {
+				f = baselines[n]
+			}
+			wall[n], cpu[n] = run(f, n)
 		}
-		ratios = append(ratios, float64(te)/float64(tc))
-		cpus = append(cpus, float64(ce)/float64(cc))
-		b.Logf("run %d: extended ISO %v (cpu %v), copy %v (cpu %v), ratio %.3f (cpu %.3f)", i, te, ce, tc, cc,
-			float64(te)/float64(tc), float64(ce)/float64(cc))
+		line := fmt.Sprintf("run %d: extended ISO %v (cpu %v)", i, wall["extended"].Round(time.Millisecond), cpu["extended"].Round(time.Millisecond))
+		for _, n := range names {
+			r, c := float64(wall["extended"])/float64(wall[n]), float64(cpu["extended"])/float64(cpu[n])
+			ratios[n], cpus[n] = append(ratios[n], r), append(cpus[n], c)
+			line += fmt.Sprintf(", %s %v (cpu %v) ratio %.3f (cpu %.3f)", n, wall[n].Round(time.Millisecond), cpu[n].Round(time.Millisecond), r, c)
+		}
+		b.Logf("%s; load %s", line, loadavg())
 	}
-	sort.Float64s(ratios)
-	sort.Float64s(cpus)
-	b.ReportMetric(ratios[len(ratios)/2], "x-copy")
-	b.ReportMetric(cpus[len(cpus)/2], "cpu-x-copy")
+	for _, n := range names {
+		sort.Float64s(ratios[n])
+		sort.Float64s(cpus[n])
+		b.ReportMetric(ratios[n][len(ratios[n])/2], "x-"+n)
+		b.ReportMetric(cpus[n][len(cpus[n])/2], "cpu-x-"+n)
+	}
+}
+
+// loadavg is the machine's 1-minute load average, or "?".
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
 }
 
 func writeExtended(b *testing.B, iso *isoeditor.ISO, img *isoeditor.Image, plan *regstore.Plan) func(string) {
