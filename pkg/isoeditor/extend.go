@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf16"
 )
 
 // Appendix is what an extended ISO carries after its base
@@ -103,11 +104,38 @@ func (iso *ISO) Extend(img *Image, a Appendix) (*Extended, error) {
 		}
 		return recs
 	}
-	dir := packRecords(records(0), 0)
-	dir = packRecords(records(dirLBA+int64(len(dir))/sectorSize), len(dir))
+	// A base with a Joliet tree (RHCOS's: genisoimage or xorrisofs -J
+	// -joliet-long) gets the directory there too, a second extent after
+	// the first, naming the same pieces (UCS-2 names, no Rock Ridge), as
+	// a mastering tool lists every file in both trees.
+	jv, hasJoliet, err := iso.findJoliet()
+	if err != nil {
+		return nil, err
+	}
+	jrecords := func(jdirLBA, streamLBA int64) [][]byte {
+		recs := [][]byte{jolietRecord("\x00", jdirLBA, 0, true, jv.date), jolietRecord("\x01", jv.root.lba, jv.root.size, true, jv.date)}
+		for i := 0; i < pieces; i++ {
+			n := min(a.PieceSize, a.Size-int64(i)*a.PieceSize)
+			recs = append(recs, jolietRecord(ucs2(pieceName(a.Prefix, i)), streamLBA+int64(i)*a.PieceSize/sectorSize, n, false, jv.date))
+		}
+		return recs
+	}
+	plen, jlen := len(packRecords(records(0), 0)), 0
+	if hasJoliet {
+		jlen = len(packRecords(jrecords(0, 0), 0))
+	}
+	jdirLBA := dirLBA + int64(plen)/sectorSize
+	streamLBA := jdirLBA + int64(jlen)/sectorSize
+	dir := packRecords(records(streamLBA), plen)
 	binary.LittleEndian.PutUint32(dir[10:], uint32(len(dir)))
 	binary.BigEndian.PutUint32(dir[14:], uint32(len(dir)))
 	x.dir = dir
+	if hasJoliet {
+		jdir := packRecords(jrecords(jdirLBA, streamLBA), jlen)
+		binary.LittleEndian.PutUint32(jdir[10:], uint32(len(jdir)))
+		binary.BigEndian.PutUint32(jdir[14:], uint32(len(jdir)))
+		x.dir = append(append([]byte(nil), dir...), jdir...)
+	}
 	g, hasGPT, err := iso.readGPT()
 	if err != nil {
 		return nil, err
@@ -121,16 +149,28 @@ func (iso *ISO) Extend(img *Image, a Appendix) (*Extended, error) {
 		return nil, fmt.Errorf("extend: %d sectors do not fit an ISO 9660 volume", total)
 	}
 	ovs := append([]Overlay(nil), img.overlays...)
-	root, err := iso.rootWith(rrRecord(strings.ToUpper(a.Dir), a.Dir, dirLBA, int64(len(dir)), true, date), strings.ToUpper(a.Dir))
+	root, err := iso.dirWith(iso.root, rrRecord(strings.ToUpper(a.Dir), a.Dir, dirLBA, int64(len(dir)), true, date), strings.ToUpper(a.Dir), false)
 	if err != nil {
 		return nil, err
 	}
 	ovs = append(ovs, Overlay{Region: "root directory", Offset: iso.root.lba * sectorSize, Data: root})
-	pts, ok, err := iso.pathTableOverlays(strings.ToUpper(a.Dir), dirLBA)
+	pts, ok, err := iso.pathTableOverlays(16, strings.ToUpper(a.Dir), dirLBA)
 	if err != nil {
 		return nil, err
 	}
 	ovs, x.PathTables = append(ovs, pts...), ok
+	if hasJoliet {
+		jroot, err := iso.dirWith(jv.root, jolietRecord(ucs2(a.Dir), jdirLBA, int64(jlen), true, jv.date), ucs2(a.Dir), true)
+		if err != nil {
+			return nil, fmt.Errorf("%w (the Joliet tree)", err)
+		}
+		ovs = append(ovs, Overlay{Region: "Joliet root directory", Offset: jv.root.lba * sectorSize, Data: jroot})
+		pts, ok, err := iso.pathTableOverlays(jv.sector, ucs2(a.Dir), jdirLBA)
+		if err != nil {
+			return nil, fmt.Errorf("%w (the Joliet tree)", err)
+		}
+		ovs, x.PathTables = append(ovs, pts...), x.PathTables && ok
+	}
 	vds, err := iso.volumeSizeOverlays(uint32(total))
 	if err != nil {
 		return nil, err
@@ -242,16 +282,29 @@ func (iso *ISO) rootDate() ([]byte, error) {
 	return b[18:25], nil
 }
 
-// rootWith is the root directory's extent with rec inserted in identifier
-// order, in the same number of sectors.
-func (iso *ISO) rootWith(rec []byte, ident string) ([]byte, error) {
-	d := iso.root
+// dirWith is directory d's extent with rec inserted in identifier order,
+// in the same number of sectors. ident is rec's identifier as recorded
+// (d3-characters in the primary tree, UCS-2 big-endian in the Joliet
+// tree, where the version ";1" is cut before comparing).
+func (iso *ISO) dirWith(d dirRecord, rec []byte, ident string, joliet bool) ([]byte, error) {
 	if d.size > maxDirSize || d.size%sectorSize != 0 {
 		return nil, fmt.Errorf("extend: root directory of %d bytes", d.size)
 	}
 	buf := make([]byte, d.size)
 	if _, err := iso.r.ReadAt(buf, d.lba*sectorSize); err != nil {
 		return nil, fmt.Errorf("extend: reading the root directory: %w", err)
+	}
+	key := func(id string) string {
+		if joliet {
+			if i := strings.Index(id, "\x00;"); i >= 0 && i%2 == 0 {
+				id = id[:i]
+			}
+			return strings.ToLower(fromUCS2(id))
+		}
+		if i := strings.IndexByte(id, ';'); i >= 0 {
+			id = id[:i]
+		}
+		return strings.ToUpper(strings.TrimSuffix(id, "."))
 	}
 	var recs [][]byte
 	for off := 0; off < len(buf); {
@@ -260,15 +313,12 @@ func (iso *ISO) rootWith(rec []byte, ident string) ([]byte, error) {
 			off = (off/sectorSize + 1) * sectorSize
 			continue
 		}
-		if off+l > len(buf) || l < 34 {
+		if off+l > len(buf) || l < 34 || 33+int(buf[off+32]) > l {
 			return nil, fmt.Errorf("extend: root directory record at byte %d overruns its directory", d.lba*sectorSize+int64(off))
 		}
-		r, err := parseRecord(buf[off : off+l])
-		if err != nil {
-			return nil, err
-		}
-		if strings.EqualFold(r.ident, ident) {
-			return nil, fmt.Errorf("extend: the base ISO already has /%s: is it an extended ISO already?", strings.ToLower(ident))
+		id := string(buf[off+33 : off+33+int(buf[off+32])])
+		if len(recs) >= 2 && key(id) == key(ident) {
+			return nil, fmt.Errorf("extend: the base ISO already has /%s: is it an extended ISO already?", strings.ToLower(key(ident)))
 		}
 		recs = append(recs, buf[off:off+l])
 		off += l
@@ -289,6 +339,83 @@ func (iso *ISO) rootWith(rec []byte, ident string) ([]byte, error) {
 		return nil, fmt.Errorf("extend: %w (%d bytes)", ErrRootFull, d.size)
 	}
 	return out, nil
+}
+
+// jolietVD is a Joliet supplementary volume descriptor: its sector, its
+// root directory and the root's recording date.
+type jolietVD struct {
+	sector int64
+	root   dirRecord
+	date   []byte
+}
+
+// findJoliet finds the base's Joliet volume descriptor (type 2, escape
+// sequence %/@, %/C or %/E: UCS-2 levels 1 to 3), if any.
+func (iso *ISO) findJoliet() (jolietVD, bool, error) {
+	buf := make([]byte, sectorSize)
+	for s := int64(17); s < 16+64 && (s+1)*sectorSize <= iso.size; s++ {
+		if _, err := iso.r.ReadAt(buf, s*sectorSize); err != nil {
+			return jolietVD{}, false, fmt.Errorf("extend: reading volume descriptor %d: %w", s, err)
+		}
+		if string(buf[1:6]) != "CD001" || buf[0] == 255 {
+			break
+		}
+		if buf[0] != 2 || buf[88] != '%' || buf[89] != '/' || (buf[90] != '@' && buf[90] != 'C' && buf[90] != 'E') {
+			continue
+		}
+		root, err := parseRecord(buf[156:190])
+		if err != nil || !root.dir || root.lba < 17 || iso.checkExtent(root.lba, root.size) != nil {
+			return jolietVD{}, false, fmt.Errorf("extend: the Joliet volume descriptor (sector %d) has a bad root directory record", s)
+		}
+		dot := make([]byte, 34)
+		if _, err := iso.r.ReadAt(dot, root.lba*sectorSize); err != nil {
+			return jolietVD{}, false, fmt.Errorf("extend: reading the Joliet root directory: %w", err)
+		}
+		return jolietVD{sector: s, root: root, date: dot[18:25]}, true, nil
+	}
+	return jolietVD{}, false, nil
+}
+
+// ucs2 is s in UCS-2 big-endian, Joliet's encoding (s is ASCII here).
+func ucs2(s string) string {
+	b := make([]byte, 0, 2*len(s))
+	for _, r := range utf16.Encode([]rune(s)) {
+		b = append(b, byte(r>>8), byte(r))
+	}
+	return string(b)
+}
+
+// fromUCS2 decodes a Joliet identifier (an odd trailing byte is dropped).
+func fromUCS2(s string) string {
+	u := make([]uint16, 0, len(s)/2)
+	for i := 0; i+1 < len(s); i += 2 {
+		u = append(u, uint16(s[i])<<8|uint16(s[i+1]))
+	}
+	return string(utf16.Decode(u))
+}
+
+// jolietRecord is a directory record of the Joliet tree: id in UCS-2 (or
+// "\x00" / "\x01" for "." and ".."), no system use area.
+func jolietRecord(id string, lba, size int64, dir bool, date []byte) []byte {
+	n := 33 + len(id)
+	if n%2 == 1 {
+		n++
+	}
+	b := make([]byte, n)
+	b[0] = byte(n)
+	binary.LittleEndian.PutUint32(b[2:], uint32(lba))
+	binary.BigEndian.PutUint32(b[6:], uint32(lba))
+	binary.LittleEndian.PutUint32(b[10:], uint32(size))
+	binary.BigEndian.PutUint32(b[14:], uint32(size))
+	copy(b[18:25], date)
+	if dir {
+		b[25] = 0x02
+	}
+	binary.LittleEndian.PutUint16(b[28:], 1)
+	binary.BigEndian.PutUint16(b[30:], 1)
+	b[32] = byte(len(id))
+	copy(b[33:], id)
+	return b
 }
 
 // volumeSizeOverlays sets the volume space size of every volume descriptor

@@ -94,20 +94,21 @@ func withRootDir(es []pathEntry, name string, lba uint32) ([]pathEntry, error) {
 	return out, nil
 }
 
-// pathTableOverlays list a new directory of the root in the primary volume
-// descriptor's path tables (type L and M, and their optional copies) and
-// set the tables' new size. A reader that finds directories through the
+// pathTableOverlays list a new directory of the root in the path tables
+// of the volume descriptor in sector vd (the primary's, 16, or a Joliet
+// one's, whose identifiers are UCS-2; type L and M, and their optional
+// copies) and set the tables' new size. A reader that finds directories through the
 // path tables (Windows', some firmware) then sees it too; Linux and
 // xorriso read the directory records. The tables grow in place: a base
 // whose tables have no room left in their last sector gets no overlay,
 // and ok is false.
-func (iso *ISO) pathTableOverlays(name string, lba int64) (ovs []Overlay, ok bool, err error) {
+func (iso *ISO) pathTableOverlays(vd int64, name string, lba int64) (ovs []Overlay, ok bool, err error) {
 	pvd := make([]byte, sectorSize)
-	if _, err := iso.r.ReadAt(pvd, 16*sectorSize); err != nil {
-		return nil, false, fmt.Errorf("extend: reading the primary volume descriptor: %w", err)
+	if _, err := iso.r.ReadAt(pvd, vd*sectorSize); err != nil {
+		return nil, false, fmt.Errorf("extend: reading the volume descriptor in sector %d: %w", vd, err)
 	}
-	if pvd[0] != 1 || string(pvd[1:6]) != "CD001" {
-		return nil, false, fmt.Errorf("extend: sector 16 is no primary volume descriptor")
+	if (pvd[0] != 1 && pvd[0] != 2) || string(pvd[1:6]) != "CD001" || (vd == 16) != (pvd[0] == 1) {
+		return nil, false, fmt.Errorf("extend: sector %d is no primary or supplementary volume descriptor", vd)
 	}
 	size := int64(binary.LittleEndian.Uint32(pvd[132:]))
 	if size == 0 || size > maxPathTable {
@@ -126,7 +127,7 @@ func (iso *ISO) pathTableOverlays(name string, lba int64) (ovs []Overlay, ok boo
 	for i, t := range tables {
 		if t.lba == 0 {
 			if i == 0 || i == 2 {
-				return nil, false, fmt.Errorf("extend: the primary volume descriptor has no type %c path table", "LM"[i/2])
+				return nil, false, fmt.Errorf("extend: the volume descriptor in sector %d has no type %c path table", vd, "LM"[i/2])
 			}
 			continue
 		}
@@ -162,7 +163,7 @@ func (iso *ISO) pathTableOverlays(name string, lba int64) (ovs []Overlay, ok boo
 			s := make([]byte, 8)
 			binary.LittleEndian.PutUint32(s, uint32(len(nb)))
 			binary.BigEndian.PutUint32(s[4:], uint32(len(nb)))
-			ovs = append(ovs, Overlay{Region: "path table size", Offset: 16*sectorSize + 132, Data: s})
+			ovs = append(ovs, Overlay{Region: fmt.Sprintf("path table size (sector %d)", vd), Offset: vd*sectorSize + 132, Data: s})
 		}
 	}
 	return ovs, true, nil
