@@ -66,6 +66,36 @@ mountpoint -q ` + PayloadMountDir + ` || mount -o ro "/dev/mapper/$dev" ` + Payl
 head -c 4096 ` + PayloadMountDir + `/images/registry/manifest.json >/dev/null
 `
 
+// PayloadRegistryEnv is the environment the hosts' registry runs with
+// (the -e flags of its podman run), over the payload's own
+// /etc/registry/config.yaml: the address and TLS upstream's units set
+// (openshift/appliance data/services/local-registry-ocp/start-local-registry.service,
+// machine-config-operator iri-registry.service.yaml) and the read-only
+// mode in the form the Machine Config Operator gives it: a YAML map
+// (OCPBUGS-82974: REGISTRY_STORAGE_MAINTENANCE_READONLY_ENABLED=true
+// yields a map distribution's app panics on).
+func PayloadRegistryEnv() []string {
+	return []string{
+		"REGISTRY_HTTP_ADDR=0.0.0.0:22625",
+		"REGISTRY_HTTP_TLS_CERTIFICATE=/certs/tls.crt",
+		"REGISTRY_HTTP_TLS_KEY=/certs/tls.key",
+		`REGISTRY_STORAGE_MAINTENANCE_READONLY={"enabled":true}`,
+	}
+}
+
+// envFlags renders env as podman -e flags, single-quoting a value that
+// systemd would otherwise split or unquote.
+func envFlags(env []string) string {
+	var fs []string
+	for _, e := range env {
+		if strings.ContainsAny(e, "\"{}' ") {
+			e = "'" + e + "'"
+		}
+		fs = append(fs, "-e "+e)
+	}
+	return strings.Join(fs, " ")
+}
+
 func payloadUnit(p *Payload) string {
 	base, _, _ := strings.Cut(p.RegistryImage, "@")
 	return fmt.Sprintf(`[Unit]
@@ -80,7 +110,7 @@ ExecStartPre=%s
 ExecStartPre=/usr/bin/update-ca-trust extract
 ExecStartPre=/bin/sh -c 'podman image exists %s || { id=$(podman pull -q dir:%s/images/registry) && podman tag "$id" %s:latest; }'
 ExecStartPre=/bin/rm -f %%t/%%n.ctr-id
-ExecStart=/usr/bin/podman run --net host --cidfile=%%t/%%n.ctr-id --replace --log-driver=journald --name=agent-payload-registry -v %s:/var/lib/registry:ro -v %s:/certs:ro -e REGISTRY_HTTP_ADDR=0.0.0.0:22625 -e REGISTRY_HTTP_TLS_CERTIFICATE=/certs/tls.crt -e REGISTRY_HTTP_TLS_KEY=/certs/tls.key -e 'REGISTRY_STORAGE_MAINTENANCE_READONLY={"enabled":true}' -u 0 --entrypoint=/usr/bin/distribution %s serve /etc/registry/config.yaml
+ExecStart=/usr/bin/podman run --net host --cidfile=%%t/%%n.ctr-id --replace --log-driver=journald --name=agent-payload-registry -v %s:/var/lib/registry:ro -v %s:/certs:ro %s -u 0 --entrypoint=/usr/bin/distribution %s serve /etc/registry/config.yaml
 ExecStartPost=/bin/sh -c 'for i in $(seq 120); do curl -sf -o /dev/null https://%s/v2/ && exit 0; sleep 1; done; exit 1'
 ExecStop=/usr/bin/podman stop --ignore --cidfile=%%t/%%n.ctr-id
 ExecStopPost=/usr/bin/podman rm -f --ignore --cidfile=%%t/%%n.ctr-id
@@ -91,7 +121,7 @@ TimeoutStartSec=900
 [Install]
 WantedBy=multi-user.target
 `, strings.Join(payloadPullers, " "), PayloadMountScript, p.RegistryImage, PayloadMountDir, base,
-		PayloadMountDir, PayloadCertDir, p.RegistryImage, PayloadRegistry)
+		PayloadMountDir, PayloadCertDir, envFlags(PayloadRegistryEnv()), p.RegistryImage, PayloadRegistry)
 }
 
 func (in *Input) validatePayload(p *problems) {
