@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -80,6 +81,47 @@ type scaled struct {
 	spec   string    // the release, by digest
 }
 
+// scaledFixtures keeps each payload (and its registry) for the whole test
+// binary: a benchmark function runs once with b.N = 1 and again with
+// BENCHTIME's N, and the payload takes minutes to generate. TestMain
+// removes them.
+var scaledFixtures = struct {
+	sync.Mutex
+	m     map[string]*scaledFixture
+	close []func()
+}{m: map[string]*scaledFixture{}}
+
+type scaledFixture struct {
+	dir, basePath string
+	s             *scaled
+}
+
+func closeScaledFixtures() {
+	scaledFixtures.Lock()
+	defer scaledFixtures.Unlock()
+	for _, c := range scaledFixtures.close {
+		c()
+	}
+}
+
+func scaledSetup(b *testing.B, mib, components int) *scaledFixture {
+	scaledFixtures.Lock()
+	defer scaledFixtures.Unlock()
+	key := fmt.Sprint(mib, "/", components)
+	if f, ok := scaledFixtures.m[key]; ok {
+		return f
+	}
+	dir, err := os.MkdirTemp("", "extiso-bench-")
+	require.NoError(b, err)
+	scaledFixtures.close = append(scaledFixtures.close, func() { os.RemoveAll(dir) })
+	f := &scaledFixture{dir: dir, basePath: filepath.Join(dir, "base.iso")}
+	f.s = newScaled(b, dir, int64(mib)<<20, components)
+	_, err = testiso.WriteFile(f.basePath, testiso.Options{Size: 1 << 30, Dense: true})
+	require.NoError(b, err)
+	scaledFixtures.m[key] = f
+	return f
+}
+
 func newScaled(b *testing.B, dir string, size int64, components int) *scaled {
 	s := &scaled{root: filepath.Join(dir, "registry")}
 	cfg := &configuration.Configuration{Storage: configuration.Storage{
@@ -89,7 +131,7 @@ func newScaled(b *testing.B, dir string, size int64, components int) *scaled {
 	cfg.HTTP.Secret = "extiso-bench"
 	srv := httptest.NewUnstartedServer(handlers.NewApp(context.Background(), cfg))
 	srv.StartTLS()
-	b.Cleanup(srv.Close)
+	scaledFixtures.close = append([]func(){srv.Close}, scaledFixtures.close...)
 	s.host = strings.TrimPrefix(srv.URL, "https://")
 	s.ca = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
 	s.hc = srv.Client()
@@ -173,13 +215,9 @@ func envInt(b *testing.B, name string, def int) int {
 //
 // make bench runs it with BENCHTIME iterations.
 func BenchmarkExtendedISOScaled(b *testing.B) {
-	dir := b.TempDir()
-	mib := envInt(b, "BENCH_PAYLOAD_MIB", 4096)
 	t0 := time.Now()
-	s := newScaled(b, dir, int64(mib)<<20, envInt(b, "BENCH_COMPONENTS", 48))
-	basePath := filepath.Join(dir, "base.iso")
-	_, err := testiso.WriteFile(basePath, testiso.Options{Size: 1 << 30, Dense: true})
-	require.NoError(b, err)
+	fx := scaledSetup(b, envInt(b, "BENCH_PAYLOAD_MIB", 4096), envInt(b, "BENCH_COMPONENTS", 48))
+	dir, s, basePath := b.TempDir(), fx.s, fx.basePath
 	f, err := os.Open(basePath)
 	require.NoError(b, err)
 	b.Cleanup(func() { f.Close() })
@@ -195,7 +233,7 @@ func BenchmarkExtendedISOScaled(b *testing.B) {
 	require.NoError(b, err)
 	rel, err := c.Resolve(ctx, s.spec)
 	require.NoError(b, err)
-	b.Logf("payload: %d unique layers, %d MiB, %d components; set up in %v", len(s.blobs), s.layers>>20, len(rel.Components), time.Since(t0).Round(time.Second))
+	b.Logf("payload: %d unique layers, %d MiB, %d components; set up in %v (b.N %d)", len(s.blobs), s.layers>>20, len(rel.Components), time.Since(t0).Round(time.Second), b.N)
 
 	ext := func(out string) {
 		plan, err := extiso.PlanRelease(ctx, c, rel, nil)

@@ -34,7 +34,9 @@ import (
 
 func TestMain(m *testing.M) {
 	logrus.SetOutput(io.Discard) // the distribution registry logs every request
-	os.Exit(m.Run())
+	code := m.Run()
+	closeScaledFixtures()
+	os.Exit(code)
 }
 
 func layer(t *testing.T, path string, size int) v1.Layer {
