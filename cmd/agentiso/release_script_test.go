@@ -121,9 +121,20 @@ func releaseScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, ar
 					ts.Fatalf("registry -ocmirror needs a single-architecture release with -iso and -embeddable")
 				}
 				mirrored = append(mirrored, testrelease.MirroredImage{Repo: "openshift/release-images", Tag: tag, Image: img})
+				// an additional image of the ImageSetConfiguration, kept
+				// by oc-mirror under its path, by digest and by tag
+				extra, err := testrelease.Layer(map[string][]byte{"etc/extra": []byte("an additional image\n")})
+				ts.Check(err)
+				ubi, err := mutate.AppendLayers(empty.Image, extra)
+				ts.Check(err)
+				ubiDigest, err := ubi.Digest()
+				ts.Check(err)
+				mirrored = append(mirrored, testrelease.MirroredImage{Repo: "ubi9/ubi", Tag: "sha256-" + ubiDigest.Hex, Image: ubi},
+					testrelease.MirroredImage{Repo: "ubi9/ubi", Tag: "latest", Image: ubi})
+				ts.Setenv("UBI_DIGEST", ubiDigest.String())
 				dir := ts.MkAbs(*ocmirrorDir)
 				ts.Check(os.MkdirAll(dir, 0o755))
-				_, err := testrelease.OCMirrorArchive(context.Background(), dir, 64<<10, mirrored,
+				_, err = testrelease.OCMirrorArchive(context.Background(), dir, 64<<10, mirrored,
 					map[string][]byte{"release-images/" + tag + "/index.json": []byte("{}")})
 				ts.Check(err)
 				r.Close()

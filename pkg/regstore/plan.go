@@ -227,6 +227,17 @@ func (p *Plan) Add(ctx context.Context, repo, tag string, img v1.Image) error {
 	return p.tag(repo, tag, d)
 }
 
+// Tag adds a tag to a manifest already planned in repo.
+func (p *Plan) Tag(repo, tag string, d v1.Hash) error {
+	if err := ValidateTag(tag); err != nil {
+		return err
+	}
+	if _, ok := p.files[repoPath(repo, "_manifests", "revisions", d.Algorithm, d.Hex, "link")]; !ok {
+		return fmt.Errorf("regstore: %s@%s is not planned: cannot tag it %s", repo, d, tag)
+	}
+	return p.tag(repo, tag, d)
+}
+
 func (p *Plan) tag(repo, tag string, d v1.Hash) error {
 	if tag == "" {
 		return nil

@@ -23,6 +23,9 @@ import (
 type MirroredImage struct {
 	Repo, Tag string
 	Image     v1.Image
+	// Index, when set instead of Image, is a manifest list stored whole
+	// (every child), as oc-mirror copies a multi-architecture image.
+	Index v1.ImageIndex
 }
 
 // OCMirrorArchive writes images as oc-mirror v2's mirror-to-disk leaves
@@ -35,7 +38,13 @@ type MirroredImage struct {
 func OCMirrorArchive(ctx context.Context, dir string, chunk int64, images []MirroredImage, workingDir map[string][]byte) ([]string, error) {
 	p := regstore.NewPlan()
 	for _, im := range images {
-		if err := p.Add(ctx, im.Repo, im.Tag, im.Image); err != nil {
+		var err error
+		if im.Index != nil {
+			err = p.AddIndex(ctx, im.Repo, im.Tag, im.Index, nil)
+		} else {
+			err = p.Add(ctx, im.Repo, im.Tag, im.Image)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/seed-a052040e/agentiso/pkg/arch"
 	"github.com/seed-a052040e/agentiso/pkg/asset"
 	"github.com/seed-a052040e/agentiso/pkg/extiso"
 	"github.com/seed-a052040e/agentiso/pkg/ignition"
 	"github.com/seed-a052040e/agentiso/pkg/manifests"
+	"github.com/seed-a052040e/agentiso/pkg/ocmirror"
 	"github.com/seed-a052040e/agentiso/pkg/regstore"
 )
 
@@ -82,6 +84,14 @@ func (a *EmbeddedPayload) Generate(ctx context.Context, p asset.Parents) error {
 	if err != nil {
 		return fmt.Errorf("--embed-payload: %w", err)
 	}
+	ocm := asset.Get[*OCMirror](p)
+	if ocm.store != nil {
+		more, err := embedStore(ctx, o, ocm, plan, full.Arch)
+		if err != nil {
+			return fmt.Errorf("--embed-payload: %w", err)
+		}
+		srcs = mergeSources(srcs, more)
+	}
 	var names []string
 	if ic := asset.Get[*InstallConfig](p).Config; ic != nil {
 		names = append(names, "api-int."+ic.ClusterName()+"."+ic.BaseDomain)
@@ -97,9 +107,8 @@ func (a *EmbeddedPayload) Generate(ctx context.Context, p asset.Parents) error {
 		{FileName: "internalreleaseimage.yaml", Contents: extiso.InternalReleaseImageManifest(full.Version, full.Arch)},
 		{FileName: "idms-agent-embedded-payload.yaml", Contents: extiso.ImageDigestMirrorSetManifest(srcs)},
 	}
-	ocm := asset.Get[*OCMirror](p)
 	if ocm.Resources != nil {
-		o.Report.log().Warn("--mirror-from: the cluster resources of "+ocm.Resources.Dir+" are not applied with --embed-payload: they name the registry oc-mirror pushed to, and the hosts pull from their own", "mirror-sets", ocm.digestSources(), "manifests", len(ocm.Resources.Manifests))
+		o.Report.log().Warn("--mirror-from: the cluster resources of "+ocm.Resources.Dir+" are not applied with --embed-payload: they name the registry oc-mirror pushed to, and the hosts pull from their own (their mirror sets name the embedded images' sources)", "mirror-sets", ocm.digestSources(), "manifests", len(ocm.Resources.Manifests))
 	}
 	from := "the registry"
 	if ocm.Store != "" {
@@ -116,4 +125,66 @@ func (a *EmbeddedPayload) Payload() *ignition.Payload {
 		return nil
 	}
 	return &ignition.Payload{RegistryImage: a.RegistryImage, CertPEM: a.certPEM, KeyPEM: a.keyPEM}
+}
+
+// embedStore plans every image of the --mirror-from store beside the
+// release (the store is what the user's ImageSetConfiguration mirrored:
+// operators' catalogs, bundles and images, additional images), each blob
+// once, every digest checked, under oc-mirror's repositories and tags. The
+// mirror sets naming them come from the cluster resources' mirror sets
+// (their mirrors end in oc-mirror's paths); images no mirror set names
+// are served under their paths only, with a warning.
+func embedStore(ctx context.Context, o *ImageOptions, ocm *OCMirror, plan *regstore.Plan, rpmArch string) ([]manifests.ImageDigestSource, error) {
+	goarch, ok := arch.Go(rpmArch)
+	if !ok {
+		return nil, fmt.Errorf("architecture %q", rpmArch)
+	}
+	release := map[string]bool{extiso.ReleaseRepository: true, extiso.ComponentRepository: true, extiso.BundleRepository: true}
+	added, skipped, err := ocm.store.Add(ctx, plan, goarch, func(repo string) bool { return release[repo] })
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var repos []string
+	for _, im := range added {
+		if !seen[im.Repo] {
+			seen[im.Repo] = true
+			repos = append(repos, im.Repo)
+		}
+	}
+	var ds []manifests.ImageDigestSource
+	if ocm.Resources != nil {
+		ds = ocm.Resources.DigestSources
+	}
+	srcs, unnamed := ocmirror.EmbeddedSources(ds, repos, extiso.LocalRegistry)
+	if len(added) > 0 {
+		o.Report.log().Info("The images of "+ocm.Store+" will be embedded in the ISO beside the release", "images", len(added), "repositories", len(repos), "mirror-sets", len(srcs))
+	}
+	if len(unnamed) > 0 {
+		o.Report.log().Warn("--mirror-from: no mirror set names these embedded repositories (a disk-to-mirror workspace's cluster-resources would): they are served at "+extiso.LocalRegistry+" under these paths, but nothing redirects pulls of their sources there", "repositories", unnamed)
+	}
+	if len(skipped) > 0 {
+		names := make([]string, 0, len(skipped))
+		for _, im := range skipped {
+			names = append(names, im.String())
+		}
+		o.Report.log().Warn("--mirror-from: these manifest lists hold no image of the cluster's architecture the store has: not embedded", "arch", rpmArch, "images", names)
+	}
+	return srcs, nil
+}
+
+// mergeSources adds more to srcs, a source already there keeping its
+// mirror.
+func mergeSources(srcs, more []manifests.ImageDigestSource) []manifests.ImageDigestSource {
+	have := map[string]bool{}
+	for _, s := range srcs {
+		have[s.Source] = true
+	}
+	for _, s := range more {
+		if !have[s.Source] {
+			have[s.Source] = true
+			srcs = append(srcs, s)
+		}
+	}
+	return srcs
 }
