@@ -3,8 +3,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,23 +82,48 @@ func TestNonRegularInputsAreRefused(t *testing.T) {
 }
 
 // SIGINT ends a run even while it blocks on a read that never finishes
-// (here: NMState YAML on a standard input that stays open): exit 130.
+// (here: NMState YAML on a standard input that stays open): exit 130. The
+// signal is sent once the child says it reads its standard input
+// (readyEnv): by then its handler is installed, and a signal sent earlier
+// would kill it with the default action (exit -1), not test the handler.
 func TestInterruptEndsABlockedRead(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "agentiso")
 	self, err := os.Executable()
 	require.NoError(t, err)
 	require.NoError(t, os.Symlink(self, bin))
 	cmd := exec.Command(bin, "nmstate", "gc", "-")
+	cmd.Env = append(os.Environ(), readyEnv+"=1")
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())
-	time.Sleep(500 * time.Millisecond)
-	require.NoError(t, cmd.Process.Signal(os.Interrupt))
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	ready := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		ready <- line
+		_, _ = io.Copy(io.Discard, stdout)
+		done <- cmd.Wait()
+	}()
+	// stderr is read only once the child has exited (Wait copied it all).
+	fail := func(format string, args ...any) {
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf(format+"; stderr: %s", append(args, stderr.String())...)
+	}
+	select {
+	case line := <-ready:
+		if line != readyLine+"\n" {
+			fail("the child's first line is %q, not %q", line, readyLine)
+		}
+	case <-time.After(time.Minute):
+		fail("the child never read its standard input")
+	}
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
 	select {
 	case err := <-done:
 		var ee *exec.ExitError
@@ -104,7 +131,6 @@ func TestInterruptEndsABlockedRead(t *testing.T) {
 		assert.Equal(t, 130, ee.ExitCode(), stderr.String())
 		assert.Contains(t, stderr.String(), "interrupted")
 	case <-time.After(15 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatalf("still running 15s after SIGINT; stderr: %s", stderr.String())
+		fail("still running 15s after SIGINT")
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,10 +15,41 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(isolated{m}, map[string]func(){
-		"agentiso": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"agentiso": func() { os.Exit(run(os.Args[1:], stdinOf(os.Stdin, os.Stdout), os.Stdout, os.Stderr)) },
 		// The developer aids the scripts use (cmd/agentiso-dev).
 		"agentiso-dev": func() { os.Exit(devcmd.Run(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
+}
+
+// readyEnv makes the agentiso command that TestMain runs print readyLine
+// on its standard output when it first reads its standard input: by then
+// run has installed its signal handler (before the command runs), so a
+// test can send a signal at a blocked read without guessing with a sleep.
+const (
+	readyEnv  = "AGENTISO_TEST_ANNOUNCE_STDIN_READ"
+	readyLine = "reading standard input"
+)
+
+// stdinOf is in, announcing its first read on out when readyEnv is set.
+func stdinOf(in io.Reader, out io.Writer) io.Reader {
+	if os.Getenv(readyEnv) == "" {
+		return in
+	}
+	return &announcedReader{r: in, w: out}
+}
+
+type announcedReader struct {
+	r    io.Reader
+	w    io.Writer
+	done bool
+}
+
+func (a *announcedReader) Read(p []byte) (int, error) {
+	if !a.done {
+		a.done = true
+		_, _ = fmt.Fprintln(a.w, readyLine)
+	}
+	return a.r.Read(p)
 }
 
 // isolated runs the tests (not the agentiso command the scripts exec, which
