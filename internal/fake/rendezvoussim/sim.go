@@ -71,6 +71,7 @@ const (
 	seeHosts                         // the same with hosts, or GET /infra-envs/{id}/hosts
 	seeEvents                        // GET /events
 	seeDown                          // a request refused because the API is down
+	seeUp                            // any request answered because the API is up
 )
 
 // Request records one REST request: which credential headers it carried and the answer.
@@ -292,8 +293,8 @@ func (s *Simulator) seenLocked(kinds holdKinds) {
 
 // holdFor is what a client must be served after st is applied before the
 // next step may apply: what st changed that the REST API shows, everything
-// it shows when st brought it up, or a refused request when st took it
-// down (or left it down at the start). wasUp is whether the REST API was up
+// it shows when st brought it up (an answer at all, and what is in it), or
+// a refused request when st took it down (or left it down at the start). wasUp is whether the REST API was up
 // before st, first whether st is the first step, events how many events
 // there were before st.
 func (s *Simulator) holdFor(st Step, wasUp, first bool, events int) holdKinds {
@@ -307,6 +308,11 @@ func (s *Simulator) holdFor(st Step, wasUp, first bool, events int) holdKinds {
 		return 0
 	}
 	var k holdKinds
+	if !wasUp {
+		// The API answering at all is a state, even with nothing in it
+		// yet: a late client must not miss it and find it down again.
+		k |= seeUp
+	}
 	if s.st.registered && (!wasUp || st.Cluster != nil) {
 		k |= seeCluster
 	}
@@ -325,9 +331,12 @@ func (s *Simulator) gate(w http.ResponseWriter, kube bool) bool {
 	s.mu.Lock()
 	s.catchUpLocked()
 	up := s.st.restUp
-	if kube {
+	switch {
+	case kube:
 		up = s.st.kubeUp
-	} else if !up {
+	case up:
+		s.seenLocked(seeUp)
+	default:
 		s.seenLocked(seeDown)
 	}
 	s.mu.Unlock()

@@ -379,18 +379,51 @@ func TestHoldUntilSeenInitialOutage(t *testing.T) {
 }
 
 // An outage still lasts its scaled length after the hold: the hold shifts
-// later steps, it does not shorten them.
+// later steps, it does not shorten them. The client looks late, after the
+// outage was due: the API up with nothing in it is still served first, and
+// the outage then lasts 300 ms from when it began. The times are the
+// simulator's own (its step log), not when the client happened to notice.
 func TestHoldUntilSeenKeepsGaps(t *testing.T) {
 	sc, err := ParseScenario("gap", []byte("steps: [{at: 0s, rest: up}, {at: 1s, rest: down}, {at: 4s, rest: up}]\n"))
 	require.NoError(t, err)
-	s := startSimWith(t, Config{Scenario: sc, Speed: 10, HoldUntilSeen: true})
+	steps := &stepLog{}
+	s := startSimWith(t, Config{Scenario: sc, Speed: 10, HoldUntilSeen: true, Log: slog.New(steps)})
 	c := watcher(t, s)
+	time.Sleep(200 * time.Millisecond) // the outage is due 100 ms in
+	looked := time.Now()
 	up := func() bool { _, err := c.ListInfraEnvs(context.Background()); return err == nil }
-	require.Eventually(t, up, 2*time.Second, 2*time.Millisecond)
+	require.Eventually(t, up, 2*time.Second, 2*time.Millisecond, "the API up with nothing in it is seen first")
 	require.Eventually(t, func() bool { return !up() }, 2*time.Second, 2*time.Millisecond)
-	down := time.Now()
 	require.Eventually(t, up, 2*time.Second, 2*time.Millisecond)
-	assert.GreaterOrEqual(t, time.Since(down), 250*time.Millisecond, "3 scenario seconds at speed 10 is 300 ms")
+	at := steps.applied()
+	require.Len(t, at, 3, "every step applied once")
+	assert.True(t, at[1].After(looked), "the outage waited for the client to see the API up")
+	assert.GreaterOrEqual(t, at[2].Sub(at[1]), 300*time.Millisecond, "3 scenario seconds at speed 10 is 300 ms")
+}
+
+// stepLog is a slog.Handler that keeps when the simulator applied each
+// step (its "scenario step" records), in order.
+type stepLog struct {
+	mu sync.Mutex
+	at []time.Time
+}
+
+func (l *stepLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l *stepLog) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *stepLog) WithGroup(string) slog.Handler            { return l }
+func (l *stepLog) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == "scenario step" {
+		l.mu.Lock()
+		l.at = append(l.at, r.Time)
+		l.mu.Unlock()
+	}
+	return nil
+}
+
+func (l *stepLog) applied() []time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]time.Time(nil), l.at...)
 }
 
 // With HoldUntilSeen the port of an API that is down stays taken, so a
