@@ -7,12 +7,18 @@
 package testcluster
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net"
 	"net/http"
 	"net/url"
@@ -131,16 +137,7 @@ type Cluster struct {
 // Start serves the cluster described by o on a loopback port.
 func Start(o Options) (*Cluster, error) {
 	now := time.Now()
-	ca, err := credentials.NewSelfSignedCA(rand.Reader, "testcluster-ca", now, 24*time.Hour)
-	if err != nil {
-		return nil, err
-	}
-	leaf, err := credentials.SignLeaf(rand.Reader, *ca, credentials.LeafRequest{CommonName: "api", DNSNames: []string{"localhost"},
-		IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, ExtKeyUsage: nil, Validity: 24 * time.Hour}, now)
-	if err != nil {
-		return nil, err
-	}
-	cert, err := leaf.TLSCertificate()
+	caPEM, cert, err := servingCert(now)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +145,7 @@ func Start(o Options) (*Cluster, error) {
 	if _, err := rand.Read(tok); err != nil {
 		return nil, err
 	}
-	c := &Cluster{opts: o, token: "sha256~" + hex.EncodeToString(tok), caPEM: ca.CertPEM, objects: map[string][]byte{}, deny: map[string]bool{}}
+	c := &Cluster{opts: o, token: "sha256~" + hex.EncodeToString(tok), caPEM: string(caPEM), objects: map[string][]byte{}, deny: map[string]bool{}}
 	var mcsLn net.Listener
 	if o.MCSListen != "" {
 		if mcsLn, err = c.listenMCS(now); err != nil {
@@ -174,6 +171,41 @@ func Start(o Options) (*Cluster, error) {
 		_ = c.srv.Serve(tls.NewListener(ln, &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}))
 	}()
 	return c, nil
+}
+
+// servingCert is the API's CA (PEM) and its serving certificate for
+// 127.0.0.1 and localhost. P-256 keys, not the RSA of the install's own
+// CAs: only the API client checks them, and a 2048-bit RSA key pair per
+// Start was most of the CPU time of the tests that start a cluster.
+func servingCert(now time.Time) ([]byte, tls.Certificate, error) {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, tls.Certificate{}, err
+	}
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "testcluster-ca"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return nil, tls.Certificate{}, err
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return nil, tls.Certificate{}, err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, tls.Certificate{}, err
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "api"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), DNSNames: []string{"localhost"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:    x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, tls.Certificate{}, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
 
 // Close stops the server (and the machine-config server).
