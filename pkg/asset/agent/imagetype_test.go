@@ -3,8 +3,6 @@ package agent_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,8 +57,7 @@ func TestImageType(t *testing.T) {
 // given as --base-iso, nothing looked up.
 func imageStore(t *testing.T, dir, base string, r agent.Reporter) *asset.Store {
 	t.Helper()
-	s, err := asset.NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	require.NoError(t, err)
+	s := newStore(t, dir, quietLog())
 	rel, err := offlineRelease(goldenRelease)
 	require.NoError(t, err)
 	require.NoError(t, s.Provide(rel))

@@ -2,8 +2,6 @@ package agent_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,8 +25,7 @@ func store(t *testing.T, files map[string]string) (*asset.Store, string) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644))
 	}
-	s, err := asset.NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	require.NoError(t, err)
+	s := newStore(t, dir, quietLog())
 	rel, err := offlineRelease(goldenRelease)
 	require.NoError(t, err)
 	require.NoError(t, s.Provide(rel))

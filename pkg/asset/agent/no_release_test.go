@@ -21,12 +21,19 @@ import (
 
 func storeWithout(t *testing.T, files map[string]string, provide ...asset.Asset) (*asset.Store, string) {
 	t.Helper()
+	return storeWithoutOn(t, asset.NewStore, files, provide...)
+}
+
+// storeWithoutOn is storeWithout with the store opened by open (newStore
+// for the package's credentials, when the test does not look at the state).
+func storeWithoutOn(t *testing.T, open func(string, *slog.Logger) (*asset.Store, error), files map[string]string, provide ...asset.Asset) (*asset.Store, string) {
+	t.Helper()
 	dir := t.TempDir()
 	for name, data := range files {
 		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644))
 	}
-	s, err := asset.NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s, err := open(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
 	for _, a := range provide {
 		require.NoError(t, s.Provide(a))

@@ -42,7 +42,7 @@ func TestISOReleaseMatchesBothRules(t *testing.T) {
 			files[assetdir.ClusterImageSet] = "apiVersion: hive.openshift.io/v1\nkind: ClusterImageSet\nmetadata:\n  name: openshift-" + version + "\nspec:\n  releaseImage: " + spec + "\n"
 			rel, err := agent.NewReleaseImage(spec)
 			require.NoError(t, err)
-			s, _ := storeWithout(t, files, rel)
+			s, _ := storeWithoutOn(t, seeded(t), files, rel)
 
 			sup := fetchT(t, s, &agent.ReleaseSupport{})
 			relImgs, _ := releaseEnv(t, s)

@@ -3,8 +3,6 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -44,8 +42,7 @@ func storeWith(t *testing.T, files map[string]string, rel *agent.ReleaseImage) *
 	for name, data := range files {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644))
 	}
-	s, err := asset.NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	require.NoError(t, err)
+	s := newStore(t, dir, quietLog())
 	require.NoError(t, s.Provide(rel))
 	return s
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,8 +24,7 @@ import (
 
 func quietStore(t *testing.T, dir string) *asset.Store {
 	t.Helper()
-	s, err := asset.NewStore(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	require.NoError(t, err)
+	s := newStore(t, dir, quietLog())
 	rel, err := offlineRelease(goldenRelease)
 	require.NoError(t, err)
 	require.NoError(t, s.Provide(rel))

@@ -10,18 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/seed-a052040e/agentiso/internal/fake/rendezvoussim"
 	"github.com/seed-a052040e/agentiso/pkg/asset/agent"
 	"github.com/seed-a052040e/agentiso/pkg/assetdir"
 	"github.com/seed-a052040e/agentiso/pkg/credentials"
 )
-
-func waitDevDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	require.NoError(t, rendezvoussim.WriteDevDir(rendezvoussim.DevDirOptions{Dir: dir, RendezvousIP: "127.0.0.1", ClusterName: "ocp", BaseDomain: "example.com", Local: true}))
-	return dir
-}
 
 // The REST URL is the one given, else the simulator's recorded address,
 // else the rendezvous IP's (IPv6 bracketed); the watcher token verifies
