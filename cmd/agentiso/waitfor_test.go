@@ -59,13 +59,14 @@ func TestWaitForExitCodes(t *testing.T) {
 			require.NoError(t, err)
 			dir := initDir(t)
 			s := startDirSim(t, dir, sc, speed)
-			args := []string{"--dir", dir, "wait-for", sc.Expect.Command, "--time-scale", strconv.Itoa(speed), "-o", "json"}
-			if sc.Expect.Timeout != 0 {
-				args = append(args, "--timeout", time.Duration(sc.Expect.Timeout).String())
-			}
+			args := []string{"--dir", dir, "wait-for", sc.Expect.Command, "--time-scale", strconv.Itoa(speed), "-o", "json",
+				"--timeout", rendezvoussim.WaitTimeout(sc, speed).String()}
 			var out, errOut bytes.Buffer
 			code := run(args, nil, &out, &errOut)
 			assert.Equal(t, sc.Expect.ExitCode, code, errOut.String())
+			for _, c := range sc.Expect.Contains {
+				assert.Contains(t, errOut.String(), c)
+			}
 			st := oneStatus(t, out.Bytes())
 			assert.Equal(t, code, st.ExitCode)
 			assert.Equal(t, sc.Expect.Command, st.Target)

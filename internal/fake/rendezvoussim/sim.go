@@ -63,6 +63,24 @@ type Config struct {
 // DefaultHoldTimeout is how long, at most, HoldUntilSeen holds one step.
 const DefaultHoldTimeout = 10 * time.Second
 
+// WaitTimeout is the wait-for --timeout to play sc with at speed with
+// HoldUntilSeen (and DefaultHoldTimeout): the scenario's Expect.Timeout
+// when it sets one (a timeout is then what it plays), else wait-for's
+// longer default phase timeout plus the most the holds can delay the
+// scenario. wait-for's deadlines run on its own clock, wall time scaled,
+// and the scenario falls behind that clock by every hold: on a loaded
+// machine, where holds are long, a scenario that ends well within the
+// default timeouts at its nominal pace can reach them (ha-happy's bootstrap
+// at 28 minutes against the 60-minute default is 6.4 s of wall time at
+// speed 300). With this timeout only a wait-for that never ends meets it.
+func WaitTimeout(sc *Scenario, speed float64) time.Duration {
+	if sc.Expect.Timeout != 0 {
+		return time.Duration(sc.Expect.Timeout)
+	}
+	holds := time.Duration(float64(time.Duration(len(sc.Steps))*DefaultHoldTimeout) * speed)
+	return rendezvous.DefaultInstallTimeout + holds
+}
+
 // holdKinds are the REST observations a step may wait for.
 type holdKinds uint8
 

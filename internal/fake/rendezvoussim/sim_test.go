@@ -131,7 +131,7 @@ func TestScenarios(t *testing.T) {
 			clock := &rendezvous.ScaledClock{Scale: speed}
 			w := rendezvous.NewWaiter(rendezvous.Options{
 				REST: rc, Kube: kc, Clock: clock, Reporter: rendezvous.NewPlainReporter(&out, slog.LevelInfo),
-				BootstrapTimeout: time.Duration(sc.Expect.Timeout), InstallTimeout: time.Duration(sc.Expect.Timeout),
+				BootstrapTimeout: WaitTimeout(sc, speed), InstallTimeout: WaitTimeout(sc, speed),
 				KubeconfigPath: "/dir/auth/kubeconfig", PasswordPath: "/dir/auth/kubeadmin-password",
 			})
 			if sc.Expect.Command == "install-complete" {
