@@ -32,6 +32,14 @@ for ex in examples/*/; do
 	cp -r "$ex". "$dir"/
 	"$bin" create ignition --dir "$dir" --base-iso "$fixture" --log-level warn "${release[@]}"
 	"$bin" create image --dir "$dir" --base-iso "$fixture" --log-level warn "${release[@]}"
+	# The boot checks the ISO's Ignition against agent.ign: both must come
+	# from the same inputs (stop 41's CI failed on a create ignition that
+	# lacked --base-iso, only after the boots).
+	if grep -q 'on disk is out of date' "$dir/.agentiso.log"; then
+		echo "e2e-examples: $name: create image built from other inputs than the files on disk:" >&2
+		grep 'on disk is out of date' "$dir/.agentiso.log" >&2
+		exit 1
+	fi
 	args+=("$name" "$dir/agent.x86_64.iso" "$dir/agent.ign")
 done
 bash hack/e2e-cases.sh "$out" "${args[@]}"
