@@ -218,19 +218,7 @@ func rrRecord(id, name string, lba, size int64, dir bool, date []byte) []byte {
 		n++
 	}
 	b := make([]byte, n)
-	b[0] = byte(n)
-	binary.LittleEndian.PutUint32(b[2:], uint32(lba))
-	binary.BigEndian.PutUint32(b[6:], uint32(lba))
-	binary.LittleEndian.PutUint32(b[10:], uint32(size))
-	binary.BigEndian.PutUint32(b[14:], uint32(size))
-	copy(b[18:25], date)
-	if dir {
-		b[25] = 0x02
-	}
-	binary.LittleEndian.PutUint16(b[28:], 1)
-	binary.BigEndian.PutUint16(b[30:], 1)
-	b[32] = byte(len(id))
-	copy(b[33:], id)
+	putRecordHeader(b, id, lba, size, dir, date)
 	mode, links := uint32(0o100444), uint32(1)
 	if dir {
 		mode, links = 0o40555, 2
@@ -394,15 +382,11 @@ func fromUCS2(s string) string {
 	return string(utf16.Decode(u))
 }
 
-// jolietRecord is a directory record of the Joliet tree: id in UCS-2 (or
-// "\x00" / "\x01" for "." and ".."), no system use area.
-func jolietRecord(id string, lba, size int64, dir bool, date []byte) []byte {
-	n := 33 + len(id)
-	if n%2 == 1 {
-		n++
-	}
-	b := make([]byte, n)
-	b[0] = byte(n)
+// putRecordHeader fills the fixed part of an ECMA-119 directory record
+// and its identifier into b, whose length is the record's: extent, size
+// (both byte orders), date, the directory flag, volume sequence 1.
+func putRecordHeader(b []byte, id string, lba, size int64, dir bool, date []byte) {
+	b[0] = byte(len(b))
 	binary.LittleEndian.PutUint32(b[2:], uint32(lba))
 	binary.BigEndian.PutUint32(b[6:], uint32(lba))
 	binary.LittleEndian.PutUint32(b[10:], uint32(size))
@@ -415,6 +399,17 @@ func jolietRecord(id string, lba, size int64, dir bool, date []byte) []byte {
 	binary.BigEndian.PutUint16(b[30:], 1)
 	b[32] = byte(len(id))
 	copy(b[33:], id)
+}
+
+// jolietRecord is a directory record of the Joliet tree: id in UCS-2 (or
+// "\x00" / "\x01" for "." and ".."), no system use area.
+func jolietRecord(id string, lba, size int64, dir bool, date []byte) []byte {
+	n := 33 + len(id)
+	if n%2 == 1 {
+		n++
+	}
+	b := make([]byte, n)
+	putRecordHeader(b, id, lba, size, dir, date)
 	return b
 }
 
