@@ -252,24 +252,12 @@ func (s *Store) Add(ctx context.Context, p *regstore.Plan, arch string, skip fun
 // tail of one of its mirrors that is a repository of repos or a namespace
 // of some. repos that no mirror names are returned in unnamed.
 func EmbeddedSources(ds []manifests.ImageDigestSource, repos []string, local string) (out []manifests.ImageDigestSource, unnamed []string) {
-	under := func(r, p string) bool { return r == p || strings.HasPrefix(r, p+"/") }
 	named := map[string]bool{}
 	for _, d := range ds {
 		best := ""
 		for _, m := range d.Mirrors {
-			segs := strings.Split(m, "/")
-			for i := 1; i < len(segs); i++ {
-				cand := strings.Join(segs[i:], "/")
-				hit := false
-				for _, r := range repos {
-					hit = hit || under(r, cand)
-				}
-				if hit {
-					if len(cand) > len(best) {
-						best = cand
-					}
-					break
-				}
+			if t := embeddedTail(m, 1, repos, true); len(t) > len(best) {
+				best = t
 			}
 		}
 		if best == "" {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"path"
 	"sort"
+	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/types"
@@ -123,6 +124,46 @@ func (p *Plan) Bytes() int64 {
 		n += b.Size
 	}
 	return n
+}
+
+// Repositories lists the repositories the planned registry serves a
+// manifest from, sorted.
+func (p *Plan) Repositories() []string {
+	seen := map[string]bool{}
+	prefix := Root + "/repositories/"
+	for pth := range p.files {
+		rest, ok := strings.CutPrefix(pth, prefix)
+		if !ok {
+			continue
+		}
+		if repo, tail, ok := strings.Cut(rest, "/_manifests/revisions/"); ok && strings.HasSuffix(tail, "/link") {
+			seen[repo] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for r := range seen {
+		out = append(out, r)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Serves reports whether the planned registry serves repo's manifest ref:
+// a tag ("v4.21") or a digest ("sha256:<hex>").
+func (p *Plan) Serves(repo, ref string) bool {
+	if ValidateRepository(repo) != nil {
+		return false
+	}
+	var pth string
+	if d, err := v1.NewHash(ref); err == nil {
+		pth = repoPath(repo, "_manifests", "revisions", d.Algorithm, d.Hex, "link")
+	} else if ValidateTag(ref) == nil {
+		pth = repoPath(repo, "_manifests", "tags", ref, "current", "link")
+	} else {
+		return false
+	}
+	_, ok := p.files[pth]
+	return ok
 }
 
 // BlobPath is where distribution keeps a blob's bytes

@@ -260,8 +260,16 @@ func TestIndexKeepsOneArchitecture(t *testing.T) {
 	assert.Equal(t, digestOf(t, idx), digestOf(t, gotIdx))
 	im, err := idx.IndexManifest()
 	require.NoError(t, err)
+	// Serves answers as the registry does
+	assert.Equal(t, []string{"openshift/release-images"}, p.Repositories())
+	assert.True(t, p.Serves("openshift/release-images", "4.21.3-multi"))
+	assert.True(t, p.Serves("openshift/release-images", digestOf(t, idx).String()))
+	assert.False(t, p.Serves("openshift/release-images", "4.21.4-multi"))
+	assert.False(t, p.Serves("openshift/release", "4.21.3-multi"))
+	assert.False(t, p.Serves("../openshift/release-images", "4.21.3-multi"))
 	for _, m := range im.Manifests {
 		ref := host + "/openshift/release-images@" + m.Digest.String()
+		assert.Equal(t, m.Platform.Architecture == "amd64", p.Serves("openshift/release-images", m.Digest.String()), m.Platform.Architecture)
 		if m.Platform.Architecture == "amd64" {
 			readAll(t, pull(t, ref))
 			continue

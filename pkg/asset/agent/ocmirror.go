@@ -86,11 +86,3 @@ func (a *OCMirror) Generate(_ context.Context, p asset.Parents) error {
 	}
 	return nil
 }
-
-// digestSources are the cluster resources' mirror sets (none without).
-func (a *OCMirror) digestSources() int {
-	if a.Resources == nil {
-		return 0
-	}
-	return len(a.Resources.DigestSources)
-}

@@ -108,7 +108,23 @@ func (a *EmbeddedPayload) Generate(ctx context.Context, p asset.Parents) error {
 		{FileName: "idms-agent-embedded-payload.yaml", Contents: extiso.ImageDigestMirrorSetManifest(srcs)},
 	}
 	if ocm.Resources != nil {
-		o.Report.log().Warn("--mirror-from: the cluster resources of "+ocm.Resources.Dir+" are not applied with --embed-payload: they name the registry oc-mirror pushed to, and the hosts pull from their own (their mirror sets name the embedded images' sources)", "mirror-sets", ocm.digestSources(), "manifests", len(ocm.Resources.Manifests))
+		// They name the registry oc-mirror pushed to; the hosts pull from
+		// their own (its mirror sets are in srcs, from embedStore).
+		more, unserved, err := ocm.Resources.EmbeddedManifests(plan, extiso.LocalRegistry)
+		if err != nil {
+			return fmt.Errorf("--mirror-from: %w", err)
+		}
+		for _, m := range more {
+			a.Manifests = append(a.Manifests, ignition.Manifest{FileName: m.FileName, Contents: m.Contents})
+		}
+		o.Report.log().Info("The cluster resources of "+ocm.Resources.Dir+" will name the embedded registry", "manifests", len(more), "served-at", extiso.LocalRegistry)
+		if len(unserved) > 0 {
+			names := make([]string, 0, len(unserved))
+			for _, u := range unserved {
+				names = append(names, u.String())
+			}
+			o.Report.log().Warn("--mirror-from: these cluster resources name images the ISO does not embed: left out (mirror the images with the oc-mirror run that made "+ocm.Resources.Dir+", or give them by digest with --embed-image)", "resources", names)
+		}
 	}
 	from := "the registry"
 	if ocm.Store != "" {
