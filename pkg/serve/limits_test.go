@@ -80,7 +80,7 @@ func stalledGet(t *testing.T, from, addr string) net.Conn {
 // of filling megabytes of kernel buffers.
 func smallReceiveBuffer(_, _ string, rc syscall.RawConn) error {
 	var serr error
-	err := rc.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	err := rc.Control(func(fd uintptr) { serr = setReceiveBuffer(fd, 4096) })
 	if err != nil {
 		return err
 	}

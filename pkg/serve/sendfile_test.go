@@ -65,7 +65,7 @@ func TestReadFromSendsRangeAtOnce(t *testing.T) {
 	data := randomBytes(4 << 20)
 	f := sourceFile(t, data)
 	bigReceive := func(_, _ string, rc syscall.RawConn) error {
-		return rc.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 8<<20) })
+		return rc.Control(func(fd uintptr) { _ = setReceiveBuffer(fd, 8<<20) })
 	}
 	pc, cc := connPair(t, Limits{}, net.Dialer{Control: bigReceive})
 	require.NoError(t, pc.Conn.(*net.TCPConn).SetWriteBuffer(4<<20))
