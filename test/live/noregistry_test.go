@@ -66,7 +66,8 @@ func noRegistryScenarios(l *lab, run func(name string, f func(t *testing.T))) {
 		requireEmbeddable(t, l)
 		res, err := l.run(t, sno)
 		require.NoError(t, err)
-		t.Logf("node-local registry requests: %d, requests to the lab's (stopped) mirror: %d", len(res.localPulls), len(res.pulls))
+		t.Logf("node-local registry requests: %d; the lab's mirror: %d requests while agentiso built the ISO, %d after it was stopped (checked: none)",
+			len(res.localPulls), res.builtPulls, len(res.pulls)-res.builtPulls)
 	})
 	// The same ISO with one blob changed after agentiso wrote it (the
 	// agent image's config, which every host pulls): the hosts' pull must

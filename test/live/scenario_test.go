@@ -82,6 +82,9 @@ type result struct {
 	// localPulls are the node-local registries' requests (embedPayload),
 	// from every host's journal.
 	localPulls []RegistryRequest
+	// builtPulls is how many of pulls agentiso made while it built the
+	// extended ISO (embedPayload), before the mirror was stopped.
+	builtPulls int
 }
 
 // lab holds what every scenario shares.
@@ -456,6 +459,7 @@ func (l *lab) run(t *testing.T, sc scenario) (*result, error) {
 			reqs[h.name] = RegistryRequests(vms[h.name].ReadJournal())
 			res.localPulls = append(res.localPulls, reqs[h.name]...)
 		}
+		res.builtPulls = builtPulls
 		if err := checkLocalPulls(reqs, res.pulls[builtPulls:], m, sc.bootOnly); err != nil {
 			return fail(err)
 		}
