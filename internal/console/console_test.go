@@ -2,10 +2,13 @@ package console
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -49,6 +52,22 @@ func TestHandlerFormat(t *testing.T) {
 	lg.Info("Wrote", "file", "a b")
 	lg.Warn("careful")
 	assert.Equal(t, "INFO Wrote file=\"a b\"\nWARNING careful\n", b.String())
+}
+
+// TestHandlerValues: every kind of value as a line shows it, the
+// handler's own attributes first, lines longer than the pooled buffers
+// whole.
+func TestHandlerValues(t *testing.T) {
+	var b bytes.Buffer
+	lg := slog.New(NewHandler(&b, slog.LevelDebug, false)).With("host", "h-0")
+	lg.Info("GET /x\x1b[2J", "n", -3, "u", uint64(7), "ok", true, "d", 1500*time.Millisecond, "f", 0.5,
+		"err", errors.New("bad\x1by"), "q", `say "hi"`, "c", "a\nb", "tab", "a\tb", "empty", "")
+	assert.Equal(t, `INFO GET /x\x1b[2J host=h-0 n=-3 u=7 ok=true d=1.5s f=0.5 err=bad\x1by q="say \"hi\"" c=a\nb tab="a\tb" empty=`+"\n", b.String())
+	b.Reset()
+	long := strings.Repeat("x", 3*maxPooledLine)
+	lg.Debug("long", "v", long)
+	lg.Debug("short")
+	assert.Equal(t, "DEBUG long host=h-0 v="+long+"\nDEBUG short host=h-0\n", b.String())
 }
 
 // Text written by others (the download progress) gets the level label at

@@ -2,9 +2,9 @@ package console
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -35,45 +35,65 @@ type Handler struct {
 	level  slog.Leveler
 	colour bool
 	attrs  []slog.Attr
+	// bufs are the lines being formatted (*[]byte): a line costs no
+	// allocation of its own (agentiso serve writes one per request).
+	bufs *sync.Pool
 }
 
 // NewHandler writes records at level and above to w.
 func NewHandler(w io.Writer, level slog.Leveler, colour bool) *Handler {
-	return &Handler{mu: &sync.Mutex{}, w: w, level: level, colour: colour}
+	return &Handler{mu: &sync.Mutex{}, w: w, level: level, colour: colour, bufs: &sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}}
 }
 
 // Enabled reports whether l is at the handler's level or above.
 func (h *Handler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level.Level() }
 
+// maxPooledLine bounds the buffers kept for the next lines.
+const maxPooledLine = 16 << 10
+
 // Handle writes one line.
 func (h *Handler) Handle(_ context.Context, r slog.Record) error {
-	var b strings.Builder
-	b.WriteString(Label(r.Level, h.colour))
-	b.WriteByte(' ')
-	b.WriteString(termsafe.Text(r.Message))
-	writeAttrs(&b, h.attrs, r)
-	b.WriteByte('\n')
+	bp := h.bufs.Get().(*[]byte)
+	b := append((*bp)[:0], Label(r.Level, h.colour)...)
+	b = append(b, ' ')
+	b = append(b, termsafe.Text(r.Message)...)
+	for _, a := range h.attrs {
+		b = appendAttr(b, a)
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		b = appendAttr(b, a)
+		return true
+	})
+	b = append(b, '\n')
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	_, err := io.WriteString(h.w, b.String())
+	_, err := h.w.Write(b)
+	h.mu.Unlock()
+	if cap(b) <= maxPooledLine {
+		*bp = b
+		h.bufs.Put(bp)
+	}
 	return err
 }
 
-func writeAttrs(b *strings.Builder, pre []slog.Attr, r slog.Record) {
-	write := func(a slog.Attr) bool {
-		v := a.Value.Resolve().String()
-		if strings.ContainsAny(v, " \t\"") {
-			v = fmt.Sprintf("%q", v)
-		} else {
-			v = termsafe.String(v)
-		}
-		fmt.Fprintf(b, " %s=%s", a.Key, v)
-		return true
+// appendAttr appends " key=value": the value quoted (Go syntax) when it
+// holds a blank or a quote, otherwise with its unsafe characters escaped
+// (termsafe).
+func appendAttr(b []byte, a slog.Attr) []byte {
+	b = append(b, ' ')
+	b = append(b, a.Key...)
+	b = append(b, '=')
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindInt64:
+		return strconv.AppendInt(b, v.Int64(), 10)
+	case slog.KindUint64:
+		return strconv.AppendUint(b, v.Uint64(), 10)
 	}
-	for _, a := range pre {
-		write(a)
+	s := v.String()
+	if strings.ContainsAny(s, " \t\"") {
+		return strconv.AppendQuote(b, s)
 	}
-	r.Attrs(write)
+	return append(b, termsafe.String(s)...)
 }
 
 // WithAttrs returns a handler that appends as to every line.

@@ -47,11 +47,24 @@ func escape(s string, keepLines bool) string {
 	return b.String()
 }
 
+// isSafe reports whether s has nothing to escape. ASCII, what nearly all
+// of agentiso's log lines are, is checked a byte at a time (its only
+// unsafe characters are the C0 controls and DEL); the rest a rune at a
+// time.
 func isSafe(s string, keepLines bool) bool {
-	for _, r := range s {
-		if r == utf8.RuneError || (unsafeRune(r) && !(keepLines && (r == '\n' || r == '\t'))) {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if (c < 0x20 || c == 0x7f) && !(keepLines && (c == '\n' || c == '\t')) {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError || unsafeRune(r) {
 			return false
 		}
+		i += size
 	}
 	return true
 }

@@ -40,5 +40,31 @@ func FuzzString(f *testing.F) {
 		if isSafe(s, false) {
 			assert.Equal(t, s, out)
 		}
+		for _, keep := range []bool{false, true} {
+			assert.Equal(t, isSafeByRune(s, keep), isSafe(s, keep), "%q, keeping lines %v", s, keep)
+		}
 	})
+}
+
+// isSafeByRune is isSafe without its ASCII fast path: every rune through
+// unsafeRune.
+func isSafeByRune(s string, keepLines bool) bool {
+	for _, r := range s {
+		if r == utf8.RuneError || (unsafeRune(r) && !(keepLines && (r == '\n' || r == '\t'))) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestIsSafeFastPath: every byte value alone and among text, as the
+// rune-by-rune check judges it.
+func TestIsSafeFastPath(t *testing.T) {
+	for c := range 256 {
+		for _, s := range []string{string([]byte{byte(c)}), "ab" + string([]byte{byte(c)}) + "cd", string(rune(c)), "é" + string(rune(c))} {
+			for _, keep := range []bool{false, true} {
+				assert.Equal(t, isSafeByRune(s, keep), isSafe(s, keep), "%q, keeping lines %v", s, keep)
+			}
+		}
+	}
 }
