@@ -197,8 +197,13 @@ type progressConn struct {
 	stalled atomic.Bool
 	// sendfiles counts the sendfile calls of ReadFrom (on Linux).
 	sendfiles int
-	// writes counts the writes to the connection.
-	writes int
+	// writes counts the writes to the connection; held those of them
+	// sent with MSG_MORE (holdNextWrite).
+	writes, held int
+	// hold is set when the next write is to be held for what follows
+	// (holdNextWrite); pending while what it held has not been followed
+	// by more. Guarded by batchMu.
+	hold, pending bool
 
 	// batchMu guards batching and batch: between beginBatch and
 	// endBatch, writes are gathered in batch (from batchBufs) and then
@@ -276,9 +281,59 @@ func (c *progressConn) Write(b []byte) (int, error) {
 	return c.write(b)
 }
 
+// holdNextWrite asks that the next write be held for the data that
+// follows it (a response's header, for its body).
+func (c *progressConn) holdNextWrite() {
+	c.batchMu.Lock()
+	c.hold = true
+	c.batchMu.Unlock()
+}
+
+// pushHeld ends holdNextWrite: what a held write left waiting, if nothing
+// followed it (a body cut short), is sent now.
+func (c *progressConn) pushHeld() {
+	c.batchMu.Lock()
+	pending := c.pending
+	c.hold, c.pending = false, false
+	c.batchMu.Unlock()
+	if tc, ok := c.Conn.(*net.TCPConn); ok && pending {
+		// Setting TCP_NODELAY (Go's default, already set) sends what
+		// TCP holds.
+		_ = tc.SetNoDelay(true)
+	}
+}
+
+// followed notes that data followed a held write.
+func (c *progressConn) followed() {
+	c.batchMu.Lock()
+	c.pending = false
+	c.batchMu.Unlock()
+}
+
 // write writes b in pieces of at most Progress bytes, each with its
-// deadline.
+// deadline. A write asked to be held (holdNextWrite) and within one piece
+// goes with MSG_MORE, where the system has it (writeHeld).
 func (c *progressConn) write(b []byte) (int, error) {
+	c.batchMu.Lock()
+	hold := c.hold && len(b) <= c.lim.Progress
+	c.hold = false
+	if !hold {
+		// This write sends what a held one left.
+		c.pending = false
+	}
+	c.batchMu.Unlock()
+	if hold {
+		if n, handled, err := c.writeHeld(b); handled {
+			c.writes++
+			c.held++
+			if n > 0 {
+				c.batchMu.Lock()
+				c.pending = true
+				c.batchMu.Unlock()
+			}
+			return n, c.progressed(err)
+		}
+	}
 	n := 0
 	for n < len(b) {
 		end := min(len(b), n+c.lim.Progress)
@@ -301,6 +356,9 @@ func (c *progressConn) write(b []byte) (int, error) {
 // otherwise the copy goes piece by piece, each with its deadline.
 func (c *progressConn) ReadFrom(r io.Reader) (int64, error) {
 	if n, handled, err := c.sendFile(r); handled {
+		if n > 0 {
+			c.followed()
+		}
 		return n, c.progressed(err)
 	}
 	rf, ok := c.Conn.(io.ReaderFrom)

@@ -150,3 +150,45 @@ func TestReadFromStallDetectedAfterLastProgress(t *testing.T) {
 	assert.GreaterOrEqual(t, end.Sub(stop), stall-100*time.Millisecond, "dropped before the peer had StallTimeout to read")
 	assert.Less(t, end.Sub(stop), stall+stall/2, "dropped more than 1.5 StallTimeout after the reader stopped")
 }
+
+// TestReadFromSection: a section of a file (what the requests sharing a
+// kept descriptor read, Server.acquire) is sent with sendfile from the
+// section's offset: the bytes are the range's, the section and the
+// LimitedReader account for them, and the descriptor's own offset, shared
+// by the other requests, does not move. A section not wrapped in a
+// LimitedReader is sent to its end, not to the file's.
+func TestReadFromSection(t *testing.T) {
+	data := randomBytes(4 << 20)
+	f := sourceFile(t, data)
+	pc, cc := connPair(t, Limits{}, net.Dialer{})
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(cc)
+		got <- b
+	}()
+	sec := io.NewSectionReader(f, 4096, 3<<20)
+	const off, n = 1<<20 + 2048, 1 << 20
+	_, err := sec.Seek(off, io.SeekStart)
+	require.NoError(t, err)
+	lr := &io.LimitedReader{R: sec, N: n}
+	sent, err := pc.ReadFrom(lr)
+	require.NoError(t, err)
+	assert.EqualValues(t, n, sent)
+	assert.Zero(t, lr.N, "the LimitedReader's remainder")
+	pos, err := sec.Seek(0, io.SeekCurrent)
+	require.NoError(t, err)
+	assert.EqualValues(t, off+n, pos, "the section's offset after the range")
+	// The rest of the section, without a LimitedReader.
+	sent, err = pc.ReadFrom(sec)
+	require.NoError(t, err)
+	assert.EqualValues(t, 3<<20-off-n, sent)
+	fpos, err := f.Seek(0, io.SeekCurrent)
+	require.NoError(t, err)
+	assert.Zero(t, fpos, "the descriptor's offset")
+	require.NoError(t, pc.Conn.Close())
+	want := append(append([]byte{}, data[4096+off:4096+off+n]...), data[4096+off+n:4096+3<<20]...)
+	assert.True(t, bytes.Equal(want, <-got), "the bytes received are the section's")
+	if runtime.GOOS == "linux" {
+		assert.Positive(t, pc.sendfiles, "sent by sendfile")
+	}
+}

@@ -68,6 +68,9 @@ type Server struct {
 	// until it changes again.
 	verifyMu sync.Mutex
 	refused  map[string]refusal
+	// handles holds, by file path, the open descriptor of each file as
+	// verified last, shared by its requests (acquire); guarded by mu.
+	handles map[string]*handle
 	// throttled counts the 429 answers not logged one by one.
 	throttled     int
 	throttledLogs time.Time
@@ -110,7 +113,7 @@ func New(o Options) (*Server, error) {
 		lg = slog.New(slog.DiscardHandler)
 	}
 	lim := o.Limits.withDefaults()
-	s := &Server{root: root, log: lg, files: map[string]*File{}, skipped: skipped, lim: lim, guesses: newGuesses(lim), refused: map[string]refusal{}}
+	s := &Server{root: root, log: lg, files: map[string]*File{}, skipped: skipped, lim: lim, guesses: newGuesses(lim), refused: map[string]refusal{}, handles: map[string]*handle{}}
 	if o.User != "" {
 		s.user, s.pass = []byte(o.User), []byte(o.Password)
 	}
@@ -134,8 +137,16 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
-// Close releases the asset directory.
-func (s *Server) Close() error { return s.root.Close() }
+// Close releases the asset directory and the files kept open.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	for p, h := range s.handles {
+		delete(s.handles, p)
+		s.retireLocked(h)
+	}
+	s.mu.Unlock()
+	return s.root.Close()
+}
 
 // Files returns the served files, in URL order.
 func (s *Server) Files() []File {
@@ -158,6 +169,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rw := &recorder{ResponseWriter: w, status: http.StatusOK}
 	rw.tls, _ = r.Context().Value(tlsConnKey{}).(*progressConn)
+	rw.conn, _ = r.Context().Value(connKey{}).(*progressConn)
 	defer func() { s.logRequest(r, rw, time.Since(start)) }()
 	if s.user != nil && !s.authenticate(rw, r) {
 		return
@@ -174,17 +186,97 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(rw, r)
 		return
 	}
-	fh, f, err := s.open(rec)
+	fh, err := s.acquire(rec)
 	if err != nil {
 		http.Error(rw, "this file changed on disk and no longer matches its .sha256; not served", http.StatusServiceUnavailable)
 		return
 	}
-	defer fh.Close()
+	defer s.release(fh)
+	f := &fh.file
 	h := rw.Header()
-	h.Set("ETag", `"`+f.SHA256+`"`)
-	h.Set("Content-Type", contentType(f.Path))
-	h.Set("Cache-Control", "no-store")
-	http.ServeContent(rw, r, "", f.ModTime, fh)
+	h["Etag"] = fh.etag
+	h["Content-Type"] = fh.ctype
+	h["Cache-Control"] = fh.cache
+	http.ServeContent(rw, r, "", f.ModTime, io.NewSectionReader(fh.fh, 0, f.Size))
+}
+
+// handle is a served file opened and verified, shared by the requests
+// that read it (each through a section reader of its own: reads and
+// sendfile at explicit offsets, the descriptor's offset is not used), until
+// the file changes on disk and the last of them is done.
+type handle struct {
+	fh   *os.File
+	file File
+	// etag, ctype and cache are the values of its ETag, Content-Type
+	// and Cache-Control headers, made once (net/http replaces a header's
+	// values, never changes them).
+	etag, ctype, cache []string
+	// refs counts the requests using it; retired is set once it is no
+	// longer the file's current handle: the last request closes it.
+	// Both guarded by Server.mu.
+	refs    int
+	retired bool
+}
+
+// acquire returns the handle of the served file as verified last, after
+// checking with one lstat of its path that the path still names that very
+// file (device, inode, size, mtime): the descriptor held open cannot be
+// another file's, and a file changed in place changes size or mtime. When
+// it does not, the file is opened and checked again (open), and its handle
+// replaces the old one, which its last request closes. release gives it
+// back.
+func (s *Server) acquire(rec *File) (*handle, error) {
+	li, err := s.root.Lstat(rec.Path)
+	if err == nil && li.Mode().IsRegular() {
+		s.mu.Lock()
+		if h := s.handles[rec.Path]; h != nil && sameFile(h.file.info, li) {
+			h.refs++
+			s.mu.Unlock()
+			return h, nil
+		}
+		s.mu.Unlock()
+	}
+	// Gone, replaced, or changed: the kept descriptor (a deleted ISO's
+	// blocks) is let go either way.
+	s.mu.Lock()
+	if h := s.handles[rec.Path]; h != nil {
+		delete(s.handles, rec.Path)
+		s.retireLocked(h)
+	}
+	s.mu.Unlock()
+	fh, cur, err := s.open(rec)
+	if err != nil {
+		return nil, err
+	}
+	h := &handle{fh: fh, file: cur, etag: []string{ETag(cur.SHA256)}, ctype: []string{contentType(cur.Path)}, cache: []string{"no-store"}, refs: 1}
+	s.mu.Lock()
+	if old := s.handles[rec.Path]; old != nil {
+		s.retireLocked(old)
+	}
+	s.handles[rec.Path] = h
+	s.mu.Unlock()
+	return h, nil
+}
+
+// release gives back a handle from acquire.
+func (s *Server) release(h *handle) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h.refs--; h.refs == 0 && h.retired {
+		_ = h.fh.Close()
+	}
+}
+
+// retireLocked marks h as no longer current and closes it when no request
+// uses it. s.mu is held.
+func (s *Server) retireLocked(h *handle) {
+	if h.retired {
+		return
+	}
+	h.retired = true
+	if h.refs == 0 {
+		_ = h.fh.Close()
+	}
 }
 
 // open opens the served file and checks that it is still the verified
@@ -360,28 +452,16 @@ func contentType(p string) string {
 
 // logRequest writes one line per request: method, path, status, the
 // range asked for, bytes sent, client and time. The query and the
-// credentials are never logged.
+// credentials are never logged. The line goes to the handler as one
+// record whose attributes are typed values (no boxing), without the
+// caller's program counter (no handler of agentiso shows a source), and
+// not at all below the logger's level.
 func (s *Server) logRequest(r *http.Request, rw *recorder, d time.Duration) {
-	attrs := []any{"status", rw.status, "bytes", rw.n, "from", r.RemoteAddr, "time", d.Round(time.Millisecond).String()}
-	if rg := r.Header.Get("Range"); rg != "" {
-		attrs = append(attrs, "range", termsafe.String(truncate(rg, 64)))
-	}
-	if u, _, ok := r.BasicAuth(); ok {
-		attrs = append(attrs, "user", termsafe.String(truncate(u, 64)))
-	}
 	lv := slog.LevelInfo
-	if rw.status >= 400 {
+	if rw.status >= 400 || rw.err != nil {
 		lv = slog.LevelWarn
 	}
-	if rw.err != nil {
-		lv = slog.LevelWarn
-		why := "the peer went away"
-		var ne net.Error
-		if errors.As(rw.err, &ne) && ne.Timeout() {
-			why = fmt.Sprintf("the peer stopped reading (less than %d KiB taken in %s): connection closed", s.lim.Progress>>10, s.lim.StallTimeout)
-		}
-		attrs = append(attrs, "incomplete", why)
-	}
+	throttled := 0
 	if rw.status == http.StatusTooManyRequests {
 		// A guesser's requests: one line per 10 s, with their count.
 		s.mu.Lock()
@@ -395,9 +475,33 @@ func (s *Server) logRequest(r *http.Request, rw *recorder, d time.Duration) {
 		if !log {
 			return
 		}
-		attrs = append(attrs, "throttled", n)
+		throttled = n
 	}
-	s.log.Log(context.Background(), lv, termsafe.String(truncate(r.Method, 16))+" "+termsafe.String(truncate(r.URL.EscapedPath(), 200)), attrs...)
+	ctx := context.Background()
+	h := s.log.Handler()
+	if !h.Enabled(ctx, lv) {
+		return
+	}
+	rec := slog.NewRecord(time.Now(), lv, termsafe.String(truncate(r.Method, 16))+" "+termsafe.String(truncate(r.URL.EscapedPath(), 200)), 0)
+	rec.AddAttrs(slog.Int("status", rw.status), slog.Int64("bytes", rw.n), slog.String("from", r.RemoteAddr), slog.String("time", d.Round(time.Millisecond).String()))
+	if rg := r.Header["Range"]; len(rg) > 0 && rg[0] != "" {
+		rec.AddAttrs(slog.String("range", termsafe.String(truncate(rg[0], 64))))
+	}
+	if u, _, ok := r.BasicAuth(); ok {
+		rec.AddAttrs(slog.String("user", termsafe.String(truncate(u, 64))))
+	}
+	if rw.err != nil {
+		why := "the peer went away"
+		var ne net.Error
+		if errors.As(rw.err, &ne) && ne.Timeout() {
+			why = fmt.Sprintf("the peer stopped reading (less than %d KiB taken in %s): connection closed", s.lim.Progress>>10, s.lim.StallTimeout)
+		}
+		rec.AddAttrs(slog.String("incomplete", why))
+	}
+	if throttled > 0 {
+		rec.AddAttrs(slog.Int("throttled", throttled))
+	}
+	_ = h.Handle(ctx, rec)
 }
 
 func truncate(s string, n int) string {
@@ -410,7 +514,9 @@ func truncate(s string, n int) string {
 type recorder struct {
 	http.ResponseWriter
 	// tls is the connection under a TLS one (nil for HTTP).
-	tls     *progressConn
+	tls *progressConn
+	// conn is the HTTP connection (nil for TLS).
+	conn    *progressConn
 	status  int
 	n       int64
 	written bool
@@ -452,6 +558,16 @@ func (r *recorder) ReadFrom(src io.Reader) (int64, error) {
 		return n, err
 	}
 	if rf, ok := r.ResponseWriter.(io.ReaderFrom); ok {
+		// net/http writes the header with the body's first sniffLen
+		// bytes, then hands the rest to the connection (sendfile): the
+		// header's write is held (MSG_MORE) for the body to join it in
+		// the same segments, where it went out alone, with a push and a
+		// wakeup of the peer of its own. Only when a body does follow:
+		// a held write waits for more.
+		if lr, ok := src.(*io.LimitedReader); ok && r.conn != nil && lr.N > sniffLen {
+			r.conn.holdNextWrite()
+			defer r.conn.pushHeld()
+		}
 		n, err := rf.ReadFrom(src)
 		r.n += n
 		r.failed(err)
@@ -474,16 +590,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConf *tls.Config
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 		BaseContext:       func(net.Listener) context.Context { return ctx },
-		// A TLS connection's requests know the connection under it, to
-		// gather the records of what they copy (recorder.copyBatched).
-		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			if tc, ok := c.(*tls.Conn); ok {
-				if pc, ok := tc.NetConn().(*progressConn); ok {
-					return context.WithValue(ctx, tlsConnKey{}, pc)
-				}
-			}
-			return ctx
-		},
+		ConnContext:       connContext,
 	}
 	s.mu.Lock()
 	s.conns = newConnLimiter(ln, s.lim, s.log)
@@ -529,8 +636,32 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
+// connContext is the context of a connection's requests: a TLS
+// connection's know the connection under it, to gather the records of what
+// they copy (recorder.copyBatched); an HTTP connection's know it, to send
+// the response header with the body (recorder.ReadFrom).
+func connContext(ctx context.Context, c net.Conn) context.Context {
+	if tc, ok := c.(*tls.Conn); ok {
+		if pc, ok := tc.NetConn().(*progressConn); ok {
+			return context.WithValue(ctx, tlsConnKey{}, pc)
+		}
+	}
+	if pc, ok := c.(*progressConn); ok {
+		return context.WithValue(ctx, connKey{}, pc)
+	}
+	return ctx
+}
+
 // tlsConnKey is the context key of the connection under a TLS one.
 type tlsConnKey struct{}
+
+// connKey is the context key of an HTTP connection.
+type connKey struct{}
+
+// sniffLen is what net/http's response.ReadFrom copies through its
+// buffer, header included, before handing the rest of a body to the
+// connection's ReadFrom (its own sniffLen).
+const sniffLen = 512
 
 // copyChunk is what a TLS response copies at a time: four records (three
 // of 16 KiB and one of 12 KiB), which with their headers and tags make

@@ -76,8 +76,13 @@ func TestTLSRecordsGatheredPerWrite(t *testing.T) {
 	require.NoError(t, srv.Handshake())
 	// Past crypto/tls's small first records (its first 128 KiB).
 	warm := bytes.Repeat([]byte{'w'}, 256<<10)
-	go func() { _, _ = srv.Write(warm) }()
+	warmed := make(chan struct{})
+	go func() {
+		_, _ = srv.Write(warm)
+		close(warmed)
+	}()
 	<-got
+	<-warmed // its writes counted before pc.writes is read
 	go func() {
 		b := make([]byte, 1<<20)
 		_, _ = io.ReadFull(cl, b)
