@@ -462,34 +462,80 @@ func (iso *ISO) mbrOverlay(size int64) (Overlay, bool, error) {
 }
 
 // WriteExtendedStaged writes x like WriteStaged writes an image (temporary
-// file, SHA-256 behind the writes, nothing in place until Commit): the
-// base and its overlays copied by the kernel where it can, then the new
-// directory and the appendix's stream, written once as Write produces it.
-// A stream shorter or longer than its size is an error.
+// file, SHA-256 behind the writes, nothing in place until Commit), in one
+// pass: the base and its overlays copied by the kernel where it can, then
+// the new directory and the appendix's stream, written once as Write
+// produces it. A stream shorter or longer than its size is an error.
+//
+// Three things run at once (docs/airgap.md "Measured"): the writes (this
+// goroutine: the kernel's copy of the base, then the appendix's Write,
+// which reads and checks each blob); the output's SHA-256, one follower
+// behind the writes over the whole output (the base's bytes from the
+// pages the copy just read, the rest from the output's); and the
+// writeback, which has the kernel start writing each 32 MiB written to
+// disk (sync_file_range), so that the disk works while the payload is
+// read and checked and the one fsync at the end finds little left. The
+// output is fsynced once, at the end: before, the base was fsynced before
+// the appendix began, and the disk stood still while the payload was read.
 func WriteExtendedStaged(ctx context.Context, dst string, x *Extended, opts WriteOptions) (*Staged, error) {
 	img := x.Image
 	base, isFile := img.base.(*os.File)
-	return stage(ctx, dst, x.Size(), opts, nil, func(tmp *os.File, h hash.Hash) (string, error) {
-		method := MethodReadWrite
-		var err error
-		if isFile && !opts.NoKernelCopy && img.verify == nil {
-			method, err = writeKernel(ctx, tmp, base, img, h, opts)
-			if errors.Is(err, errNoFastPath) {
-				h.Reset()
-				if err = resetFile(tmp); err == nil {
-					method, err = MethodReadWrite, writePortable(ctx, tmp, img, h, opts)
-				}
+	size := x.Size()
+	return stage(ctx, dst, size, opts, nil, func(tmp *os.File, h hash.Hash) (method string, err error) {
+		kernel := isFile && !opts.NoKernelCopy && img.verify == nil
+		// The hash reads the image's bytes from the edited base when the
+		// kernel copies it (its pages are the ones the copy just read;
+		// the output's may share the base's blocks and not be cached),
+		// else from the output, like the rest.
+		var head io.ReaderAt = tmp
+		if kernel {
+			head = img
+		}
+		hashSrc := func(head io.ReaderAt) io.ReaderAt {
+			var r io.ReaderAt = splitReaderAt{head: head, n: img.size, tail: tmp}
+			if opts.hashSourceWrap != nil {
+				r = opts.hashSourceWrap(r)
 			}
-		} else {
-			err = writePortable(ctx, tmp, img, h, opts)
+			return r
+		}
+		fw := startFollower(ctx, hashSrc(head), size, h)
+		wb := startWriteback(ctx, tmp, opts.writeback)
+		mark := func(end int64) {
+			fw.mark(end)
+			wb.mark(end)
+		}
+		defer func() {
+			if err != nil {
+				wb.abort()
+				fw.abort()
+			}
+		}()
+		if kernel {
+			method, err = copyBase(ctx, tmp, base, img, opts, mark)
+			if errors.Is(err, errNoFastPath) {
+				// Nothing is written or marked yet: the hash starts
+				// again, on the output.
+				fw.abort()
+				h.Reset()
+				if err = resetFile(tmp); err != nil {
+					return "", err
+				}
+				fw = startFollower(ctx, hashSrc(tmp), size, h)
+				kernel = false
+			}
+		}
+		if !kernel {
+			var n int64
+			n, err = img.Stream(ctx, &markWriter{f: tmp, mark: mark}, opts.Progress)
+			if err == nil && n != img.size {
+				err = fmt.Errorf("wrote %d of %d bytes", n, img.size)
+			}
+			method = MethodReadWrite
 		}
 		if err != nil {
 			return "", err
 		}
-		// The rest is hashed behind the writes, from the file.
-		rest := x.Size() - img.size
-		fw := startFollower(ctx, io.NewSectionReader(tmp, img.size, rest), rest, h)
-		w := &markWriter{f: tmp, off: img.size, start: img.size, mark: fw.mark}
+		w := &markWriter{f: tmp, off: img.size, mark: mark}
 		if _, err = w.Write(make([]byte, x.start-img.size)); err == nil {
 			_, err = w.Write(x.dir)
 		}
@@ -504,28 +550,78 @@ func WriteExtendedStaged(ctx context.Context, dst string, x *Extended, opts Writ
 			_, err = w.Write(x.tail)
 		}
 		if err == nil {
-			err = tmp.Sync()
+			err = tmp.Sync() // while the hash catches up
 		}
 		if err != nil {
-			fw.abort()
+			return "", err
+		}
+		if err = wb.finish(); err != nil {
 			return "", err
 		}
 		return method, fw.finish()
 	})
 }
 
-// markWriter writes at increasing offsets of f and tells mark how much of
-// the section starting at start is written.
+// splitReaderAt reads the first n bytes from head and the rest from tail
+// (both at the same offsets).
+type splitReaderAt struct {
+	head io.ReaderAt
+	n    int64
+	tail io.ReaderAt
+}
+
+func (s splitReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if off >= s.n {
+		return s.tail.ReadAt(p, off)
+	}
+	if off+int64(len(p)) <= s.n {
+		return s.head.ReadAt(p, off)
+	}
+	k, err := s.head.ReadAt(p[:s.n-off], off)
+	if err != nil {
+		return k, err
+	}
+	m, err := s.tail.ReadAt(p[k:], off+int64(k))
+	return k + m, err
+}
+
+// writebackChunk is how much of the written output the kernel is asked
+// to start writing to disk at a time.
+const writebackChunk = 32 << 20
+
+// startWriteback follows the writes of f and, each writebackChunk bytes,
+// has the kernel start writing them to disk (start, nil for the system's:
+// sync_file_range SYNC_FILE_RANGE_WRITE on Linux, which does not wait for
+// the disk; nothing elsewhere). It runs on its own goroutine, so a busy
+// disk queue holds up neither the writes nor the hash; it only starts
+// what the final fsync would do anyway, so a failure is left to that
+// fsync to report.
+func startWriteback(ctx context.Context, f *os.File, start func(f *os.File, off, n int64)) *follower {
+	if start == nil {
+		start = writeback
+	}
+	var from int64
+	return follow(ctx, -1, func(_ context.Context, _, to int64) error {
+		if to-from >= writebackChunk {
+			start(f, from, to-from)
+			from = to
+		}
+		return nil
+	})
+}
+
+// markWriter writes at increasing offsets of f and tells mark, after each
+// write, that every byte before its offset is written.
 type markWriter struct {
-	f          *os.File
-	off, start int64
-	mark       func(int64)
+	f    *os.File
+	off  int64
+	mark func(int64)
 }
 
 func (m *markWriter) Write(p []byte) (int, error) {
 	n, err := m.f.WriteAt(p, m.off)
 	m.off += int64(n)
-	m.mark(m.off - m.start)
+	m.mark(m.off)
 	return n, err
 }
 

@@ -7,12 +7,16 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -183,4 +187,129 @@ func TestExtendWidensTheHybridPartition(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, uint32(x.Size()/512), binary.LittleEndian.Uint32(buf[446+12:]), "the partition spanning the base spans the extended ISO")
 	assert.Equal(t, uint32(50), binary.LittleEndian.Uint32(buf[446+16+12:]), "the EFI partition is left alone")
+}
+
+// failingAt fails every read that reaches byte at.
+type failingAt struct {
+	r  io.ReaderAt
+	at int64
+}
+
+var errInjected = errors.New("injected read error")
+
+func (f failingAt) ReadAt(p []byte, off int64) (int, error) {
+	if off+int64(len(p)) > f.at {
+		return 0, errInjected
+	}
+	return f.r.ReadAt(p, off)
+}
+
+// The output's hash runs on its own goroutine, behind the writes: a
+// failure there (a read of the written bytes) fails the write, named, and
+// leaves nothing, whether it comes in the base or in the appendix.
+func TestExtendedWriteHashErrorSurfaces(t *testing.T) {
+	p, _ := makeISO(t, testiso.Options{})
+	iso, _ := openFile(t, p)
+	img, err := iso.Edit(Edit{Ignition: []byte(testConfig)})
+	require.NoError(t, err)
+	stream := streamBytes(64 * 2048)
+	x, err := iso.Extend(img, appendix(stream, 16*2048))
+	require.NoError(t, err)
+	for _, kernel := range []bool{true, false} {
+		for where, at := range map[string]int64{"base": img.size / 2, "appendix": x.StreamOffset() + 10*2048} {
+			t.Run(fmt.Sprintf("kernel %v, %s", kernel, where), func(t *testing.T) {
+				dir := t.TempDir()
+				opts := WriteOptions{NoKernelCopy: !kernel, hashSourceWrap: func(r io.ReaderAt) io.ReaderAt { return failingAt{r, at} }}
+				_, err := WriteExtendedStaged(context.Background(), filepath.Join(dir, "agent.iso"), x, opts)
+				require.ErrorIs(t, err, errInjected)
+				assert.Empty(t, dirNames(t, dir))
+			})
+		}
+	}
+}
+
+// Cancelled while the appendix is being written (as Ctrl-C during a
+// blob), the write stops, its goroutines (hash, writeback) end, and no
+// file is left.
+func TestExtendedWriteCancelledMidStreamLeavesNothing(t *testing.T) {
+	p, _ := makeISO(t, testiso.Options{})
+	iso, _ := openFile(t, p)
+	img, err := iso.Edit(Edit{Ignition: []byte(testConfig)})
+	require.NoError(t, err)
+	for _, kernel := range []bool{true, false} {
+		t.Run(map[bool]string{true: "kernel copy", false: "portable"}[kernel], func(t *testing.T) {
+			before := runtime.NumGoroutine()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			stream := streamBytes(64 * 2048)
+			a := appendix(stream, 16*2048)
+			a.Write = func(ctx context.Context, w io.Writer) error {
+				if _, err := w.Write(stream[:len(stream)/2]); err != nil {
+					return err
+				}
+				cancel()
+				<-ctx.Done()
+				return ctx.Err()
+			}
+			x, err := iso.Extend(img, a)
+			require.NoError(t, err)
+			dir := t.TempDir()
+			_, err = WriteExtendedStaged(ctx, filepath.Join(dir, "agent.iso"), x, WriteOptions{NoKernelCopy: !kernel})
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Empty(t, dirNames(t, dir))
+			// (not assert.Eventually: it runs the condition on a goroutine of its own)
+			for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if n := runtime.NumGoroutine(); n > before {
+				buf := make([]byte, 1<<20)
+				t.Errorf("the hash and writeback goroutines did not end: %d goroutines before, %d now:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+			}
+		})
+	}
+}
+
+// The kernel is asked to write the output to disk behind the writes, in
+// order, each range once, so that the final fsync finds little left; the
+// output is the same.
+func TestExtendedWriteStartsWritebackBehindTheWrites(t *testing.T) {
+	p, _ := makeISO(t, testiso.Options{})
+	iso, _ := openFile(t, p)
+	img, err := iso.Edit(Edit{Ignition: []byte(testConfig)})
+	require.NoError(t, err)
+	stream := streamBytes(3*writebackChunk + 5*2048)
+	x, err := iso.Extend(img, appendix(stream, 1<<30))
+	require.NoError(t, err)
+	for _, kernel := range []bool{true, false} {
+		t.Run(map[bool]string{true: "kernel copy", false: "portable"}[kernel], func(t *testing.T) {
+			var ranges [][2]int64
+			var mu sync.Mutex
+			opts := WriteOptions{NoKernelCopy: !kernel, writeback: func(f *os.File, off, n int64) {
+				mu.Lock()
+				defer mu.Unlock()
+				ranges = append(ranges, [2]int64{off, n})
+			}}
+			dst := filepath.Join(t.TempDir(), "agent.iso")
+			st, err := WriteExtendedStaged(context.Background(), dst, x, opts)
+			require.NoError(t, err)
+			require.NoError(t, st.Commit())
+			out, err := os.ReadFile(dst)
+			require.NoError(t, err)
+			assert.Equal(t, stream, out[x.StreamOffset():x.StreamOffset()+int64(len(stream))])
+			sum := sha256.Sum256(out)
+			assert.Equal(t, hex.EncodeToString(sum[:]), st.Result.SHA256)
+
+			mu.Lock()
+			defer mu.Unlock()
+			require.NotEmpty(t, ranges)
+			var end int64
+			for _, r := range ranges {
+				assert.Equal(t, end, r[0], "in order, each byte once")
+				assert.GreaterOrEqual(t, r[1], int64(writebackChunk))
+				end = r[0] + r[1]
+			}
+			assert.LessOrEqual(t, end, x.Size())
+			assert.Greater(t, end, x.Size()-writebackChunk, "all but less than a chunk at the end")
+		})
+	}
 }

@@ -54,6 +54,12 @@ type WriteOptions struct {
 	HashRecords fsutil.HashRecords
 	// hashWrap, if set, wraps the output's hash (tests count what is hashed).
 	hashWrap func(hash.Hash) hash.Hash
+	// hashSourceWrap, if set, wraps what an extended ISO's hash reads
+	// (tests make it fail).
+	hashSourceWrap func(io.ReaderAt) io.ReaderAt
+	// writeback, if set, replaces the kernel's writeback of an extended
+	// ISO's written ranges (tests record them).
+	writeback func(f *os.File, off, n int64)
 }
 
 // WriteResult describes a written image.
@@ -863,6 +869,10 @@ type follower struct {
 	closed bool  // no more marks
 	done   chan error
 	cancel context.CancelFunc
+	// ended keeps the goroutine's result once received: finish and
+	// abort may both be called, in any order.
+	ended sync.Once
+	err   error
 }
 
 func startFollower(ctx context.Context, r io.ReaderAt, size int64, h hash.Hash) *follower {
@@ -937,13 +947,19 @@ func (f *follower) close() {
 	f.mu.Unlock()
 }
 
+// wait returns the goroutine's result once it has ended.
+func (f *follower) wait() error {
+	f.ended.Do(func() { f.err = <-f.done })
+	return f.err
+}
+
 // finish waits for the hash of everything marked.
 func (f *follower) finish() error {
 	if f.done == nil {
 		return nil
 	}
 	f.close()
-	err := <-f.done
+	err := f.wait()
 	f.cancel()
 	return err
 }
@@ -955,7 +971,7 @@ func (f *follower) abort() {
 	}
 	f.cancel()
 	f.close()
-	<-f.done
+	f.wait()
 }
 
 // discardHash stands in for the hash when none is wanted.

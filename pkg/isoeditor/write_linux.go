@@ -55,6 +55,42 @@ func writeKernel(ctx context.Context, out, base *os.File, img *Image, h hash.Has
 	return MethodCopyFileRange, nil
 }
 
+// copyBase puts img's bytes at the start of out in the kernel: a FICLONE
+// reflink of the whole base (then the overlays written) where the file
+// system shares extents, else copy_file_range of every gap (copyKernel);
+// copied(end) is called each time every byte before end is in out. It
+// returns errNoFastPath, before anything is written, when neither is
+// available.
+func copyBase(ctx context.Context, out, base *os.File, img *Image, opts WriteOptions, copied func(end int64)) (string, error) {
+	if !opts.NoReflink {
+		if st, err := base.Stat(); err == nil && st.Size() == img.size {
+			if err := unix.IoctlFileClone(int(out.Fd()), int(base.Fd())); err == nil {
+				for _, o := range img.overlays {
+					if _, err := out.WriteAt(o.Data, o.Offset); err != nil {
+						return "", err
+					}
+				}
+				copied(img.size)
+				if opts.Progress != nil {
+					opts.Progress(img.size, img.size)
+				}
+				return MethodReflink, nil
+			}
+		}
+	}
+	if err := copyKernel(ctx, out, base, img, opts.Progress, copied); err != nil {
+		return "", err
+	}
+	return MethodCopyFileRange, nil
+}
+
+// writeback has the kernel start writing n bytes of f at off to disk
+// (sync_file_range SYNC_FILE_RANGE_WRITE: it does not wait for them). An
+// error is left to the fsync that follows.
+func writeback(f *os.File, off, n int64) {
+	_ = unix.SyncFileRange(int(f.Fd()), off, n, unix.SYNC_FILE_RANGE_WRITE)
+}
+
 // copyKernel copies the image's base gaps with copy_file_range and writes
 // its patch blocks, in order; copied(end) is called each time every byte
 // before end is in out.
