@@ -234,9 +234,9 @@ func run(c config) error {
 						if s.rss {
 							resetPeak(s.pid)
 						}
-						cpu0, self0 := cpuTime(s.pid), cpuTime(os.Getpid())
+						cpu0, self0 := cpuTime(s.pid), ownCPUTime()
 						res := trial(s.base[proto], m, n, c.duration, pool, file, c.size, uint64(rep+1))
-						res.cpu, res.clientCPU = cpuTime(s.pid)-cpu0, cpuTime(os.Getpid())-self0
+						res.cpu, res.clientCPU = cpuTime(s.pid)-cpu0, ownCPUTime()-self0
 						if s.rss {
 							res.peakRSS = peakRSS(s.pid)
 						}
@@ -697,6 +697,18 @@ func parseVmHWM(status string) int64 {
 		}
 	}
 	return 0
+}
+
+// ownCPUTime is this load generator's CPU time, user and system,
+// without its children's: the servers it started are children of one of
+// its threads, and cpuTime(os.Getpid()) counted them when that thread was
+// the first (the client's CPU then held agentiso's).
+func ownCPUTime() time.Duration {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	return parseStatCPU(string(b))
 }
 
 // cpuTime is the CPU time, user and system, of pid and of its children

@@ -3,7 +3,9 @@ package main
 import (
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -90,4 +92,24 @@ func TestVerdict(t *testing.T) {
 	// Just under the goal: not rounded up to it.
 	r.ag[0] = ok(94.97, 10*time.Millisecond, 30<<20)
 	assert.Equal(t, []string{"throughput 0.949x < 0.95x"}, r.verdict())
+}
+
+// TestOwnCPUTimeLeavesChildrenOut: the client's CPU is the load
+// generator's own; a child busy meanwhile (a server it started) is not
+// counted in it.
+func TestOwnCPUTimeLeavesChildrenOut(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc")
+	}
+	child := exec.Command("sh", "-c", "while :; do :; done")
+	require.NoError(t, child.Start())
+	t.Cleanup(func() {
+		_ = child.Process.Kill()
+		_ = child.Wait()
+	})
+	own0, child0 := ownCPUTime(), cpuTime(child.Process.Pid)
+	time.Sleep(time.Second)
+	own, busy := ownCPUTime()-own0, cpuTime(child.Process.Pid)-child0
+	require.Greater(t, busy, 300*time.Millisecond, "the child was busy")
+	assert.Less(t, own, busy/2, "the child's CPU is not the client's")
 }
