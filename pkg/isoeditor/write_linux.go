@@ -19,23 +19,17 @@ import (
 // copy just read. It returns errNoFastPath, before anything is written,
 // when neither is available.
 func writeKernel(ctx context.Context, out, base *os.File, img *Image, h hash.Hash, opts WriteOptions) (string, error) {
-	if !opts.NoReflink {
-		if st, err := base.Stat(); err == nil && st.Size() == img.size {
-			if err := unix.IoctlFileClone(int(out.Fd()), int(base.Fd())); err == nil {
-				for _, o := range img.overlays {
-					if _, err := out.WriteAt(o.Data, o.Offset); err != nil {
-						return "", err
-					}
-				}
-				if _, ok := h.(discardHash); ok {
-					if opts.Progress != nil {
-						opts.Progress(img.size, img.size)
-					}
-					return MethodReflink, nil
-				}
-				return MethodReflink, hashImage(ctx, img, h, opts.Progress)
-			}
+	if ok, err := reflinkImage(out, base, img, opts); err != nil || ok {
+		if err != nil {
+			return "", err
 		}
+		if _, ok := h.(discardHash); ok {
+			if opts.Progress != nil {
+				opts.Progress(img.size, img.size)
+			}
+			return MethodReflink, nil
+		}
+		return MethodReflink, hashImage(ctx, img, h, opts.Progress)
 	}
 
 	fw := startFollower(ctx, img, img.size, h)
@@ -62,26 +56,42 @@ func writeKernel(ctx context.Context, out, base *os.File, img *Image, h hash.Has
 // returns errNoFastPath, before anything is written, when neither is
 // available.
 func copyBase(ctx context.Context, out, base *os.File, img *Image, opts WriteOptions, copied func(end int64)) (string, error) {
-	if !opts.NoReflink {
-		if st, err := base.Stat(); err == nil && st.Size() == img.size {
-			if err := unix.IoctlFileClone(int(out.Fd()), int(base.Fd())); err == nil {
-				for _, o := range img.overlays {
-					if _, err := out.WriteAt(o.Data, o.Offset); err != nil {
-						return "", err
-					}
-				}
-				copied(img.size)
-				if opts.Progress != nil {
-					opts.Progress(img.size, img.size)
-				}
-				return MethodReflink, nil
-			}
+	if ok, err := reflinkImage(out, base, img, opts); err != nil || ok {
+		if err != nil {
+			return "", err
 		}
+		copied(img.size)
+		if opts.Progress != nil {
+			opts.Progress(img.size, img.size)
+		}
+		return MethodReflink, nil
 	}
 	if err := copyKernel(ctx, out, base, img, opts.Progress, copied); err != nil {
 		return "", err
 	}
 	return MethodCopyFileRange, nil
+}
+
+// reflinkImage puts img at the start of out as a FICLONE reflink of the
+// whole base with the overlays written over it, where the file system
+// shares extents and opts allow it. It reports false, having written
+// nothing, when it cannot.
+func reflinkImage(out, base *os.File, img *Image, opts WriteOptions) (bool, error) {
+	if opts.NoReflink {
+		return false, nil
+	}
+	if st, err := base.Stat(); err != nil || st.Size() != img.size {
+		return false, nil
+	}
+	if err := unix.IoctlFileClone(int(out.Fd()), int(base.Fd())); err != nil {
+		return false, nil
+	}
+	for _, o := range img.overlays {
+		if _, err := out.WriteAt(o.Data, o.Offset); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
 }
 
 // writeback has the kernel start writing n bytes of f at off to disk
