@@ -106,8 +106,9 @@ demo: build build-dev
 ## system; cold and warm, 1 GiB dense base, against cp + fsync) on TMPDIR's
 ## file system and, as root, on an XFS loop mount with reflinks
 ## (hack/bench-xfs.sh); then issue 36's extended ISO from a payload of several
-## GiB (BENCH_PAYLOAD_MIB, default 4096) against cp of the same bytes
-## (docs/airgap.md "Measured"; about 12 GiB of TMPDIR at its peak). BENCHTIME
+## GiB (BENCH_PAYLOAD_MIB, default 4096), read from a registry and from an
+## oc-mirror store, against cp of the same bytes (docs/airgap.md
+## "Measured"; about 12 GiB of TMPDIR at its peak). BENCHTIME
 ## sets their iterations.
 ## Last, agentiso serve against Debian's nginx on the same 1 GiB file over
 ## loopback, HTTP and HTTPS (hack/bench-serve.sh, issue 39; about 7 minutes;

@@ -31,6 +31,7 @@ import (
 	"github.com/seed-a052040e/agentiso/internal/fake/testrelease"
 	"github.com/seed-a052040e/agentiso/pkg/extiso"
 	"github.com/seed-a052040e/agentiso/pkg/isoeditor"
+	"github.com/seed-a052040e/agentiso/pkg/ocmirror"
 	"github.com/seed-a052040e/agentiso/pkg/regstore"
 	"github.com/seed-a052040e/agentiso/pkg/release"
 )
@@ -201,20 +202,29 @@ func envInt(b *testing.B, name string, def int) int {
 // BenchmarkExtendedISOScaled is issue 36's speed check on a payload of
 // several GiB (BENCH_PAYLOAD_MIB, default 4096, in BENCH_COMPONENTS
 // components, default 48) after a 1 GiB dense base ISO: the real flow
-// (release.Client resolves the release from the registry, extiso.PlanRelease
-// plans it, the extended ISO is written and synced) against two
-// baselines, each run alternately with it (median of the per-iteration
-// ratios):
+// (release.Client resolves the release, extiso.PlanRelease plans it, the
+// extended ISO is written and synced) against baselines, each run
+// alternately with it (median of the per-iteration ratios). Two sources:
 //
-//   - x-copy: cp of the base ISO, then every unique layer's file in the
-//     registry's storage appended (the payload's bytes copied, nothing
-//     read through the registry or checked), fsync;
-//   - x-download: cp of the base ISO, then every unique layer downloaded
-//     from the same registry (HTTPS GET, nothing checked) and appended,
-//     fsync.
+//   - registry: the release read from the real distribution registry over
+//     TLS (a mirror registry), against x-copy (cp of the base ISO, then
+//     every unique layer's file in the registry's storage appended: the
+//     payload's bytes copied, nothing read through the registry or
+//     checked; fsync) and x-download (cp of the base ISO, then every
+//     unique layer downloaded from the same registry, HTTPS GET, nothing
+//     checked, appended; fsync);
+//   - store: the same tree read as an oc-mirror v2 store (--mirror-from on
+//     its docker/registry/v2 directory: ocmirror.Store answers the
+//     client, nothing goes over a socket), the laptop's flow, against the
+//     same x-copy.
 //
 // make bench runs it with BENCHTIME iterations.
 func BenchmarkExtendedISOScaled(b *testing.B) {
+	b.Run("registry", func(b *testing.B) { benchScaled(b, false) })
+	b.Run("store", func(b *testing.B) { benchScaled(b, true) })
+}
+
+func benchScaled(b *testing.B, store bool) {
 	t0 := time.Now()
 	fx := scaledSetup(b, envInt(b, "BENCH_PAYLOAD_MIB", 4096), envInt(b, "BENCH_COMPONENTS", 48))
 	dir, s, basePath := b.TempDir(), fx.s, fx.basePath
@@ -229,12 +239,17 @@ func BenchmarkExtendedISOScaled(b *testing.B) {
 	require.NoError(b, err)
 
 	ctx := context.Background()
-	c, err := release.New(release.Options{TrustBundle: s.ca, Arch: "x86_64"})
+	opts := release.Options{TrustBundle: s.ca, Arch: "x86_64"}
+	if store {
+		ms, err := ocmirror.OpenStore(s.root)
+		require.NoError(b, err)
+		opts = release.Options{Local: ms, Arch: "x86_64"}
+	}
+	c, err := release.New(opts)
 	require.NoError(b, err)
 	rel, err := c.Resolve(ctx, s.spec)
 	require.NoError(b, err)
 	b.Logf("payload: %d unique layers, %d MiB, %d components; set up in %v (b.N %d)", len(s.blobs), s.layers>>20, len(rel.Components), time.Since(t0).Round(time.Second), b.N)
-
 	ext := func(out string) {
 		plan, err := extiso.PlanRelease(ctx, c, rel, nil)
 		require.NoError(b, err)
@@ -276,5 +291,9 @@ func BenchmarkExtendedISOScaled(b *testing.B) {
 			return resp.Body
 		})
 	}
-	compareN(b, dir, st.Size()+s.layers, ext, map[string]func(string){"copy": cp, "download": download})
+	baselines := map[string]func(string){"copy": cp, "download": download}
+	if store {
+		delete(baselines, "download")
+	}
+	compareN(b, dir, st.Size()+s.layers, ext, baselines)
 }
