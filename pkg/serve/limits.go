@@ -27,8 +27,10 @@ type Limits struct {
 	Progress     int
 	StallTimeout time.Duration
 	// SendBuffer is the kernel's send buffer of each connection (its
-	// automatic growth stops there): what a peer that stopped reading
-	// holds of the machine's memory.
+	// automatic growth stops there; the kernel doubles it for its own
+	// bookkeeping): what a peer that stopped reading holds of the
+	// machine's memory. The default, 1 MiB, takes a 1 MiB range in one
+	// sendfile call (docs/serve-boot.md "Speed against nginx").
 	SendBuffer int
 	// IdleTimeout closes a keep-alive connection with no request in that
 	// long. An unauthenticated request (401) closes its connection.
@@ -48,7 +50,7 @@ var DefaultLimits = Limits{
 	MaxConnsPerPeer: 64,
 	Progress:        64 << 10,
 	StallTimeout:    60 * time.Second,
-	SendBuffer:      256 << 10,
+	SendBuffer:      1 << 20,
 	IdleTimeout:     60 * time.Second,
 	GuessBurst:      10,
 	GuessEvery:      6 * time.Second,
