@@ -19,10 +19,11 @@ import (
 // copy just read. It returns errNoFastPath, before anything is written,
 // when neither is available.
 func writeKernel(ctx context.Context, out, base *os.File, img *Image, h hash.Hash, opts WriteOptions) (string, error) {
-	if ok, err := reflinkImage(out, base, img, opts); err != nil || ok {
-		if err != nil {
-			return "", err
-		}
+	reflinked, err := reflinkImage(out, base, img, opts)
+	if err != nil {
+		return "", err
+	}
+	if reflinked {
 		if _, ok := h.(discardHash); ok {
 			if opts.Progress != nil {
 				opts.Progress(img.size, img.size)
@@ -33,7 +34,7 @@ func writeKernel(ctx context.Context, out, base *os.File, img *Image, h hash.Has
 	}
 
 	fw := startFollower(ctx, img, img.size, h)
-	err := copyKernel(ctx, out, base, img, opts.Progress, fw.mark)
+	err = copyKernel(ctx, out, base, img, opts.Progress, fw.mark)
 	if err == nil {
 		// Flush to disk while the hash catches up: it reads the pages the
 		// copy brought into the page cache and finishes after the copy.
@@ -56,10 +57,11 @@ func writeKernel(ctx context.Context, out, base *os.File, img *Image, h hash.Has
 // returns errNoFastPath, before anything is written, when neither is
 // available.
 func copyBase(ctx context.Context, out, base *os.File, img *Image, opts WriteOptions, copied func(end int64)) (string, error) {
-	if ok, err := reflinkImage(out, base, img, opts); err != nil || ok {
-		if err != nil {
-			return "", err
-		}
+	reflinked, err := reflinkImage(out, base, img, opts)
+	if err != nil {
+		return "", err
+	}
+	if reflinked {
 		copied(img.size)
 		if opts.Progress != nil {
 			opts.Progress(img.size, img.size)
